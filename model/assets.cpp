@@ -1,0 +1,89 @@
+#include "model/assets.hpp"
+
+namespace model {
+
+std::string secret_store_key(const std::string& ns, const std::string& name, const std::string& key) {
+  return "/secrets/" + ns + "/" + name + "/" + key;
+}
+
+std::string configmap_store_key(const std::string& ns, const std::string& name, const std::string& key) {
+  return "/configMaps/" + ns + "/" + name + "/" + key;
+}
+
+std::string sanitize_label_name(const std::string& s) {
+  std::string out = s;
+  for (char& c : out) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    if (!ok) c = '_';
+  }
+  return out;
+}
+
+const std::string* AssetRefs::lookup(bool secret, const std::string& ns, const std::string& name,
+                                     const std::string& key, bool optional, const std::string& path) {
+  const char* what = secret ? "Secret" : "ConfigMap";
+  const std::map<std::string, std::string>* data = nullptr;
+  if (secret) {
+    auto it = inv_->secrets.find({ns, name});
+    if (it != inv_->secrets.end()) data = &it->second.data;
+  } else {
+    auto it = inv_->config_maps.find({ns, name});
+    if (it != inv_->config_maps.end()) data = &it->second.data;
+  }
+  if (!data) {
+    if (!optional) error(path, std::string(what) + " " + ns + "/" + name + " not found");
+    return nullptr;
+  }
+  auto kv = data->find(key);
+  if (kv == data->end()) {
+    if (!optional) error(path, std::string("key \"") + key + "\" not found in " + what + " " + ns + "/" + name);
+    return nullptr;
+  }
+  used[secret ? secret_store_key(ns, name, key) : configmap_store_key(ns, name, key)] = kv->second;
+  return &kv->second;
+}
+
+std::string AssetRefs::secret_value(const std::string& ns, const SecretKeySelector& ref, const std::string& path) {
+  const std::string* v = lookup(true, ns, ref.name, ref.key, ref.optional, path);
+  return v ? *v : std::string();
+}
+
+std::string AssetRefs::value(const std::string& ns, const SecretOrConfigMap& ref, const std::string& path) {
+  if (ref.secret) return secret_value(ns, *ref.secret, path + ".secret");
+  if (ref.config_map) {
+    const auto& c = *ref.config_map;
+    const std::string* v = lookup(false, ns, c.name, c.key, c.optional, path + ".configMap");
+    return v ? *v : std::string();
+  }
+  return {};
+}
+
+std::string AssetRefs::secret_file(const std::string& ns, const SecretKeySelector& ref, const std::string& path) {
+  lookup(true, ns, ref.name, ref.key, ref.optional, path);
+  return std::string(kSecretsMountPath) + "/" + sanitize_label_name(secret_store_key(ns, ref.name, ref.key));
+}
+
+std::string AssetRefs::file(const std::string& ns, const SecretOrConfigMap& ref, const std::string& path) {
+  if (ref.secret) return secret_file(ns, *ref.secret, path + ".secret");
+  if (ref.config_map) {
+    const auto& c = *ref.config_map;
+    lookup(false, ns, c.name, c.key, c.optional, path + ".configMap");
+    return std::string(kSecretsMountPath) + "/" + sanitize_label_name(configmap_store_key(ns, c.name, c.key));
+  }
+  return {};
+}
+
+bool AssetRefs::record_secret(const std::string& ns, const SecretKeySelector& ref, const std::string& path) {
+  return lookup(true, ns, ref.name, ref.key, ref.optional, path) != nullptr;
+}
+
+bool AssetRefs::record_config_map(const std::string& ns, const ConfigMapKeySelector& ref, const std::string& path) {
+  return lookup(false, ns, ref.name, ref.key, ref.optional, path) != nullptr;
+}
+
+void AssetRefs::absorb(AssetRefs&& other) {
+  for (auto& [k, v] : other.used) used[k] = std::move(v);
+  for (auto& e : other.errors) errors.push_back(std::move(e));
+}
+
+}  // namespace model

@@ -1,0 +1,54 @@
+// Resolution of Secret and ConfigMap key references while rendering, and
+// the record of every asset a root's config uses (its "asset store").
+// Values are either inlined into the config or referenced as files under
+// /var/lib/grafana-agent/secrets/, mirroring upstream's choices.
+// Contract: a missing object or key (unless the reference is optional) is
+// recorded as a FieldError at the caller's path; nothing throws. Render one
+// member into its own AssetRefs and absorb() it only if it has no errors, so
+// a rejected member leaves no trace.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "model/decode.hpp"
+#include "model/inventory.hpp"
+
+namespace model {
+
+inline constexpr const char* kSecretsMountPath = "/var/lib/grafana-agent/secrets";
+
+// "/secrets/<ns>/<name>/<key>" or "/configMaps/<ns>/<name>/<key>".
+std::string secret_store_key(const std::string& ns, const std::string& name, const std::string& key);
+std::string configmap_store_key(const std::string& ns, const std::string& name, const std::string& key);
+// Replaces every byte outside [a-zA-Z0-9_] with '_'.
+std::string sanitize_label_name(const std::string& s);
+
+class AssetRefs {
+ public:
+  explicit AssetRefs(const Inventory& inv) : inv_(&inv) {}
+
+  // The value, inlined into the config.
+  std::string secret_value(const std::string& ns, const SecretKeySelector& ref, const std::string& path);
+  std::string value(const std::string& ns, const SecretOrConfigMap& ref, const std::string& path);
+  // The file path under kSecretsMountPath where the pod sees the value.
+  std::string secret_file(const std::string& ns, const SecretKeySelector& ref, const std::string& path);
+  std::string file(const std::string& ns, const SecretOrConfigMap& ref, const std::string& path);
+  // Records a reference without using its value (e.g. projected volumes).
+  bool record_secret(const std::string& ns, const SecretKeySelector& ref, const std::string& path);
+  bool record_config_map(const std::string& ns, const ConfigMapKeySelector& ref, const std::string& path);
+
+  void absorb(AssetRefs&& other);
+  void error(std::string path, std::string message) { errors.push_back({std::move(path), std::move(message)}); }
+  const Inventory& inventory() const { return *inv_; }
+
+  FieldErrors errors;
+  std::map<std::string, std::string> used;  // store key -> value
+
+ private:
+  const std::string* lookup(bool secret, const std::string& ns, const std::string& name, const std::string& key,
+                            bool optional, const std::string& path);
+  const Inventory* inv_;
+};
+
+}  // namespace model

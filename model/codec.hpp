@@ -1,0 +1,19 @@
+// Byte encodings used for Secret data: base64 (RFC 4648, standard alphabet,
+// as the Kubernetes API uses) and gzip.
+// Contract: pure functions; decode failures return std::nullopt.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace model {
+
+std::string base64_encode(std::string_view bytes);
+std::optional<std::string> base64_decode(std::string_view text);
+// gzip with a zero mtime and no file name, so the same input always gives
+// the same bytes.
+std::string gzip_compress(std::string_view bytes);
+std::optional<std::string> gzip_decompress(std::string_view bytes);
+
+}  // namespace model

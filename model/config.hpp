@@ -1,0 +1,41 @@
+// The agent.yml renderers. Each returns the document as a Value (keys are
+// sorted on output, matching the upstream jsonnet templates) and records the
+// Secrets it uses in `assets`. A member whose references fail is left out
+// and reported in `problems`.
+// Contract: pure functions of the hierarchy and options.
+#pragma once
+
+#include <vector>
+
+#include "model/assets.hpp"
+#include "model/hierarchy.hpp"
+#include "model/render.hpp"
+
+namespace model {
+
+enum class ConfigFlavor {
+  full,          // metrics/logs pods: every monitor and PodLogs
+  integrations,  // integration pods: instances without monitors/PodLogs, no replica label
+};
+
+// The `server` block: {log_level, log_format} when set.
+Value render_server_block(const GrafanaAgent& agent);
+
+// The `metrics` block (wal_directory, global, configs).
+Value render_metrics_block(const Hierarchy& h, const RenderOptions& opts, AssetRefs& assets,
+                           std::vector<Problem>& problems, ConfigFlavor flavor);
+// The whole agent.yml of the metrics StatefulSets.
+Value render_metrics_config(const Hierarchy& h, const RenderOptions& opts, AssetRefs& assets,
+                            std::vector<Problem>& problems);
+
+// The `logs` block (positions_directory, configs).
+Value render_logs_block(const Hierarchy& h, const RenderOptions& opts, AssetRefs& assets,
+                        std::vector<Problem>& problems, ConfigFlavor flavor);
+Value render_logs_config(const Hierarchy& h, const RenderOptions& opts, AssetRefs& assets,
+                         std::vector<Problem>& problems);
+
+// agent.yml for the integrations DaemonSet (all_nodes) or Deployment.
+Value render_integrations_config(const Hierarchy& h, bool all_nodes, const RenderOptions& opts,
+                                 AssetRefs& assets, std::vector<Problem>& problems);
+
+}  // namespace model

@@ -1,0 +1,137 @@
+#include "model/inventory.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+namespace model {
+namespace {
+
+struct KindInfo {
+  const char* kind;
+  const char* group;  // "" for core/v1
+  bool namespaced;
+};
+
+const KindInfo kKinds[] = {
+    {"GrafanaAgent", "monitoring.grafana.com", true}, {"MetricsInstance", "monitoring.grafana.com", true},
+    {"LogsInstance", "monitoring.grafana.com", true}, {"PodLogs", "monitoring.grafana.com", true},
+    {"Integration", "monitoring.grafana.com", true},  {"ServiceMonitor", "monitoring.coreos.com", true},
+    {"PodMonitor", "monitoring.coreos.com", true},    {"Probe", "monitoring.coreos.com", true},
+    {"Secret", "", true},                             {"ConfigMap", "", true},
+    {"Namespace", "", false},
+};
+
+const KindInfo* find_kind(const std::string& kind, const std::string& api_version) {
+  std::string group = api_version.find('/') == std::string::npos ? "" : api_version.substr(0, api_version.find('/'));
+  for (const auto& k : kKinds)
+    if (kind == k.kind && group == k.group) return &k;
+  return nullptr;
+}
+
+template <class T, class Decode>
+void store(Table<T>& table, const Value& doc, Decode decode, FieldErrors& errors) {
+  T obj = decode(doc, errors);
+  Key key{obj.meta.ns, obj.meta.name};
+  table[key] = Entry<T>{std::move(obj), errors.empty()};
+}
+
+}  // namespace
+
+std::string Problem::str() const {
+  std::string out = kind + " " + (ns.empty() ? name : ns + "/" + name) + ": ";
+  if (!path.empty()) out += path + ": ";
+  return out + message;
+}
+
+bool operator<(const Problem& a, const Problem& b) {
+  return std::tie(a.ns, a.kind, a.name, a.path, a.message) < std::tie(b.ns, b.kind, b.name, b.path, b.message);
+}
+
+bool operator==(const Problem& a, const Problem& b) {
+  return std::tie(a.ns, a.kind, a.name, a.path, a.message) == std::tie(b.ns, b.kind, b.name, b.path, b.message);
+}
+
+bool is_known_kind(const std::string& kind) {
+  return std::any_of(std::begin(kKinds), std::end(kKinds), [&](const KindInfo& k) { return kind == k.kind; });
+}
+
+void Inventory::add(const Value& doc) {
+  if (!doc.is_object()) {
+    problems_.push_back({"Document", "", "?", "", std::string("expected an object, got ") + doc.type_name()});
+    return;
+  }
+  const Value* kind_v = doc.find("kind");
+  const Value* api_v = doc.find("apiVersion");
+  std::string kind = kind_v && kind_v->is_string() ? kind_v->as_string() : "";
+  std::string api = api_v && api_v->is_string() ? api_v->as_string() : "";
+  if (kind.size() > 4 && kind.ends_with("List")) {
+    if (const Value* items = doc.find("items"); items && items->is_array())
+      for (const auto& item : items->as_array()) add(item);
+    return;
+  }
+  const KindInfo* info = find_kind(kind, api);
+  if (!info) {
+    ++ignored_;
+    return;
+  }
+  // Work on a copy so defaults (the namespace) can be filled in.
+  Value obj = doc;
+  Value& meta = obj.find("metadata") && obj.find("metadata")->is_object() ? *obj.find("metadata")
+                                                                            : obj.set("metadata", Value::object());
+  const Value* name = meta.find("name");
+  if (!name || !name->is_string() || name->as_string().empty()) {
+    problems_.push_back({kind, "", "<unnamed>", "metadata.name", "is required"});
+    return;
+  }
+  if (info->namespaced) {
+    const Value* ns = meta.find("namespace");
+    if (!ns || !ns->is_string() || ns->as_string().empty()) meta.set("namespace", "default");
+  } else {
+    meta.erase("namespace");
+  }
+  FieldErrors errors;
+  if (kind == "GrafanaAgent") store(agents, obj, decode_grafana_agent, errors);
+  else if (kind == "MetricsInstance") store(metrics_instances, obj, decode_metrics_instance, errors);
+  else if (kind == "LogsInstance") store(logs_instances, obj, decode_logs_instance, errors);
+  else if (kind == "PodLogs") store(pod_logs, obj, decode_pod_logs, errors);
+  else if (kind == "Integration") store(integrations, obj, decode_integration, errors);
+  else if (kind == "ServiceMonitor") store(service_monitors, obj, decode_service_monitor, errors);
+  else if (kind == "PodMonitor") store(pod_monitors, obj, decode_pod_monitor, errors);
+  else if (kind == "Probe") store(probes, obj, decode_probe, errors);
+  else if (kind == "Secret") {
+    Secret s = decode_secret(obj, errors);
+    secrets[{s.meta.ns, s.meta.name}] = std::move(s);
+  } else if (kind == "ConfigMap") {
+    ConfigMap c = decode_config_map(obj, errors);
+    config_maps[{c.meta.ns, c.meta.name}] = std::move(c);
+  } else if (kind == "Namespace") {
+    Namespace n = decode_namespace(obj, errors);
+    namespaces[n.meta.name] = std::move(n);
+  }
+  const Value* ns = meta.find("namespace");
+  std::string ns_str = ns && ns->is_string() ? ns->as_string() : "";
+  for (auto& e : errors) problems_.push_back({kind, ns_str, name->as_string(), std::move(e.path), std::move(e.message)});
+}
+
+bool Inventory::remove(const std::string& kind, const Key& key) {
+  if (kind == "GrafanaAgent") return agents.erase(key) > 0;
+  if (kind == "MetricsInstance") return metrics_instances.erase(key) > 0;
+  if (kind == "LogsInstance") return logs_instances.erase(key) > 0;
+  if (kind == "PodLogs") return pod_logs.erase(key) > 0;
+  if (kind == "Integration") return integrations.erase(key) > 0;
+  if (kind == "ServiceMonitor") return service_monitors.erase(key) > 0;
+  if (kind == "PodMonitor") return pod_monitors.erase(key) > 0;
+  if (kind == "Probe") return probes.erase(key) > 0;
+  if (kind == "Secret") return secrets.erase(key) > 0;
+  if (kind == "ConfigMap") return config_maps.erase(key) > 0;
+  if (kind == "Namespace") return namespaces.erase(key.second) > 0;
+  return false;
+}
+
+const Labels& Inventory::namespace_labels(const std::string& ns) const {
+  static const Labels kEmpty;
+  auto it = namespaces.find(ns);
+  return it == namespaces.end() ? kEmpty : it->second.meta.labels;
+}
+
+}  // namespace model

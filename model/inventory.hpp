@@ -1,0 +1,72 @@
+// The set of objects one render (or one controller state) sees: every
+// GrafanaAgent, member resource, Secret, ConfigMap and Namespace, decoded
+// and keyed by namespace/name so iteration is always sorted.
+// Contract: add() never throws; an object with decode errors is kept (so
+// its labels still route) but marked invalid, and its problems are recorded.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/agent.hpp"
+#include "model/monitors.hpp"
+
+namespace model {
+
+// One reportable problem: "<kind> <ns>/<name>: <path>: <message>".
+struct Problem {
+  std::string kind, ns, name, path, message;
+  std::string str() const;
+  friend bool operator<(const Problem& a, const Problem& b);
+  friend bool operator==(const Problem& a, const Problem& b);
+};
+
+using Key = std::pair<std::string, std::string>;  // namespace, name
+
+template <class T>
+struct Entry {
+  T obj;
+  bool valid = true;
+};
+
+template <class T>
+using Table = std::map<Key, Entry<T>>;
+
+class Inventory {
+ public:
+  // Adds one manifest (any kind; a v1 List is expanded). Objects of kinds
+  // the operator does not read are ignored. Problems are appended to
+  // problems_. Re-adding the same namespace/name replaces the object.
+  void add(const Value& doc);
+  // Removes an object by kind and key; returns whether it existed.
+  bool remove(const std::string& kind, const Key& key);
+
+  Table<GrafanaAgent> agents;
+  Table<MetricsInstance> metrics_instances;
+  Table<LogsInstance> logs_instances;
+  Table<PodLogs> pod_logs;
+  Table<Integration> integrations;
+  Table<ServiceMonitor> service_monitors;
+  Table<PodMonitor> pod_monitors;
+  Table<Probe> probes;
+  std::map<Key, Secret> secrets;
+  std::map<Key, ConfigMap> config_maps;
+  std::map<std::string, Namespace> namespaces;
+
+  const std::vector<Problem>& problems() const { return problems_; }
+  std::size_t ignored() const { return ignored_; }
+
+  // Labels of a namespace; empty when the Namespace object is unknown.
+  const Labels& namespace_labels(const std::string& ns) const;
+
+ private:
+  std::vector<Problem> problems_;
+  std::size_t ignored_ = 0;
+};
+
+// Kind names as they appear in manifests.
+bool is_known_kind(const std::string& kind);
+
+}  // namespace model

@@ -1,0 +1,122 @@
+// Shared Kubernetes building blocks: object metadata, label selectors,
+// Secret/ConfigMap key references and the Prometheus auth/TLS/relabel types
+// that several custom resources embed.
+// Contract: decode_* functions validate types and enumerations and report
+// problems through the Reader's error list; they never throw.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/decode.hpp"
+#include "model/value.hpp"
+
+namespace model {
+
+using Labels = std::map<std::string, std::string>;
+
+struct ObjectMeta {
+  std::string name;
+  std::string ns;
+  std::string uid;
+  std::string resource_version;
+  std::int64_t generation = 0;
+  Labels labels;
+  Labels annotations;
+};
+ObjectMeta decode_meta(const Reader& object);
+
+struct Requirement {
+  std::string key;
+  std::string op;  // In, NotIn, Exists, DoesNotExist
+  std::vector<std::string> values;
+};
+
+// A metav1.LabelSelector. std::nullopt stands for a nil selector.
+struct LabelSelector {
+  Labels match_labels;
+  std::vector<Requirement> match_expressions;
+  bool matches(const Labels& labels) const;
+  bool empty() const { return match_labels.empty() && match_expressions.empty(); }
+};
+std::optional<LabelSelector> decode_selector(const Reader& parent, std::string_view key);
+// nil matches nothing; {} matches everything.
+bool selector_matches(const std::optional<LabelSelector>& sel, const Labels& labels);
+
+// A monitor's namespaceSelector (any / matchNames).
+struct NamespaceSelector {
+  bool any = false;
+  std::vector<std::string> match_names;
+};
+NamespaceSelector decode_namespace_selector(const Reader& parent, std::string_view key);
+
+struct SecretKeySelector {
+  std::string name;
+  std::string key;
+  bool optional = false;
+};
+std::optional<SecretKeySelector> decode_key_ref(const Reader& parent, std::string_view key);
+
+struct ConfigMapKeySelector {
+  std::string name;
+  std::string key;
+  bool optional = false;
+};
+
+struct SecretOrConfigMap {
+  std::optional<SecretKeySelector> secret;
+  std::optional<ConfigMapKeySelector> config_map;
+  bool empty() const { return !secret && !config_map; }
+};
+SecretOrConfigMap decode_secret_or_configmap(const Reader& parent, std::string_view key);
+
+// TLSConfig; the *_file fields are empty for SafeTLSConfig users.
+struct TLSConfig {
+  SecretOrConfigMap ca;
+  SecretOrConfigMap cert;
+  std::optional<SecretKeySelector> key_secret;
+  std::string server_name;
+  std::optional<bool> insecure_skip_verify;
+  std::string ca_file, cert_file, key_file;
+};
+std::optional<TLSConfig> decode_tls(const Reader& parent, std::string_view key, bool allow_files);
+
+struct BasicAuth {
+  std::optional<SecretKeySelector> username;
+  std::optional<SecretKeySelector> password;
+};
+std::optional<BasicAuth> decode_basic_auth(const Reader& parent, std::string_view key);
+
+struct OAuth2 {
+  SecretOrConfigMap client_id;
+  std::optional<SecretKeySelector> client_secret;
+  std::string token_url;
+  std::vector<std::string> scopes;
+  std::map<std::string, std::string> endpoint_params;
+};
+std::optional<OAuth2> decode_oauth2(const Reader& parent, std::string_view key);
+
+struct Authorization {
+  std::string type;
+  std::optional<SecretKeySelector> credentials;
+  std::string credentials_file;
+};
+std::optional<Authorization> decode_authorization(const Reader& parent, std::string_view key);
+
+// A Prometheus relabel rule as written in the CRDs (camelCase fields).
+struct RelabelConfig {
+  std::vector<std::string> source_labels;
+  std::optional<std::string> separator;
+  std::optional<std::string> target_label;
+  std::optional<std::string> regex;
+  std::optional<std::int64_t> modulus;
+  std::optional<std::string> replacement;
+  std::optional<std::string> action;
+};
+// Validates like Prometheus does at load time: known action, compilable
+// (RE2) regex, hashmod modulus and required target labels.
+std::vector<RelabelConfig> decode_relabelings(const Reader& parent, std::string_view key);
+
+}  // namespace model

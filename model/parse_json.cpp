@@ -1,0 +1,81 @@
+#include <simdjson.h>
+
+#include "model/parse.hpp"
+
+namespace model {
+namespace {
+
+class JsonBuilder {
+ public:
+  JsonBuilder(const ParseLimits& limits, std::string_view source)
+      : limits_(limits), source_(source) {}
+
+  Value build(simdjson::dom::element el, std::size_t depth) {
+    if (depth > limits_.max_depth)
+      throw ParseError(std::string(source_), 0,
+                       "nesting deeper than " + std::to_string(limits_.max_depth) + " levels");
+    if (++nodes_ > limits_.max_nodes) throw ParseError(std::string(source_), 0, "too many nodes");
+    using T = simdjson::dom::element_type;
+    switch (el.type()) {
+      case T::OBJECT: {
+        Value::Object o;
+        simdjson::dom::object obj;
+        if (el.get(obj)) return Value();
+        for (auto field : obj) {
+          o.emplace_back(std::string(field.key), build(field.value, depth + 1));
+        }
+        return Value(std::move(o));
+      }
+      case T::ARRAY: {
+        Value::Array a;
+        simdjson::dom::array arr;
+        if (el.get(arr)) return Value();
+        for (auto item : arr) a.push_back(build(item, depth + 1));
+        return Value(std::move(a));
+      }
+      case T::STRING: {
+        std::string_view s;
+        return el.get(s) ? Value() : Value(std::string(s));
+      }
+      case T::INT64: {
+        std::int64_t i = 0;
+        return el.get(i) ? Value() : Value(i);
+      }
+      case T::UINT64: {
+        std::uint64_t u = 0;
+        return el.get(u) ? Value() : Value(static_cast<double>(u));
+      }
+      case T::DOUBLE: {
+        double d = 0;
+        return el.get(d) ? Value() : Value(d);
+      }
+      case T::BOOL: {
+        bool b = false;
+        return el.get(b) ? Value() : Value(b);
+      }
+      case T::NULL_VALUE: return Value();
+    }
+    return Value();
+  }
+
+ private:
+  const ParseLimits& limits_;
+  std::string_view source_;
+  std::size_t nodes_ = 0;
+};
+
+}  // namespace
+
+Value parse_json(std::string_view text, std::string_view source, const ParseLimits& limits) {
+  if (text.size() > limits.max_bytes)
+    throw ParseError(std::string(source), 0, "input larger than the size limit");
+  simdjson::dom::parser parser;
+  simdjson::padded_string padded(text.data(), text.size());
+  simdjson::dom::element root;
+  if (auto err = parser.parse(padded).get(root))
+    throw ParseError(std::string(source), 0, std::string("invalid JSON: ") + simdjson::error_message(err));
+  JsonBuilder builder(limits, source);
+  return builder.build(root, 0);
+}
+
+}  // namespace model

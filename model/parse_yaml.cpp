@@ -1,0 +1,201 @@
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/exceptions.h>
+#include <yaml-cpp/parser.h>
+
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "model/parse.hpp"
+
+namespace model {
+namespace {
+
+std::size_t count_nodes(const Value& v) {
+  std::size_t n = 1;
+  if (v.is_array())
+    for (const auto& i : v.as_array()) n += count_nodes(i);
+  if (v.is_object())
+    for (const auto& [k, i] : v.as_object()) n += count_nodes(i);
+  return n;
+}
+
+Value resolve_tagged(const std::string& tag, const std::string& text) {
+  if (tag == "?") return resolve_plain_scalar(text);
+  if (tag == "tag:yaml.org,2002:null") return Value();
+  if (tag == "tag:yaml.org,2002:bool" || tag == "tag:yaml.org,2002:int" ||
+      tag == "tag:yaml.org,2002:float")
+    return resolve_plain_scalar(text);
+  return Value(text);  // "!" (quoted), !!str, !!binary and unknown tags stay strings
+}
+
+// Builds Values from parser events with an explicit stack, so nesting depth
+// is bounded by the limit rather than by the C++ call stack.
+class Builder : public YAML::EventHandler {
+ public:
+  Builder(const ParseLimits& limits, std::string source) : limits_(limits), source_(std::move(source)) {}
+
+  std::optional<Value> root;
+  int doc_line = 1;
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    root.reset();
+    doc_line = mark.line + 1;
+    nodes_ = 0;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    complete(Value(), anchor, mark, true, "");
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    auto it = anchors_.find(anchor);
+    if (it == anchors_.end()) fail(mark, "unknown alias");
+    nodes_ += it->second.second;
+    check_nodes(mark);
+    complete(it->second.first, 0, mark, false, "");
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    ++nodes_;
+    check_nodes(mark);
+    bool plain = tag == "?";
+    if (awaiting_key()) {
+      stack_.back().key = value;
+      stack_.back().key_plain = plain;
+      stack_.back().key_line = mark.line;
+      if (anchor) anchors_[anchor] = {Value(value), 1};
+      return;
+    }
+    complete(resolve_tagged(tag, value), anchor, mark, plain, value);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open(mark, Value::array(), anchor);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    open(mark, Value::object(), anchor);
+  }
+  void OnMapEnd() override { close(); }
+
+ private:
+  struct Frame {
+    Value value;
+    YAML::anchor_t anchor = 0;
+    std::optional<std::string> key;
+    bool key_plain = false;
+    int key_line = 0;
+    YAML::Mark mark;
+  };
+
+  [[noreturn]] void fail(const YAML::Mark& mark, const std::string& msg) {
+    throw ParseError(source_, mark.line >= 0 ? mark.line + 1 : 0, msg);
+  }
+  void check_nodes(const YAML::Mark& mark) {
+    if (nodes_ > limits_.max_nodes) fail(mark, "document expands to too many nodes (alias bomb?)");
+  }
+  bool awaiting_key() const {
+    return !stack_.empty() && stack_.back().value.is_object() && !stack_.back().key;
+  }
+  void open(const YAML::Mark& mark, Value v, YAML::anchor_t anchor) {
+    if (awaiting_key()) fail(mark, "mapping keys must be scalars");
+    if (stack_.size() >= limits_.max_depth)
+      fail(mark, "nesting deeper than " + std::to_string(limits_.max_depth) + " levels");
+    ++nodes_;
+    check_nodes(mark);
+    stack_.push_back(Frame{std::move(v), anchor, std::nullopt, false, 0, mark});
+  }
+  void close() {
+    Frame f = std::move(stack_.back());
+    stack_.pop_back();
+    complete(std::move(f.value), f.anchor, f.mark, false, "");
+  }
+  void complete(Value v, YAML::anchor_t anchor, const YAML::Mark& mark, bool, const std::string&) {
+    if (anchor) anchors_[anchor] = {v, count_nodes(v)};
+    if (stack_.empty()) {
+      root = std::move(v);
+      return;
+    }
+    Frame& top = stack_.back();
+    if (top.value.is_array()) {
+      top.value.push(std::move(v));
+      return;
+    }
+    if (!top.key) {  // a null or aliased node used as a mapping key
+      if (v.is_null()) v = Value("null");
+      if (!v.is_string()) fail(mark, "mapping keys must be scalars");
+      top.key = v.as_string();
+      top.key_plain = false;
+      return;
+    }
+    std::string key = std::move(*top.key);
+    top.key.reset();
+    if (key == "<<" && top.key_plain) return merge(top.value, v, mark);
+    if (top.value.find(key)) fail(mark, "duplicate mapping key \"" + key + "\"");
+    top.value.as_object().emplace_back(std::move(key), std::move(v));
+  }
+  void merge(Value& into, const Value& from, const YAML::Mark& mark) {
+    if (from.is_object()) {
+      for (const auto& [k, v] : from.as_object())
+        if (!into.find(k)) into.set(k, v);
+    } else if (from.is_array()) {
+      for (const auto& item : from.as_array()) merge(into, item, mark);
+    } else {
+      fail(mark, "merge key << needs a mapping or a list of mappings");
+    }
+  }
+
+  const ParseLimits& limits_;
+  std::string source_;
+  std::vector<Frame> stack_;
+  std::map<YAML::anchor_t, std::pair<Value, std::size_t>> anchors_;
+  std::size_t nodes_ = 0;
+};
+
+bool looks_like_json(std::string_view text) {
+  for (char c : text) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+    return c == '{' || c == '[';
+  }
+  return false;
+}
+
+}  // namespace
+
+ParseError::ParseError(std::string source, int line, std::string message)
+    : std::runtime_error(source + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " +
+                         message),
+      source_(std::move(source)),
+      line_(line),
+      problem_(std::move(message)) {}
+
+std::vector<Document> parse_documents(std::string_view text, std::string_view source,
+                                      const ParseLimits& limits) {
+  if (text.size() > limits.max_bytes)
+    throw ParseError(std::string(source), 0, "input larger than the size limit");
+  std::vector<Document> docs;
+  if (looks_like_json(text)) {
+    try {
+      Value v = parse_json(text, source, limits);
+      if (!v.is_null()) docs.push_back(Document{std::move(v), 1});
+      return docs;
+    } catch (const ParseError&) {
+      // Not strict JSON; YAML reads flow style too and reports a line number.
+    }
+  }
+  std::istringstream in{std::string(text)};
+  Builder builder(limits, std::string(source));
+  try {
+    YAML::Parser parser(in);
+    while (parser.HandleNextDocument(builder)) {
+      if (builder.root && !builder.root->is_null())
+        docs.push_back(Document{std::move(*builder.root), builder.doc_line});
+    }
+  } catch (const YAML::Exception& e) {
+    throw ParseError(std::string(source), e.mark.line >= 0 ? e.mark.line + 1 : 0, e.msg);
+  }
+  return docs;
+}
+
+}  // namespace model

@@ -1,0 +1,171 @@
+#include "model/render.hpp"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "model/config.hpp"
+#include "model/workloads.hpp"
+#include "model/yaml_emit.hpp"
+
+namespace model {
+namespace {
+
+std::string str_field(const Value& obj, const char* a, const char* b = nullptr) {
+  const Value* v = obj.find(a);
+  if (v && b) v = v->find(b);
+  return v && v->is_string() ? v->as_string() : std::string();
+}
+
+bool object_less(const Value& a, const Value& b) {
+  return std::make_tuple(str_field(a, "metadata", "namespace"), str_field(a, "kind"), str_field(a, "metadata", "name")) <
+         std::make_tuple(str_field(b, "metadata", "namespace"), str_field(b, "kind"), str_field(b, "metadata", "name"));
+}
+
+// Upstream never reads spec.type.unique; we keep the first Integration of a
+// unique name (in namespace/name order) and reject the rest on this root.
+std::vector<const Integration*> dedupe_unique(const std::vector<const Integration*>& in, const GrafanaAgent& agent,
+                                              std::vector<Problem>& problems) {
+  std::map<std::string, const Integration*> first_by_name;
+  std::set<std::string> unique_names;
+  for (const Integration* i : in) {
+    first_by_name.emplace(i->name, i);
+    if (i->unique) unique_names.insert(i->name);
+  }
+  std::vector<const Integration*> out;
+  for (const Integration* i : in) {
+    const Integration* first = first_by_name[i->name];
+    if (first != i && unique_names.count(i->name)) {
+      problems.push_back({"Integration", i->meta.ns, i->meta.name, "spec.type.unique",
+                          "integration \"" + i->name + "\" is unique and already provided by Integration " +
+                              first->meta.ns + "/" + first->meta.name + " for GrafanaAgent " + agent.meta.ns + "/" +
+                              agent.meta.name});
+      continue;
+    }
+    out.push_back(i);
+  }
+  return out;
+}
+
+void add_config(AgentRender& r, const GrafanaAgent& agent, const std::string& name, Value config,
+                const RenderOptions& opts) {
+  r.objects.push_back(make_config_secret(agent, name, to_yaml(config), opts));
+  r.configs[name] = std::move(config);
+}
+
+// Integration Secrets/ConfigMaps are projected into the pods from the
+// assets Secret; an integration whose references fail is left out.
+std::vector<const Integration*> resolve_integration_refs(const std::vector<const Integration*>& in, AssetRefs& assets,
+                                                         std::vector<Problem>& problems) {
+  std::vector<const Integration*> out;
+  for (const Integration* i : in) {
+    AssetRefs scratch(assets.inventory());
+    for (std::size_t k = 0; k < i->secrets.size(); ++k)
+      scratch.record_secret(i->meta.ns, i->secrets[k], "spec.secrets[" + std::to_string(k) + "]");
+    for (std::size_t k = 0; k < i->config_maps.size(); ++k)
+      scratch.record_config_map(i->meta.ns, i->config_maps[k], "spec.configMaps[" + std::to_string(k) + "]");
+    if (!scratch.errors.empty()) {
+      for (auto& e : scratch.errors) problems.push_back({"Integration", i->meta.ns, i->meta.name, e.path, e.message});
+      continue;
+    }
+    assets.absorb(std::move(scratch));
+    out.push_back(i);
+  }
+  return out;
+}
+
+void render_integrations(AgentRender& r, const Hierarchy& h, const RenderOptions& opts, AssetRefs& assets) {
+  std::vector<const Integration*> all = h.integrations;
+  if (!opts.upstream_compat) all = dedupe_unique(all, *h.agent, r.problems);
+  all = resolve_integration_refs(all, assets, r.problems);
+  for (bool all_nodes : {true, false}) {
+    Hierarchy part = h;
+    part.integrations.clear();
+    for (const Integration* i : all)
+      if (i->all_nodes == all_nodes) part.integrations.push_back(i);
+    if (part.integrations.empty()) continue;
+    Value cfg = render_integrations_config(part, all_nodes, opts, assets, r.problems);
+    const std::string& ga = h.agent->meta.name;
+    std::string base = ga + (all_nodes ? "-integrations-ds" : "-integrations-deploy");
+    add_config(r, *h.agent, base + "-config", std::move(cfg), opts);
+    r.objects.push_back(make_integrations_workload(*h.agent, part.integrations, all_nodes, opts));
+  }
+}
+
+}  // namespace
+
+Value owner_reference(const GrafanaAgent& agent, bool controller) {
+  Value ref = Value::obj({{"apiVersion", "monitoring.grafana.com/v1alpha1"},
+                          {"kind", "GrafanaAgent"},
+                          {"name", agent.meta.name},
+                          {"blockOwnerDeletion", true}});
+  if (!agent.meta.uid.empty()) ref.set("uid", agent.meta.uid);
+  if (controller) ref.set("controller", true);
+  return ref;
+}
+
+std::string dns_sanitize(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+    out += ok ? c : '-';
+  }
+  return out;
+}
+
+AgentRender render_agent(const Inventory& inv, const GrafanaAgent& agent, const RenderOptions& opts) {
+  AgentRender r;
+  r.ns = agent.meta.ns;
+  r.name = agent.meta.name;
+  if (agent.paused) return r;
+  Hierarchy h = build_hierarchy(inv, agent);
+  AssetRefs assets(inv);
+  if (!h.metrics.empty()) {
+    add_config(r, agent, agent.meta.name + "-config", render_metrics_config(h, opts, assets, r.problems), opts);
+    r.objects.push_back(make_governing_service(agent, opts));
+    for (auto& ss : make_metrics_statefulsets(agent, opts)) r.objects.push_back(std::move(ss));
+  }
+  if (!h.logs.empty()) {
+    add_config(r, agent, agent.meta.name + "-logs-config", render_logs_config(h, opts, assets, r.problems), opts);
+    r.objects.push_back(make_logs_daemonset(agent, opts));
+  }
+  render_integrations(r, h, opts, assets);
+  if (!assets.errors.empty()) {
+    // The root's own references failed: it is invalid and renders nothing.
+    for (auto& e : assets.errors) r.problems.push_back({"GrafanaAgent", r.ns, r.name, e.path, e.message});
+    r.objects.clear();
+    r.configs.clear();
+    return r;
+  }
+  r.assets = assets.used;
+  r.objects.push_back(make_assets_secret(agent, r.assets, opts));
+  std::sort(r.objects.begin(), r.objects.end(), object_less);
+  return r;
+}
+
+RenderAll render_all(const Inventory& inv, const RenderOptions& opts) {
+  RenderAll out;
+  out.problems = inv.problems();
+  for (const auto& [key, entry] : inv.agents) {
+    if (!entry.valid) continue;
+    AgentRender r = render_agent(inv, entry.obj, opts);
+    for (auto& o : r.objects) out.objects.push_back(std::move(o));
+    for (auto& p : r.problems) out.problems.push_back(std::move(p));
+  }
+  std::stable_sort(out.objects.begin(), out.objects.end(), object_less);
+  std::sort(out.problems.begin(), out.problems.end());
+  out.problems.erase(std::unique(out.problems.begin(), out.problems.end()), out.problems.end());
+  return out;
+}
+
+std::string to_yaml_stream(const std::vector<Value>& objects) {
+  std::string out;
+  for (const auto& o : objects) {
+    out += "---\n";
+    emit_yaml(o, out);
+  }
+  return out;
+}
+
+}  // namespace model

@@ -1,0 +1,56 @@
+// Rendering: (inventory, options) -> the Kubernetes objects the controller
+// must apply for each GrafanaAgent. Pure: no clock, no I/O, sorted
+// iteration, so equal inputs always give byte-identical output.
+// Contract: an invalid root renders nothing; an invalid member is left out
+// of its roots with a Problem naming it; other roots are unaffected.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/assets.hpp"
+#include "model/hierarchy.hpp"
+#include "model/inventory.hpp"
+
+namespace model {
+
+inline constexpr const char* kManagedByLabel = "app.kubernetes.io/managed-by";
+inline constexpr const char* kManagedByValue = "grafana-agent-operator";
+inline constexpr const char* kAgentNameLabel = "operator.agent.grafana.com/name";
+
+struct RenderOptions {
+  Labels operator_labels;                       // the -labels flag; wins on conflicts
+  std::string operator_version = "v0.39.2";     // sanitised into app.kubernetes.io/version
+  std::string default_agent_version = "v0.39.2";
+  std::string default_reloader_image = "quay.io/prometheus-operator/prometheus-config-reloader:v0.67.1";
+  std::size_t gzip_threshold = 100 * 1024;      // config Secrets above this are gzipped
+  // Reproduce upstream's known bugs (docs/differences.md) instead of fixing
+  // them; only golden comparisons against upstream use this.
+  bool upstream_compat = false;
+};
+
+struct AgentRender {
+  std::string ns, name;
+  std::vector<Value> objects;                   // sorted by kind, then name
+  std::vector<Problem> problems;
+  std::map<std::string, std::string> assets;    // store key -> value
+  // The rendered agent.yml documents, keyed by config Secret name.
+  std::map<std::string, Value> configs;
+};
+
+AgentRender render_agent(const Inventory& inv, const GrafanaAgent& agent, const RenderOptions& opts);
+
+struct RenderAll {
+  std::vector<Value> objects;                   // sorted by namespace, kind, name
+  std::vector<Problem> problems;                // decode and render problems, sorted, unique
+};
+RenderAll render_all(const Inventory& inv, const RenderOptions& opts);
+
+// Kubernetes objects as one multi-document YAML stream ("---" separated).
+std::string to_yaml_stream(const std::vector<Value>& objects);
+
+// Helpers shared by the renderers.
+Value owner_reference(const GrafanaAgent& agent, bool controller);
+std::string dns_sanitize(const std::string& s);  // "v0.40.2" -> "v0-40-2"
+
+}  // namespace model

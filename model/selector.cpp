@@ -1,0 +1,73 @@
+#include <algorithm>
+
+#include "model/meta.hpp"
+
+namespace model {
+
+bool LabelSelector::matches(const Labels& labels) const {
+  for (const auto& [k, v] : match_labels) {
+    auto it = labels.find(k);
+    if (it == labels.end() || it->second != v) return false;
+  }
+  for (const auto& r : match_expressions) {
+    auto it = labels.find(r.key);
+    bool has = it != labels.end();
+    bool in = has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
+    if (r.op == "In" && !in) return false;
+    if (r.op == "NotIn" && in) return false;
+    if (r.op == "Exists" && !has) return false;
+    if (r.op == "DoesNotExist" && has) return false;
+  }
+  return true;
+}
+
+bool selector_matches(const std::optional<LabelSelector>& sel, const Labels& labels) {
+  return sel && sel->matches(labels);
+}
+
+std::optional<LabelSelector> decode_selector(const Reader& parent, std::string_view key) {
+  Reader r = parent.object(key);
+  if (!r.present()) return std::nullopt;
+  LabelSelector sel;
+  sel.match_labels = r.string_map("matchLabels");
+  r.each("matchExpressions", [&](const Reader& e, std::size_t) {
+    Requirement req;
+    req.key = e.str_or("key");
+    req.op = e.str_or("operator");
+    req.values = e.strings("values");
+    if (req.key.empty()) e.error("key", "must not be empty");
+    if (req.op == "In" || req.op == "NotIn") {
+      if (req.values.empty()) e.error("values", "must be non-empty for operator " + req.op);
+    } else if (req.op == "Exists" || req.op == "DoesNotExist") {
+      if (!req.values.empty()) e.error("values", "must be empty for operator " + req.op);
+    } else {
+      e.error("operator", "unknown operator \"" + req.op + "\" (want In, NotIn, Exists or DoesNotExist)");
+      return;
+    }
+    sel.match_expressions.push_back(std::move(req));
+  });
+  return sel;
+}
+
+NamespaceSelector decode_namespace_selector(const Reader& parent, std::string_view key) {
+  Reader r = parent.object(key);
+  NamespaceSelector ns;
+  ns.any = r.flag("any");
+  ns.match_names = r.strings("matchNames");
+  return ns;
+}
+
+ObjectMeta decode_meta(const Reader& object) {
+  Reader m = object.object("metadata");
+  ObjectMeta meta;
+  meta.name = m.str_or("name");
+  meta.ns = m.str_or("namespace");
+  meta.uid = m.str_or("uid");
+  meta.resource_version = m.str_or("resourceVersion");
+  meta.generation = m.integer("generation").value_or(0);
+  meta.labels = m.string_map("labels");
+  meta.annotations = m.string_map("annotations");
+  return meta;
+}
+
+}  // namespace model

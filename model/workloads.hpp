@@ -1,0 +1,33 @@
+// The Kubernetes objects built around the configs: config and assets
+// Secrets, the governing Service, metrics StatefulSets (one per shard), the
+// logs DaemonSet and the integrations DaemonSet/Deployment, with upstream's
+// names, labels, pod templates and ownerReferences.
+// Contract: pure; each function returns complete objects ready to apply.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/hierarchy.hpp"
+#include "model/render.hpp"
+
+namespace model {
+
+// A config Secret holding agent.yml (gzip-compressed above the threshold).
+Value make_config_secret(const GrafanaAgent& agent, const std::string& name, const std::string& agent_yml,
+                         const RenderOptions& opts);
+// "<ga>-secrets": every asset, keys sanitised from the store keys.
+Value make_assets_secret(const GrafanaAgent& agent, const std::map<std::string, std::string>& assets,
+                         const RenderOptions& opts);
+// "<ga>-operated", the headless governing Service.
+Value make_governing_service(const GrafanaAgent& agent, const RenderOptions& opts);
+// One StatefulSet per shard.
+std::vector<Value> make_metrics_statefulsets(const GrafanaAgent& agent, const RenderOptions& opts);
+// "<ga>-logs".
+Value make_logs_daemonset(const GrafanaAgent& agent, const RenderOptions& opts);
+// "<ga>-integrations-ds" (all_nodes) or "<ga>-integrations-deploy", for the
+// given integrations (already filtered by allNodes).
+Value make_integrations_workload(const GrafanaAgent& agent, const std::vector<const Integration*>& integrations,
+                                 bool all_nodes, const RenderOptions& opts);
+
+}  // namespace model

@@ -1,0 +1,219 @@
+#include "model/yaml_emit.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <vector>
+
+namespace model {
+namespace {
+
+bool valid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : 4;
+    if (n == 4) return false;
+    for (std::size_t k = 1; k <= n; ++k)
+      if (i + k >= s.size() || (static_cast<unsigned char>(s[i + k]) >> 6) != 2) return false;
+    i += n + 1;
+  }
+  return true;
+}
+
+void hex_escape(unsigned char c, const char* prefix, int width, std::string& out) {
+  static const char* hex = "0123456789abcdef";
+  out += prefix;
+  if (width == 4) out += "00";
+  out += hex[c >> 4];
+  out += hex[c & 15];
+}
+
+void emit_double_quoted(std::string_view s, std::string& out, bool json) {
+  bool utf8 = valid_utf8(s);
+  out += '"';
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20 || c == 0x7f || (c >= 0x80 && !utf8)) {
+          hex_escape(c, json ? "\\u" : "\\x", json ? 4 : 2, out);
+        } else {
+          out += ch;
+        }
+    }
+  }
+  out += '"';
+}
+
+void emit_string(std::string_view s, std::string& out) {
+  if (yaml_plain_safe(s)) {
+    out += s;
+    return;
+  }
+  bool single_ok = valid_utf8(s) && std::none_of(s.begin(), s.end(), [](char ch) {
+    auto c = static_cast<unsigned char>(ch);
+    return c < 0x20 || c == 0x7f;
+  });
+  if (!single_ok) return emit_double_quoted(s, out, false);
+  out += '\'';
+  for (char c : s) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  out += '\'';
+}
+
+void emit_number(const Value& v, std::string& out, bool json) {
+  if (v.is_int()) {
+    out += std::to_string(v.as_int());
+    return;
+  }
+  double d = v.as_double();
+  if (std::isnan(d)) {
+    out += json ? "null" : ".nan";
+    return;
+  }
+  if (std::isinf(d)) {
+    out += json ? "null" : (d > 0 ? ".inf" : "-.inf");
+    return;
+  }
+  char buf[64];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, d);
+  out.append(buf, p);
+}
+
+bool emit_scalar(const Value& v, std::string& out) {
+  switch (v.type()) {
+    case Value::Type::null: out += "null"; return true;
+    case Value::Type::boolean: out += v.as_bool() ? "true" : "false"; return true;
+    case Value::Type::integer:
+    case Value::Type::number: emit_number(v, out, false); return true;
+    case Value::Type::string: emit_string(v.as_string(), out); return true;
+    case Value::Type::array:
+      if (v.size() == 0) return out += "[]", true;
+      return false;
+    case Value::Type::object:
+      if (v.size() == 0) return out += "{}", true;
+      return false;
+  }
+  return false;
+}
+
+std::vector<const Value::Member*> sorted_members(const Value& v) {
+  std::vector<const Value::Member*> members;
+  members.reserve(v.size());
+  for (const auto& m : v.as_object()) members.push_back(&m);
+  std::sort(members.begin(), members.end(),
+            [](const Value::Member* a, const Value::Member* b) { return a->first < b->first; });
+  return members;
+}
+
+void emit_block(const Value& v, std::size_t indent, std::string& out);
+
+// Emits an array item after its "- " has been written.
+void emit_item(const Value& v, std::size_t indent, std::string& out) {
+  if (emit_scalar(v, out)) {
+    out += '\n';
+    return;
+  }
+  emit_block(v, indent, out);  // the block's first line shares the dash's line
+}
+
+void emit_block(const Value& v, std::size_t indent, std::string& out) {
+  bool first = true;
+  auto pad = [&](std::string& o) {
+    if (!first) o.append(indent, ' ');
+    first = false;
+  };
+  if (v.is_array()) {
+    for (const auto& item : v.as_array()) {
+      pad(out);
+      out += "- ";
+      emit_item(item, indent + 2, out);
+    }
+    return;
+  }
+  for (const auto* m : sorted_members(v)) {
+    pad(out);
+    emit_string(m->first, out);
+    out += ':';
+    if (m->second.is_array() || m->second.is_object()) {
+      if (m->second.size() == 0) {
+        out += m->second.is_array() ? " []\n" : " {}\n";
+        continue;
+      }
+      out += '\n';
+      std::size_t child = m->second.is_array() ? indent : indent + 2;
+      out.append(child, ' ');
+      emit_block(m->second, child, out);
+      continue;
+    }
+    out += ' ';
+    emit_scalar(m->second, out);
+    out += '\n';
+  }
+}
+
+}  // namespace
+
+void emit_yaml(const Value& v, std::string& out) {
+  if (emit_scalar(v, out)) {
+    out += '\n';
+    return;
+  }
+  emit_block(v, 0, out);
+}
+
+std::string to_yaml(const Value& v) {
+  std::string out;
+  emit_yaml(v, out);
+  return out;
+}
+
+void emit_json(const Value& v, std::string& out) {
+  switch (v.type()) {
+    case Value::Type::null: out += "null"; return;
+    case Value::Type::boolean: out += v.as_bool() ? "true" : "false"; return;
+    case Value::Type::integer:
+    case Value::Type::number: emit_number(v, out, true); return;
+    case Value::Type::string: emit_double_quoted(v.as_string(), out, true); return;
+    case Value::Type::array: {
+      out += '[';
+      bool first = true;
+      for (const auto& item : v.as_array()) {
+        if (!first) out += ',';
+        first = false;
+        emit_json(item, out);
+      }
+      out += ']';
+      return;
+    }
+    case Value::Type::object: {
+      out += '{';
+      bool first = true;
+      for (const auto* m : sorted_members(v)) {
+        if (!first) out += ',';
+        first = false;
+        emit_double_quoted(m->first, out, true);
+        out += ':';
+        emit_json(m->second, out);
+      }
+      out += '}';
+      return;
+    }
+  }
+}
+
+std::string to_json(const Value& v) {
+  std::string out;
+  emit_json(v, out);
+  return out;
+}
+
+}  // namespace model

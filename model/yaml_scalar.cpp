@@ -1,0 +1,102 @@
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <regex>
+
+#include "model/parse.hpp"
+#include "model/yaml_emit.hpp"
+
+namespace model {
+namespace {
+
+bool is_null_word(const std::string& s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
+
+// YAML 1.1 booleans, as Kubernetes' YAML reader (go-yaml v2) resolves them.
+int bool_word(const std::string& s) {
+  static const char* t[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
+  static const char* f[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
+  for (auto* w : t)
+    if (s == w) return 1;
+  for (auto* w : f)
+    if (s == w) return 0;
+  return -1;
+}
+
+bool all_of(std::string_view s, const char* set) {
+  for (char c : s)
+    if (!std::strchr(set, c)) return false;
+  return !s.empty();
+}
+
+std::optional<std::int64_t> parse_int(const std::string& s) {
+  std::string_view v = s;
+  bool neg = false;
+  if (!v.empty() && (v[0] == '+' || v[0] == '-')) {
+    neg = v[0] == '-';
+    v.remove_prefix(1);
+  }
+  int base = 10;
+  if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) base = 16, v.remove_prefix(2);
+  else if (v.size() > 2 && v[0] == '0' && (v[1] == 'o' || v[1] == 'O')) base = 8, v.remove_prefix(2);
+  if (v.empty()) return std::nullopt;
+  if (base == 10 && !all_of(v, "0123456789")) return std::nullopt;
+  std::uint64_t out = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out, base);
+  if (ec != std::errc() || p != v.data() + v.size()) return std::nullopt;
+  if (out > static_cast<std::uint64_t>(INT64_MAX) + (neg ? 1 : 0)) return std::nullopt;
+  return neg ? static_cast<std::int64_t>(0 - out) : static_cast<std::int64_t>(out);
+}
+
+std::optional<double> parse_float(const std::string& s) {
+  if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf") return INFINITY;
+  if (s == "-.inf" || s == "-.Inf" || s == "-.INF") return -INFINITY;
+  if (s == ".nan" || s == ".NaN" || s == ".NAN") return NAN;
+  static const std::regex float_re(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
+  if (!all_of(s, "0123456789.+-eE") || !std::regex_match(s, float_re)) return std::nullopt;
+  double d = 0;
+  std::string_view v = s;
+  if (!v.empty() && v[0] == '+') v.remove_prefix(1);
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
+  if (ec != std::errc() && ec != std::errc::result_out_of_range) return std::nullopt;
+  (void)p;
+  return d;
+}
+
+}  // namespace
+
+Value resolve_plain_scalar(const std::string& text) {
+  if (is_null_word(text)) return Value();
+  if (int b = bool_word(text); b >= 0) return Value(b == 1);
+  char c = text[0];
+  if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.') {
+    if (auto i = parse_int(text)) return Value(*i);
+    if (auto d = parse_float(text)) return Value(*d);
+  }
+  return Value(text);
+}
+
+bool yaml_plain_safe(std::string_view s) {
+  if (s.empty()) return false;
+  std::string str(s);
+  if (!resolve_plain_scalar(str).is_string()) return false;
+  // Anything number-like (octal, sexagesimal, 1_000) is quoted too: older
+  // YAML 1.1 readers would turn it into a number.
+  if (all_of(s, "0123456789+-._:eExXoObB")) return false;
+  if (s == "y" || s == "Y" || s == "n" || s == "N" || s == "=" || s == "<<") return false;
+  unsigned char first = static_cast<unsigned char>(s[0]);
+  if (std::strchr("?:,[]{}#&*!|>'\"%@`", first)) return false;
+  if (first == '-' && (s.size() == 1 || s[1] == ' ' || s[1] == '-')) return false;
+  if (s.starts_with("...")) return false;
+  if (s.front() == ' ' || s.back() == ' ' || s.back() == ':') return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    unsigned char ch = static_cast<unsigned char>(s[i]);
+    if (ch < 0x20 || ch == 0x7f || ch >= 0x80) return false;
+    if (ch == ':' && i + 1 < s.size() && s[i + 1] == ' ') return false;
+    if (ch == '#' && i > 0 && s[i - 1] == ' ') return false;
+  }
+  return true;
+}
+
+}  // namespace model

@@ -1,0 +1,71 @@
+#include <catch2/catch.hpp>
+
+#include "model/parse.hpp"
+#include "model/yaml_emit.hpp"
+
+using model::Value;
+
+TEST_CASE("yaml scalars resolve like Kubernetes' YAML reader", "[parse]") {
+  auto docs = model::parse_documents("a: 1\nb: '1'\nc: true\nd: yes\ne: ~\nf: 1.5\ng: $(SHARD)\nh: 0x10\n", "t");
+  REQUIRE(docs.size() == 1);
+  const Value& v = docs[0].value;
+  CHECK(v.find("a")->is_int());
+  CHECK(v.find("b")->is_string());
+  CHECK(v.find("c")->as_bool());
+  CHECK(v.find("d")->as_bool());
+  CHECK(v.find("e")->is_null());
+  CHECK(v.find("f")->as_double() == 1.5);
+  CHECK(v.find("g")->as_string() == "$(SHARD)");
+  CHECK(v.find("h")->as_int() == 16);
+}
+
+TEST_CASE("emitted yaml reads back equal", "[emit]") {
+  Value v = Value::obj({{"s", "true"},
+                        {"n", "8080"},
+                        {"e", ""},
+                        {"q", "{app=\"x\"} |= \"y\""},
+                        {"nl", "a\nb"},
+                        {"list", Value::arr({Value::obj({{"x", 1}}), Value::arr({1, 2}), "- dash"})},
+                        {"empty", Value::object()},
+                        {"f", 0.0025}});
+  std::string y = model::to_yaml(v);
+  auto docs = model::parse_documents(y, "roundtrip");
+  REQUIRE(docs.size() == 1);
+  CHECK(docs[0].value == v);
+}
+
+TEST_CASE("json and yaml give the same tree", "[parse]") {
+  auto j = model::parse_documents(R"({"a": [1, "x", {"b": null}], "c": 2.5})", "j");
+  auto y = model::parse_documents("a: [1, x, {b: null}]\nc: 2.5\n", "y");
+  REQUIRE(j.size() == 1);
+  REQUIRE(y.size() == 1);
+  CHECK(j[0].value == y[0].value);
+}
+
+TEST_CASE("parse errors name the line", "[parse]") {
+  try {
+    model::parse_documents("a: 1\nb: [\n", "bad.yaml");
+    FAIL("expected a ParseError");
+  } catch (const model::ParseError& e) {
+    CHECK(e.source() == "bad.yaml");
+    CHECK(e.line() >= 2);
+  }
+}
+
+TEST_CASE("duplicate keys and alias bombs are rejected", "[parse]") {
+  CHECK_THROWS_AS(model::parse_documents("a: 1\na: 2\n", "dup"), model::ParseError);
+  std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  char prev = 'a';
+  for (char c = 'b'; c <= 'k'; ++c, ++prev)
+    bomb += std::string(1, c) + ": &" + c + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev +
+            ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n";
+  CHECK_THROWS_AS(model::parse_documents(bomb, "bomb"), model::ParseError);
+}
+
+TEST_CASE("deep nesting is an error, not a crash", "[parse]") {
+  std::string deep(100000, '[');
+  CHECK_THROWS_AS(model::parse_documents(deep, "deep"), model::ParseError);
+  std::string deep_yaml;
+  for (int i = 0; i < 5000; ++i) deep_yaml += std::string(static_cast<std::size_t>(i), ' ') + "a:\n";
+  CHECK_THROWS_AS(model::parse_documents(deep_yaml, "deep"), model::ParseError);
+}
