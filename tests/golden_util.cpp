@@ -1,0 +1,108 @@
+#include "golden_util.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include "model/codec.hpp"
+#include "model/parse.hpp"
+#include "model/yaml_emit.hpp"
+
+namespace testutil {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::string reference_path(const std::string& relative) { return std::string(AO_REFERENCE_DIR) + "/" + relative; }
+std::string source_path(const std::string& relative) { return std::string(AO_SOURCE_DIR) + "/" + relative; }
+
+void check_golden(const std::string& suite, const std::string& name, const std::string& actual) {
+  std::filesystem::path path = source_path("tests/golden/" + suite + "/" + name);
+  const char* update = std::getenv("UPDATE_GOLDEN");
+  if (update && std::string(update) == "1") {
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << actual;
+    return;
+  }
+  INFO("golden file " << path.string() << " (regenerate with UPDATE_GOLDEN=1)");
+  REQUIRE(std::filesystem::exists(path));
+  std::string expected = read_text(path.string());
+  CHECK(expected == actual);
+}
+
+model::Inventory inventory_from_yaml(const std::string& text) {
+  model::Inventory inv;
+  for (auto& doc : model::parse_documents(text, "test")) inv.add(doc.value);
+  return inv;
+}
+
+ReferenceCase load_reference_case(const std::string& name) {
+  std::string text = read_text(reference_path("golden/agent-operator/" + name + ".case"));
+  ReferenceCase rc;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line) && line.rfind("#", 0) == 0) {
+    if (line.rfind("# entry: ", 0) == 0) rc.entry = line.substr(9);
+    if (line.rfind("# secret store: ", 0) == 0) {
+      model::Value store = model::parse_json(line.substr(16));
+      for (const auto& [key, value] : store.as_object()) {
+        // "/secrets/<ns>/<name>/<key>" becomes a Secret with that key.
+        auto p1 = key.find('/', 9), p2 = key.find('/', p1 + 1);
+        std::string ns = key.substr(9, p1 - 9), sname = key.substr(p1 + 1, p2 - p1 - 1), k = key.substr(p2 + 1);
+        model::Value secret = model::Value::obj(
+            {{"apiVersion", "v1"},
+             {"kind", "Secret"},
+             {"metadata", model::Value::obj({{"name", sname}, {"namespace", ns}})},
+             {"data", model::Value::obj({{k, model::base64_encode(value.as_string())}})}});
+        auto existing = rc.inventory.secrets.find({ns, sname});
+        if (existing != rc.inventory.secrets.end()) {
+          existing->second.data[k] = value.as_string();
+        } else {
+          rc.inventory.add(secret);
+        }
+      }
+    }
+  }
+  auto in_pos = text.find("---INPUT---");
+  auto out_pos = text.find("---OUTPUT---");
+  REQUIRE(in_pos != std::string::npos);
+  REQUIRE(out_pos != std::string::npos);
+  std::string input = text.substr(in_pos + 11, out_pos - in_pos - 11);
+  for (auto& doc : model::parse_documents(input, name)) rc.inventory.add(doc.value);
+  auto out_docs = model::parse_documents(text.substr(out_pos + 12), name + " output");
+  REQUIRE(out_docs.size() == 1);
+  rc.expected = out_docs[0].value;
+  return rc;
+}
+
+std::string describe_difference(const model::Value& expected, const model::Value& actual, const std::string& path) {
+  if (expected == actual) return "";
+  if (expected.is_object() && actual.is_object()) {
+    std::string out;
+    for (const auto& [k, v] : expected.as_object()) {
+      const model::Value* a = actual.find(k);
+      if (!a) out += path + "." + k + ": missing\n";
+      else out += describe_difference(v, *a, path + "." + k);
+    }
+    for (const auto& [k, v] : actual.as_object())
+      if (!expected.find(k)) out += path + "." + k + ": unexpected " + model::to_json(v) + "\n";
+    return out;
+  }
+  if (expected.is_array() && actual.is_array() && expected.size() == actual.size()) {
+    std::string out;
+    for (std::size_t i = 0; i < expected.size(); ++i)
+      out += describe_difference(expected.as_array()[i], actual.as_array()[i], path + "[" + std::to_string(i) + "]");
+    return out;
+  }
+  return path + ": expected " + model::to_json(expected) + "\n" + std::string(path.size(), ' ') + "  actual   " +
+         model::to_json(actual) + "\n";
+}
+
+}  // namespace testutil
