@@ -1,4 +1,5 @@
 #include "model/inventory.hpp"
+#include "model/yaml_emit.hpp"
 
 #include <algorithm>
 #include <tuple>
@@ -35,12 +36,40 @@ void store(Table<T>& table, const Value& doc, Decode decode, FieldErrors& errors
   table[key] = Entry<T>{std::move(obj), errors.empty()};
 }
 
+// RFC 1123 subdomain (names) or label (namespaces), as the API server checks.
+bool valid_dns_name(const std::string& s, std::size_t max_len, bool allow_dots) {
+  if (s.empty() || s.size() > max_len) return false;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (!alnum(s.front()) || !alnum(s.back())) return false;
+  for (char c : s)
+    if (!alnum(c) && c != '-' && !(allow_dots && c == '.')) return false;
+  return true;
+}
+
 }  // namespace
+
+// Problems go to logs and terminals one per line, so control characters
+// from user-supplied keys and values are escaped.
+std::string printable(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c != 0x7f) {
+      out += ch;
+    } else {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
 
 std::string Problem::str() const {
   std::string out = kind + " " + (ns.empty() ? name : ns + "/" + name) + ": ";
   if (!path.empty()) out += path + ": ";
-  return out + message;
+  return printable(out + message);
 }
 
 bool operator<(const Problem& a, const Problem& b) {
@@ -64,7 +93,7 @@ void Inventory::add(const Value& doc) {
   const Value* api_v = doc.find("apiVersion");
   std::string kind = kind_v && kind_v->is_string() ? kind_v->as_string() : "";
   std::string api = api_v && api_v->is_string() ? api_v->as_string() : "";
-  if (kind.size() > 4 && kind.ends_with("List")) {
+  if (kind.ends_with("List")) {
     if (const Value* items = doc.find("items"); items && items->is_array())
       for (const auto& item : items->as_array()) add(item);
     return;
@@ -78,14 +107,26 @@ void Inventory::add(const Value& doc) {
   Value obj = doc;
   Value& meta = obj.find("metadata") && obj.find("metadata")->is_object() ? *obj.find("metadata")
                                                                             : obj.set("metadata", Value::object());
-  const Value* name = meta.find("name");
-  if (!name || !name->is_string() || name->as_string().empty()) {
+  const Value* name_v = meta.find("name");
+  if (!name_v || !name_v->is_string() || name_v->as_string().empty()) {
     problems_.push_back({kind, "", "<unnamed>", "metadata.name", "is required"});
+    return;
+  }
+  const std::string name = name_v->as_string();  // meta is modified below
+  if (!valid_dns_name(name, 253, true)) {
+    problems_.push_back({kind, "", "<invalid>", "metadata.name",
+                         to_json(*name_v) + " is not a valid name (lowercase RFC 1123 subdomain)"});
     return;
   }
   if (info->namespaced) {
     const Value* ns = meta.find("namespace");
-    if (!ns || !ns->is_string() || ns->as_string().empty()) meta.set("namespace", "default");
+    if (!ns || ns->is_null() || (ns->is_string() && ns->as_string().empty())) {
+      meta.set("namespace", "default");
+    } else if (!ns->is_string() || !valid_dns_name(ns->as_string(), 63, false)) {
+      problems_.push_back({kind, "<invalid>", name, "metadata.namespace",
+                           to_json(*ns) + " is not a valid namespace (lowercase RFC 1123 label)"});
+      return;
+    }
   } else {
     meta.erase("namespace");
   }
@@ -110,7 +151,7 @@ void Inventory::add(const Value& doc) {
   }
   const Value* ns = meta.find("namespace");
   std::string ns_str = ns && ns->is_string() ? ns->as_string() : "";
-  for (auto& e : errors) problems_.push_back({kind, ns_str, name->as_string(), std::move(e.path), std::move(e.message)});
+  for (auto& e : errors) problems_.push_back({kind, ns_str, name, std::move(e.path), std::move(e.message)});
 }
 
 bool Inventory::remove(const std::string& kind, const Key& key) {

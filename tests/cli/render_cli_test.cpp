@@ -1,0 +1,149 @@
+// Drives the real agent-operator binary: `render -f` exit codes, the error
+// line format, sorting, and every example manifest.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "golden_util.hpp"
+#include "model/parse.hpp"
+
+namespace {
+
+struct Run {
+  int code;
+  std::string out, err;
+};
+
+Run run(const std::string& args, const std::string& stdin_text = "") {
+  auto dir = std::filesystem::temp_directory_path() / ("ao-cli-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "in") << stdin_text;
+  std::string cmd = std::string(AO_BIN_DIR) + "/agent-operator " + args + " <" + (dir / "in").string() + " >" +
+                    (dir / "out").string() + " 2>" + (dir / "err").string();
+  int status = std::system(cmd.c_str());
+  Run r{WEXITSTATUS(status), testutil::read_text((dir / "out").string()), testutil::read_text((dir / "err").string())};
+  std::filesystem::remove_all(dir);
+  return r;
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  auto path = std::filesystem::temp_directory_path() / ("ao-cli-" + std::to_string(::getpid()) + "-" + name);
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+const char* kAgent = R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: agent, namespace: mon}
+spec:
+  metrics: {instanceSelector: {matchLabels: {agent: agent}}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: primary, namespace: mon, labels: {agent: agent}}
+spec:
+  serviceMonitorSelector: {}
+)";
+
+}  // namespace
+
+TEST_CASE("render prints complete, sorted objects for the examples", "[cli]") {
+  Run r = run("render -f " + testutil::source_path("deploy/examples"));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  auto docs = model::parse_documents(r.out, "stdout");
+  REQUIRE(docs.size() >= 8);
+  std::vector<std::string> keys;
+  for (const auto& d : docs) {
+    const auto* meta = d.value.find("metadata");
+    REQUIRE(meta);
+    keys.push_back(meta->find("namespace")->as_string() + "/" + d.value.find("kind")->as_string() + "/" +
+                   meta->find("name")->as_string());
+  }
+  CHECK(std::is_sorted(keys.begin(), keys.end()));
+  // Same input, same bytes.
+  CHECK(run("render -f " + testutil::source_path("deploy/examples")).out == r.out);
+}
+
+TEST_CASE("every upstream example manifest renders", "[cli]") {
+  for (const auto& e : std::filesystem::directory_iterator(testutil::reference_path("examples"))) {
+    if (e.path().extension() != ".yaml") continue;
+    Run r = run("render -f " + e.path().string());
+    INFO(e.path().string() << "\n" << r.err);
+    CHECK(r.code == 0);
+    bool has_root = testutil::read_text(e.path().string()).find("kind: GrafanaAgent") != std::string::npos;
+    CHECK((r.out.find("kind: StatefulSet") != std::string::npos) == has_root);
+  }
+  // Together, as a user applying all of them would have them (later files
+  // replace default/primary, so the docs' GrafanaAgent gets the instances).
+  Run all = run("render -f " + testutil::reference_path("examples"));
+  INFO(all.err);
+  CHECK(all.code == 0);
+  CHECK(all.out.find("name: grafana-agent-logs") != std::string::npos);
+  CHECK(all.out.find("name: grafana-agent-integrations-ds") != std::string::npos);
+}
+
+TEST_CASE("an invalid member is reported and its root still renders", "[cli]") {
+  std::string bad = std::string(kAgent) + R"(
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: broken, namespace: mon}
+spec:
+  selector: {matchExpressions: [{key: a, operator: Like, values: [x]}]}
+  endpoints: [{port: web}]
+)";
+  Run r = run("render -f -", bad);
+  CHECK(r.code == 1);
+  CHECK(r.err ==
+        "ServiceMonitor mon/broken: spec.selector.matchExpressions[0].operator: unknown operator \"Like\" (want In, "
+        "NotIn, Exists or DoesNotExist)\n");
+  CHECK(r.out.find("name: agent-config") != std::string::npos);
+}
+
+TEST_CASE("an invalid root renders nothing of its own; other roots still render", "[cli]") {
+  std::string two = std::string(kAgent) + R"(
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: broken, namespace: mon}
+spec:
+  metrics: {shards: "two", instanceSelector: {}}
+)";
+  Run r = run("render -f -", two);
+  CHECK(r.code == 1);
+  CHECK(r.err == "GrafanaAgent mon/broken: spec.metrics.shards: expected integer, got string\n");
+  CHECK(r.out.find("name: agent-config") != std::string::npos);
+  CHECK(r.out.find("broken") == std::string::npos);
+}
+
+TEST_CASE("unparsable input exits 2 naming the file and line", "[cli]") {
+  std::string path = write_temp("bad.yaml", "apiVersion: v1\nkind: Secret\nmetadata: {name: x\n");
+  Run r = run("render -f " + path);
+  CHECK(r.code == 2);
+  CHECK(std::regex_search(r.err, std::regex(std::regex_replace(path, std::regex(R"([.])"), R"(\.)") + ":[0-9]+: ")));
+  std::filesystem::remove(path);
+  Run missing = run("render -f /nonexistent/file.yaml");
+  CHECK(missing.code == 2);
+  CHECK(missing.err.find("/nonexistent/file.yaml") != std::string::npos);
+  Run usage = run("render");
+  CHECK(usage.code == 2);
+}
+
+TEST_CASE("render reads JSON and multi-document streams alike", "[cli]") {
+  Run yaml = run("render -f -", kAgent);
+  REQUIRE(yaml.code == 0);
+  std::string json =
+      R"({"apiVersion":"v1","kind":"List","items":[)"
+      R"({"apiVersion":"monitoring.grafana.com/v1alpha1","kind":"GrafanaAgent","metadata":{"name":"agent","namespace":"mon"},)"
+      R"("spec":{"metrics":{"instanceSelector":{"matchLabels":{"agent":"agent"}}}}},)"
+      R"({"apiVersion":"monitoring.grafana.com/v1alpha1","kind":"MetricsInstance","metadata":{"name":"primary","namespace":"mon","labels":{"agent":"agent"}},)"
+      R"("spec":{"serviceMonitorSelector":{}}}]})";
+  Run j = run("render -f -", json);
+  CHECK(j.code == 0);
+  CHECK(j.out == yaml.out);
+}

@@ -1,0 +1,119 @@
+#include <catch2/catch.hpp>
+
+#include "golden_util.hpp"
+#include "model/hierarchy.hpp"
+
+namespace {
+
+const char* kTwoAgents = R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: b-agent, namespace: mon}
+spec:
+  metrics: {instanceSelector: {matchLabels: {agent: shared}}}
+  logs: {instanceSelector: {matchLabels: {agent: shared}}}
+  integrations: {selector: {matchLabels: {agent: shared}}, namespaceSelector: {}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: a-agent, namespace: mon}
+spec:
+  metrics: {instanceSelector: {matchLabels: {agent: shared}}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: primary, namespace: mon, labels: {agent: shared}}
+spec:
+  serviceMonitorSelector: {matchLabels: {team: x}}
+  serviceMonitorNamespaceSelector: {}
+  podMonitorSelector: {}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: elsewhere, namespace: other, labels: {agent: shared}}
+spec: {}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: zz, namespace: app, labels: {team: x}}
+spec: {selector: {}, endpoints: [{port: m}]}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: aa, namespace: app, labels: {team: x}}
+spec: {selector: {}, endpoints: [{port: m}]}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: bad, namespace: app, labels: {team: x}}
+spec: {selector: {}, endpoints: [{port: 9}]}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: PodMonitor
+metadata: {name: in-own-ns, namespace: mon}
+spec: {selector: {}}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: PodMonitor
+metadata: {name: other-ns, namespace: app}
+spec: {selector: {}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: LogsInstance
+metadata: {name: logs, namespace: mon, labels: {agent: shared}}
+spec: {podLogsSelector: {}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: PodLogs
+metadata: {name: web, namespace: mon}
+spec: {selector: {}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: Integration
+metadata: {name: node, namespace: infra, labels: {agent: shared}}
+spec: {name: node_exporter, config: {}}
+)";
+
+std::vector<std::string> names(const auto& list) {
+  std::vector<std::string> out;
+  for (const auto* o : list) out.push_back(o->meta.ns + "/" + o->meta.name);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("hierarchy follows selectors and is sorted", "[hierarchy]") {
+  auto inv = testutil::inventory_from_yaml(kTwoAgents);
+  const auto& agent = inv.agents.at({"mon", "b-agent"}).obj;
+  auto h = model::build_hierarchy(inv, agent);
+  REQUIRE(h.metrics.size() == 1);  // nil instanceNamespaceSelector: own namespace only
+  CHECK(h.metrics[0].instance->meta.name == "primary");
+  CHECK(names(h.metrics[0].service_monitors) == std::vector<std::string>{"app/aa", "app/zz"});
+  CHECK(names(h.metrics[0].pod_monitors) == std::vector<std::string>{"mon/in-own-ns"});
+  CHECK(h.metrics[0].probes.empty());  // nil probeSelector selects nothing
+  REQUIRE(h.logs.size() == 1);
+  CHECK(names(h.logs[0].pod_logs) == std::vector<std::string>{"mon/web"});
+  CHECK(names(h.integrations) == std::vector<std::string>{"infra/node"});
+}
+
+TEST_CASE("one resource sits in several hierarchies", "[hierarchy]") {
+  auto inv = testutil::inventory_from_yaml(kTwoAgents);
+  auto a = model::build_hierarchy(inv, inv.agents.at({"mon", "a-agent"}).obj);
+  auto b = model::build_hierarchy(inv, inv.agents.at({"mon", "b-agent"}).obj);
+  REQUIRE(a.metrics.size() == 1);
+  REQUIRE(b.metrics.size() == 1);
+  CHECK(a.metrics[0].instance == b.metrics[0].instance);
+  CHECK(a.logs.empty());  // a-agent has no logs selector
+}
+
+TEST_CASE("an invalid member is skipped and its problem names the field", "[hierarchy]") {
+  auto inv = testutil::inventory_from_yaml(kTwoAgents);
+  REQUIRE(inv.problems().size() == 1);
+  CHECK(inv.problems()[0].str() == "ServiceMonitor app/bad: spec.endpoints[0].port: expected string, got integer");
+  auto explained = model::explain_hierarchy(inv, inv.agents.at({"mon", "b-agent"}).obj);
+  CHECK(std::find(explained.begin(), explained.end(),
+                  "ServiceMonitor app/bad: out: selected by MetricsInstance mon/primary but invalid") != explained.end());
+  CHECK(std::find(explained.begin(), explained.end(),
+                  "MetricsInstance other/elsewhere: out: namespace not selected by GrafanaAgent mon/b-agent") !=
+        explained.end());
+}
