@@ -1,16 +1,166 @@
-// TEMP(helper-metrics): replaced by the full metrics renderer.
+// The `metrics` block of agent.yml: the global settings (external labels,
+// scrape defaults, the GrafanaAgent's remote_write) and one instance per
+// MetricsInstance with its remote_write and scrape jobs (ServiceMonitors,
+// PodMonitors, Probes, then additionalScrapeConfigs).
+// Members are isolated: a monitor, an instance's remote_write or its
+// additionalScrapeConfigs that cannot be rendered is left out with a
+// Problem; the GrafanaAgent's own references resolve into the root's
+// assets, so their failures invalidate the root (see render.cpp).
+#include <algorithm>
+
 #include "model/config.hpp"
+#include "model/scrape_jobs.hpp"
+
 namespace model {
+namespace {
+
+constexpr const char* kWalDirectory = "/var/lib/grafana-agent/data";
+constexpr const char* kReplicaValue = "replica-$(STATEFULSET_ORDINAL_NUMBER)";
+
+struct MetricsContext {
+  const GrafanaAgent& agent;
+  const RenderOptions& opts;
+  AssetRefs& assets;
+  std::vector<Problem>& problems;
+  ConfigFlavor flavor;
+  std::int64_t shards;
+  std::optional<Value> sd_fields;  // apiServer settings, resolved once into the root's assets
+};
+
+void report(MetricsContext& ctx, const char* kind, const ObjectMeta& meta, const FieldErrors& errors) {
+  for (const auto& e : errors) {
+    Problem p{kind, meta.ns, meta.name, e.path, e.message};
+    // The integrations configs render the same instances again.
+    if (std::find(ctx.problems.begin(), ctx.problems.end(), p) == ctx.problems.end()) ctx.problems.push_back(p);
+  }
+}
+
+// cluster label, then the user's labels (which may override it), then the
+// replica label (which they may not); "" as a name leaves that label out.
+Value external_labels(const GrafanaAgent& agent, bool add_replica) {
+  const MetricsSubsystemSpec& m = agent.metrics;
+  Value out = Value::object();
+  std::string cluster = m.metrics_external_label_name.value_or("cluster");
+  if (!cluster.empty()) out.set(cluster, agent.meta.ns + "/" + agent.meta.name);
+  for (const auto& [k, v] : m.external_labels) out.set(k, v);
+  std::string replica = m.replica_external_label_name.value_or("__replica__");
+  if (add_replica && !replica.empty()) out.set(replica, kReplicaValue);
+  return out;
+}
+
+Value global_block(MetricsContext& ctx) {
+  const MetricsSubsystemSpec& m = ctx.agent.metrics;
+  Value global = Value::object();
+  global.set_nonempty("external_labels", external_labels(ctx.agent, ctx.flavor == ConfigFlavor::full));
+  global.set_nonempty("scrape_interval", m.scrape_interval);
+  global.set_nonempty("scrape_timeout", m.scrape_timeout);
+  global.set_nonempty("remote_write", scrape::remote_writes(ctx.agent.meta.ns, m.remote_write,
+                                                            "spec.metrics.remoteWrite", ctx.assets,
+                                                            ctx.opts.upstream_compat));
+  return global;
+}
+
+scrape::JobContext job_context(MetricsContext& ctx) {
+  if (!ctx.sd_fields) ctx.sd_fields = scrape::api_server_sd_fields(ctx.agent, ctx.assets, ctx.opts.upstream_compat);
+  return scrape::JobContext{ctx.agent, ctx.opts, ctx.shards, *ctx.sd_fields};
+}
+
+// Renders each member into its own AssetRefs; a member with errors is left
+// out whole and reported.
+template <class T, class Render>
+void append_members(MetricsContext& ctx, const char* kind, const std::vector<const T*>& members, Render render,
+                    Value& jobs) {
+  for (const T* member : members) {
+    AssetRefs scratch(ctx.assets.inventory());
+    Value out = render(*member, scratch);
+    if (!scratch.errors.empty()) {
+      report(ctx, kind, member->meta, scratch.errors);
+      continue;
+    }
+    ctx.assets.absorb(std::move(scratch));
+    if (!out.is_array()) jobs.push(std::move(out));
+    else
+      for (auto& job : out.as_array()) jobs.push(std::move(job));
+  }
+}
+
+void append_monitor_jobs(MetricsContext& ctx, const MetricsInstanceNode& node, Value& jobs) {
+  if (ctx.flavor != ConfigFlavor::full) return;  // integration pods scrape no monitors
+  if (node.service_monitors.empty() && node.pod_monitors.empty() && node.probes.empty()) return;
+  scrape::JobContext jc = job_context(ctx);
+  append_members(ctx, "ServiceMonitor", node.service_monitors,
+                 [&](const ServiceMonitor& sm, AssetRefs& a) { return scrape::service_monitor_jobs(jc, sm, a); }, jobs);
+  append_members(ctx, "PodMonitor", node.pod_monitors,
+                 [&](const PodMonitor& pm, AssetRefs& a) { return scrape::pod_monitor_jobs(jc, pm, a); }, jobs);
+  append_members(ctx, "Probe", node.probes,
+                 [&](const Probe& p, AssetRefs& a) { return scrape::probe_job(jc, p, a); }, jobs);
+}
+
+void append_additional_jobs(MetricsContext& ctx, const MetricsInstance& mi, Value& jobs) {
+  if (!mi.additional_scrape_configs) return;
+  const Value no_sd_fields = Value::object();
+  scrape::JobContext jc{ctx.agent, ctx.opts, ctx.shards, no_sd_fields};
+  AssetRefs scratch(ctx.assets.inventory());
+  Value extra = scrape::additional_scrape_configs(jc, mi, scratch);
+  if (!scratch.errors.empty()) {
+    report(ctx, "MetricsInstance", mi.meta, scratch.errors);
+    return;
+  }
+  ctx.assets.absorb(std::move(scratch));
+  for (auto& job : extra.as_array()) jobs.push(std::move(job));
+}
+
+// One metrics instance; nullopt when its own remote_write references fail.
+std::optional<Value> instance_config(MetricsContext& ctx, const MetricsInstanceNode& node) {
+  const MetricsInstance& mi = *node.instance;
+  AssetRefs scratch(ctx.assets.inventory());
+  Value remote_write =
+      scrape::remote_writes(mi.meta.ns, mi.remote_write, "spec.remoteWrite", scratch, ctx.opts.upstream_compat);
+  if (!scratch.errors.empty()) {
+    report(ctx, "MetricsInstance", mi.meta, scratch.errors);
+    return std::nullopt;
+  }
+  ctx.assets.absorb(std::move(scratch));
+  Value cfg = Value::obj({{"name", mi.meta.ns + "/" + mi.meta.name}});
+  cfg.set_nonempty("wal_truncate_frequency", mi.wal_truncate_frequency);
+  cfg.set_nonempty("min_wal_time", mi.min_wal_time);
+  cfg.set_nonempty("max_wal_time", mi.max_wal_time);
+  cfg.set_nonempty("remote_flush_deadline", mi.remote_flush_deadline);
+  if (mi.write_stale_on_shutdown == true) cfg.set("write_stale_on_shutdown", true);
+  cfg.set_nonempty("remote_write", std::move(remote_write));
+  Value jobs = Value::array();
+  append_monitor_jobs(ctx, node, jobs);
+  append_additional_jobs(ctx, mi, jobs);
+  cfg.set_nonempty("scrape_configs", std::move(jobs));
+  return cfg;
+}
+
+}  // namespace
+
 Value render_server_block(const GrafanaAgent& agent) {
   Value v = Value::object();
   v.set_nonempty("log_level", agent.log_level);
   v.set_nonempty("log_format", agent.log_format);
   return v;
 }
-Value render_metrics_block(const Hierarchy&, const RenderOptions&, AssetRefs&, std::vector<Problem>&, ConfigFlavor) {
-  return Value::obj({{"wal_directory", "/var/lib/grafana-agent/data"}});
+
+Value render_metrics_block(const Hierarchy& h, const RenderOptions& opts, AssetRefs& assets,
+                           std::vector<Problem>& problems, ConfigFlavor flavor) {
+  const std::int64_t requested = h.agent->metrics.shards.value_or(1);
+  MetricsContext ctx{*h.agent, opts, assets, problems, flavor, requested > 1 ? requested : 1, std::nullopt};
+  Value block = Value::obj({{"wal_directory", kWalDirectory}});
+  block.set("global", global_block(ctx));
+  Value configs = Value::array();
+  for (const auto& node : h.metrics)
+    if (auto cfg = instance_config(ctx, node)) configs.push(std::move(*cfg));
+  block.set_nonempty("configs", std::move(configs));
+  return block;
 }
-Value render_metrics_config(const Hierarchy& h, const RenderOptions& o, AssetRefs& a, std::vector<Problem>& p) {
-  return Value::obj({{"server", render_server_block(*h.agent)}, {"metrics", render_metrics_block(h, o, a, p, ConfigFlavor::full)}});
+
+Value render_metrics_config(const Hierarchy& h, const RenderOptions& opts, AssetRefs& assets,
+                            std::vector<Problem>& problems) {
+  return Value::obj({{"server", render_server_block(*h.agent)},
+                     {"metrics", render_metrics_block(h, opts, assets, problems, ConfigFlavor::full)}});
 }
-}
+
+}  // namespace model

@@ -9,6 +9,7 @@
 // match.stages nesting and only the match decoder uses it.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <unordered_map>
 
 #include "model/meta.hpp"
 
@@ -81,6 +82,18 @@ namespace {
 const char* const kActions[] = {"replace",  "keep",      "drop",      "hashmod",   "labelmap", "labeldrop",
                                 "labelkeep", "keepequal", "dropequal", "lowercase", "uppercase"};
 
+// Compiling a regex costs microseconds and clusters reuse the same few
+// hundred patterns across thousands of monitors, so results are memoised.
+const std::string& regex_error(const std::string& regex) {
+  thread_local std::unordered_map<std::string, std::string> cache;
+  if (auto it = cache.find(regex); it != cache.end()) return it->second;
+  if (cache.size() > 4096) cache.clear();
+  RE2::Options opts;
+  opts.set_log_errors(false);
+  RE2 re("^(?:" + regex + ")$", opts);
+  return cache.emplace(regex, re.ok() ? std::string() : re.error()).first->second;
+}
+
 void validate_relabel(const Reader& r, const RelabelConfig& c) {
   std::string action = c.action.value_or("replace");
   std::transform(action.begin(), action.end(), action.begin(), [](unsigned char ch) { return std::tolower(ch); });
@@ -89,10 +102,8 @@ void validate_relabel(const Reader& r, const RelabelConfig& c) {
     return;
   }
   if (c.regex) {
-    RE2::Options opts;
-    opts.set_log_errors(false);
-    RE2 re("^(?:" + *c.regex + ")$", opts);
-    if (!re.ok()) r.error("regex", "invalid regular expression \"" + *c.regex + "\": " + re.error());
+    const std::string& err = regex_error(*c.regex);
+    if (!err.empty()) r.error("regex", "invalid regular expression \"" + *c.regex + "\": " + err);
   }
   bool has_target = c.target_label && !c.target_label->empty();
   if ((action == "replace" || action == "hashmod" || action == "lowercase" || action == "uppercase" ||

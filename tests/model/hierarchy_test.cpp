@@ -117,3 +117,19 @@ TEST_CASE("an invalid member is skipped and its problem names the field", "[hier
                   "MetricsInstance other/elsewhere: out: namespace not selected by GrafanaAgent mon/b-agent") !=
         explained.end());
 }
+
+TEST_CASE("upstream's resource hierarchy test data", "[hierarchy][golden]") {
+  auto inv = testutil::inventory_from_yaml(
+      testutil::read_text(testutil::reference_path("golden/agent-operator/test-resource-hierarchy.yaml")));
+  CHECK(inv.problems().empty());
+  const auto& agent = inv.agents.at({"default", "grafana-agent-example"}).obj;
+  auto h = model::build_hierarchy(inv, agent);
+  REQUIRE(h.metrics.size() == 1);
+  CHECK(h.metrics[0].instance->meta.name == "primary");
+  CHECK(names(h.metrics[0].pod_monitors) == std::vector<std::string>{"default/grafana-agents"});
+  CHECK(h.metrics[0].service_monitors.empty());
+  CHECK(h.metrics[0].probes.empty());  // nil probeSelector: labels.Nothing()
+  REQUIRE(h.logs.size() == 1);
+  CHECK(names(h.logs[0].pod_logs) == std::vector<std::string>{"default/grafana-agents"});
+  CHECK(names(h.integrations) == std::vector<std::string>{"default/node-exporter"});
+}

@@ -1,0 +1,140 @@
+#include <catch2/catch.hpp>
+
+#include "golden_util.hpp"
+#include "model/render.hpp"
+#include "model/yaml_emit.hpp"
+
+namespace {
+
+const char* kAgentWithIntegrations = R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: agent, namespace: mon}
+spec:
+  integrations: {selector: {matchLabels: {agent: agent}}, namespaceSelector: {}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: Integration
+metadata: {name: node-a, namespace: mon, labels: {agent: agent}}
+spec: {name: node_exporter, type: {allNodes: true, unique: true}, config: {rootfs_path: /a}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: Integration
+metadata: {name: node-b, namespace: mon, labels: {agent: agent}}
+spec: {name: node_exporter, type: {allNodes: true}, config: {rootfs_path: /b}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: Integration
+metadata: {name: redis-a, namespace: mon, labels: {agent: agent}}
+spec: {name: redis_exporter, config: {redis_addr: a:6379}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: Integration
+metadata: {name: redis-b, namespace: mon, labels: {agent: agent}}
+spec: {name: redis_exporter, config: {redis_addr: b:6379}, secrets: [{name: missing, key: password}]}
+)";
+
+std::vector<std::string> names_of(const std::vector<model::Value>& objects) {
+  std::vector<std::string> out;
+  for (const auto& o : objects)
+    out.push_back(o.find("kind")->as_string() + "/" + o.find("metadata")->find("name")->as_string());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("duplicate unique integrations are rejected on that root", "[render]") {
+  auto inv = testutil::inventory_from_yaml(kAgentWithIntegrations);
+  const auto& agent = inv.agents.at({"mon", "agent"}).obj;
+  auto r = model::render_agent(inv, agent, model::RenderOptions{});
+  REQUIRE(r.problems.size() == 2);
+  CHECK(r.problems[0].str() ==
+        "Integration mon/node-b: spec.type.unique: integration \"node_exporter\" is unique and already provided by "
+        "Integration mon/node-a for GrafanaAgent mon/agent");
+  CHECK(r.problems[1].str() == "Integration mon/redis-b: spec.secrets[0]: Secret mon/missing not found");
+  std::string ds_config = model::to_yaml(r.configs.at("agent-integrations-ds-config"));
+  CHECK(ds_config.find("/a") != std::string::npos);
+  CHECK(ds_config.find("/b") == std::string::npos);
+
+  model::RenderOptions compat;
+  compat.upstream_compat = true;
+  auto u = model::render_agent(inv, agent, compat);
+  CHECK(model::to_yaml(u.configs.at("agent-integrations-ds-config")).find("/b") != std::string::npos);
+}
+
+TEST_CASE("a root whose own Secret reference fails renders nothing", "[render]") {
+  auto inv = testutil::inventory_from_yaml(R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: broken, namespace: mon}
+spec:
+  metrics:
+    instanceSelector: {}
+    remoteWrite: [{url: 'https://x/push', basicAuth: {username: {name: gone, key: u}, password: {name: gone, key: p}}}]
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: fine, namespace: mon}
+spec:
+  metrics: {instanceSelector: {}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: primary, namespace: mon}
+spec: {}
+)");
+  auto all = model::render_all(inv, model::RenderOptions{});
+  REQUIRE(!all.problems.empty());
+  for (const auto& p : all.problems) CHECK(p.str().rfind("GrafanaAgent mon/broken: spec.metrics.remoteWrite[0]", 0) == 0);
+  for (const auto& n : names_of(all.objects)) CHECK(n.find("broken") == std::string::npos);
+  auto names = names_of(all.objects);
+  CHECK(std::find(names.begin(), names.end(), "StatefulSet/fine") != names.end());
+}
+
+TEST_CASE("a paused agent renders nothing", "[render]") {
+  auto inv = testutil::inventory_from_yaml(R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: a, namespace: mon}
+spec: {paused: true, metrics: {instanceSelector: {}}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: primary, namespace: mon}
+spec: {}
+)");
+  auto all = model::render_all(inv, model::RenderOptions{});
+  CHECK(all.objects.empty());
+  CHECK(all.problems.empty());
+}
+
+TEST_CASE("an agent without instances still gets its assets Secret only", "[render]") {
+  auto inv = testutil::inventory_from_yaml(R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: a, namespace: mon}
+spec: {}
+)");
+  auto all = model::render_all(inv, model::RenderOptions{});
+  CHECK(names_of(all.objects) == std::vector<std::string>{"Secret/a-secrets"});
+}
+
+TEST_CASE("rendering is deterministic regardless of input order", "[render]") {
+  auto forward = testutil::inventory_from_yaml(kAgentWithIntegrations);
+  std::string text = kAgentWithIntegrations;
+  // Reverse the document order.
+  std::vector<std::string> docs;
+  std::size_t pos = 0;
+  while (true) {
+    auto next = text.find("\n---\n", pos);
+    docs.push_back(text.substr(pos, next == std::string::npos ? std::string::npos : next - pos));
+    if (next == std::string::npos) break;
+    pos = next + 5;
+  }
+  std::string reversed;
+  for (auto it = docs.rbegin(); it != docs.rend(); ++it) reversed += *it + "\n---\n";
+  auto backward = testutil::inventory_from_yaml(reversed);
+  auto a = model::render_all(forward, model::RenderOptions{});
+  auto b = model::render_all(backward, model::RenderOptions{});
+  CHECK(model::to_yaml_stream(a.objects) == model::to_yaml_stream(b.objects));
+}

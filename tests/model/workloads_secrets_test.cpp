@@ -1,0 +1,123 @@
+// Config and assets Secrets (gzip, data keys, labels, ownerReferences) and
+// the operator's -labels flag across every object.
+#include <catch2/catch.hpp>
+
+#include "golden_util.hpp"
+#include "model/codec.hpp"
+#include "model/render.hpp"
+#include "model/workloads.hpp"
+
+namespace {
+
+using model::Value;
+
+model::GrafanaAgent agent_named_a() {
+  auto inv = testutil::inventory_from_yaml(
+      "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\nmetadata: {name: a, namespace: ns, uid: u}\n");
+  return inv.agents.begin()->second.obj;
+}
+
+std::string decoded_config(const Value& secret) {
+  auto bytes = model::base64_decode(secret.find("data")->find("agent.yml")->as_string());
+  REQUIRE(bytes);
+  return *bytes;
+}
+
+const Value& labels_of(const Value& o) { return *o.find("metadata")->find("labels"); }
+
+}  // namespace
+
+TEST_CASE("config Secret: agent.yml, gzipped only above the threshold", "[workloads]") {
+  auto agent = agent_named_a();
+  model::RenderOptions opts;
+  opts.gzip_threshold = 64;
+  std::string small(64, 'x');
+  Value plain = model::make_config_secret(agent, "a-config", small, opts);
+  CHECK(decoded_config(plain) == small);
+  CHECK(plain.find("data")->size() == 1);
+
+  std::string big;
+  for (int i = 0; i < 40; ++i) big += "line " + std::to_string(i) + ": value\n";
+  Value zipped = model::make_config_secret(agent, "a-config", big, opts);
+  std::string stored = decoded_config(zipped);
+  CHECK(stored != big);
+  CHECK(stored.size() < big.size());
+  CHECK(stored.substr(0, 2) == std::string("\x1f\x8b"));
+  auto unzipped = model::gzip_decompress(stored);
+  REQUIRE(unzipped);
+  CHECK(*unzipped == big);
+  CHECK(model::make_config_secret(agent, "a-config", big, opts) == zipped);  // deterministic
+}
+
+TEST_CASE("config Secret metadata: managed-by, -labels, non-controller owner", "[workloads]") {
+  model::RenderOptions opts;
+  opts.operator_labels = {{"team", "infra"}};
+  Value s = model::make_config_secret(agent_named_a(), "a-logs-config", "x: 1\n", opts);
+  CHECK(s.find("kind")->as_string() == "Secret");
+  CHECK(s.find("metadata")->find("name")->as_string() == "a-logs-config");
+  CHECK(s.find("metadata")->find("namespace")->as_string() == "ns");
+  CHECK(labels_of(s) == Value::obj({{"app.kubernetes.io/managed-by", "grafana-agent-operator"}, {"team", "infra"}}));
+  CHECK(*s.find("metadata")->find("ownerReferences") ==
+        Value::arr({Value::obj({{"apiVersion", "monitoring.grafana.com/v1alpha1"},
+                                {"kind", "GrafanaAgent"},
+                                {"name", "a"},
+                                {"uid", "u"},
+                                {"blockOwnerDeletion", true}})}));
+}
+
+TEST_CASE("assets Secret: sanitised keys, base64 values, no -labels", "[workloads]") {
+  model::RenderOptions opts;
+  opts.operator_labels = {{"team", "infra"}};
+  std::map<std::string, std::string> assets{{"/secrets/app/api-tls/ca.crt", "CA"},
+                                            {"/configMaps/app/cm/key", "v"}};
+  Value s = model::make_assets_secret(agent_named_a(), assets, opts);
+  CHECK(s.find("metadata")->find("name")->as_string() == "a-secrets");
+  CHECK(labels_of(s) == Value::obj({{"app.kubernetes.io/managed-by", "grafana-agent-operator"}}));
+  CHECK(!s.find("metadata")->find("ownerReferences")->as_array()[0].find("controller"));
+  CHECK(*s.find("data") == Value::obj({{"_secrets_app_api_tls_ca_crt", model::base64_encode("CA")},
+                                       {"_configMaps_app_cm_key", model::base64_encode("v")}}));
+  CHECK(!model::make_assets_secret(agent_named_a(), {}, opts).find("data"));
+}
+
+TEST_CASE("-labels win everywhere except on <ga>-secrets", "[workloads]") {
+  auto inv = testutil::inventory_from_yaml(R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: a, namespace: ns}
+spec:
+  podMetadata: {labels: {team: pods}}
+  metrics: {instanceSelector: {}}
+  logs: {instanceSelector: {}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: m, namespace: ns}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: LogsInstance
+metadata: {name: l, namespace: ns}
+)");
+  model::RenderOptions opts;
+  opts.operator_labels = {{"team", "infra"}, {"app.kubernetes.io/instance", "forced"}};
+  auto r = model::render_agent(inv, inv.agents.begin()->second.obj, opts);
+  REQUIRE(r.objects.size() == 6);
+  for (const Value& o : r.objects) {
+    std::string name = o.find("metadata")->find("name")->as_string();
+    INFO(name);
+    const Value& labels = labels_of(o);
+    if (name == "a-secrets") {
+      CHECK(!labels.find("team"));
+      continue;
+    }
+    CHECK(labels.find("team")->as_string() == "infra");
+    const Value* spec = o.find("spec");
+    if (!spec || !spec->find("template")) continue;
+    const Value& selector = *spec->find("selector")->find("matchLabels");
+    const Value& pod = *spec->find("template")->find("metadata")->find("labels");
+    CHECK(selector.find("team")->as_string() == "infra");
+    CHECK(selector.find("app.kubernetes.io/instance")->as_string() == "forced");
+    CHECK(pod.find("team")->as_string() == "infra");
+    CHECK(pod.find("app.kubernetes.io/instance")->as_string() == "forced");
+    CHECK(labels.find("app.kubernetes.io/instance")->as_string() == "forced");
+  }
+}
