@@ -92,21 +92,21 @@ metadata: {name: cm, namespace: mon}
 data: {conf: c}
 )";
 
-struct Rendered {
+// The input's agent and its integrations split by allNodes, in
+// namespace/name order. Not copyable: it points into its own inventory.
+struct Loaded {
+  Loaded() : inv(testutil::inventory_from_yaml(kInput)), agent(&inv.agents.at({"mon", "ga"}).obj) {
+    for (const auto& [key, entry] : inv.integrations) (entry.obj.all_nodes ? ds : deploy).push_back(&entry.obj);
+    REQUIRE(ds.size() == 2);
+    REQUIRE(deploy.size() == 1);
+  }
+  Loaded(const Loaded&) = delete;
+  Loaded& operator=(const Loaded&) = delete;
+
   model::Inventory inv;
-  const model::GrafanaAgent* agent = nullptr;
+  const model::GrafanaAgent* agent;
   std::vector<const model::Integration*> ds, deploy;
 };
-
-Rendered load() {
-  Rendered r;
-  r.inv = testutil::inventory_from_yaml(kInput);
-  r.agent = &r.inv.agents.at({"mon", "ga"}).obj;
-  for (const auto& [key, entry] : r.inv.integrations) (entry.obj.all_nodes ? r.ds : r.deploy).push_back(&entry.obj);
-  REQUIRE(r.ds.size() == 2);
-  REQUIRE(r.deploy.size() == 1);
-  return r;
-}
 
 bool selects(const Value& selector, const Value& labels) {
   for (const auto& [k, v] : selector.as_object())
@@ -117,7 +117,7 @@ bool selects(const Value& selector, const Value& labels) {
 }  // namespace
 
 TEST_CASE("integrations DaemonSet and Deployment select only their own pods", "[workloads]") {
-  Rendered r = load();
+  Loaded r;
   model::RenderOptions opts;
   Value ds = model::make_integrations_workload(*r.agent, r.ds, true, opts);
   Value deploy = model::make_integrations_workload(*r.agent, r.deploy, false, opts);
@@ -133,7 +133,7 @@ TEST_CASE("integrations DaemonSet and Deployment select only their own pods", "[
 }
 
 TEST_CASE("upstream_compat reproduces the identical integrations selectors", "[workloads]") {
-  Rendered r = load();
+  Loaded r;
   model::RenderOptions opts;
   opts.upstream_compat = true;
   Value ds = model::make_integrations_workload(*r.agent, r.ds, true, opts);
@@ -145,25 +145,27 @@ TEST_CASE("upstream_compat reproduces the identical integrations selectors", "[w
 }
 
 TEST_CASE("integrations DaemonSet pod: merged extras, prefixed volumes, projected keys", "[workloads]") {
-  Rendered r = load();
+  Loaded r;
   Value ds = model::make_integrations_workload(*r.agent, r.ds, true, model::RenderOptions{});
   CHECK(at(ds, "kind").as_string() == "DaemonSet");
   CHECK(at(ds, "metadata.name").as_string() == "ga-integrations-ds");
   CHECK(at(ds, "spec.updateStrategy") == Value::obj({{"type", "RollingUpdate"}}));
   CHECK(!at(ds, "spec").find("volumeClaimTemplates"));
   const Value& pod = at(ds, "spec.template.spec");
-  CHECK(names(at(pod, "volumes")) ==
-        std::vector<std::string>{"config", "config-out", "secrets", "mon-node-proc", "ga-integrations-secrets",
-                                 "ga-integrations-ds-wal", "varlog", "dockerlogs"});
+  CHECK(names(at(pod, "volumes")) == std::vector<std::string>{"config", "config-out", "secrets", "mon-node-proc",
+                                                              "ga-integrations-secrets", "ga-integrations-ds-wal",
+                                                              "varlog", "dockerlogs"});
   CHECK(at(pod, "volumes[0].secret.secretName").as_string() == "ga-integrations-ds-config");
   CHECK(at(pod, "volumes[3].hostPath.path").as_string() == "/proc");
-  CHECK(at(pod, "volumes[4].secret") ==
-        Value::obj({{"secretName", "ga-secrets"},
-                    {"optional", true},
-                    {"items", Value::arr({Value::obj({{"key", "_secrets_mon_s_token"}, {"path", "secrets/mon/s/token"}}),
-                                          Value::obj({{"key", "_configMaps_mon_cm_conf"}, {"path", "configMaps/mon/cm/conf"}}),
-                                          Value::obj({{"key", "_secrets_other_s_token"}, {"path", "secrets/other/s/token"}}),
-                                          Value::obj({{"key", "_secrets_other_maybe_k"}, {"path", "secrets/other/maybe/k"}})})}}));
+  CHECK(
+      at(pod, "volumes[4].secret") ==
+      Value::obj({{"secretName", "ga-secrets"},
+                  {"optional", true},
+                  {"items",
+                   Value::arr({Value::obj({{"key", "_secrets_mon_s_token"}, {"path", "secrets/mon/s/token"}}),
+                               Value::obj({{"key", "_configMaps_mon_cm_conf"}, {"path", "configMaps/mon/cm/conf"}}),
+                               Value::obj({{"key", "_secrets_other_s_token"}, {"path", "secrets/other/s/token"}}),
+                               Value::obj({{"key", "_secrets_other_maybe_k"}, {"path", "secrets/other/maybe/k"}})})}}));
   CHECK(at(pod, "volumes[5].emptyDir") == Value::object());
   const Value& agent = at(pod, "containers[1]");
   CHECK(at(agent, "volumeMounts[3]") ==
@@ -182,7 +184,7 @@ TEST_CASE("integrations DaemonSet pod: merged extras, prefixed volumes, projecte
 }
 
 TEST_CASE("integrations Deployment: no projected volume without references", "[workloads]") {
-  Rendered r = load();
+  Loaded r;
   Value deploy = model::make_integrations_workload(*r.agent, r.deploy, false, model::RenderOptions{});
   CHECK(at(deploy, "kind").as_string() == "Deployment");
   CHECK(at(deploy, "metadata.name").as_string() == "ga-integrations-deploy");

@@ -99,9 +99,10 @@ TEST_CASE("D2: three shards of two replicas", "[workloads]") {
 
 TEST_CASE("replicas default to 1, negatives become 0, shards below 2 mean one set", "[workloads]") {
   auto base = [](const std::string& metrics) {
-    return agent_from("apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\n"
-                      "metadata: {name: a, namespace: ns}\nspec:\n  metrics: " +
-                      metrics + "\n");
+    return agent_from(
+        "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\n"
+        "metadata: {name: a, namespace: ns}\nspec:\n  metrics: " +
+        metrics + "\n");
   };
   model::RenderOptions opts;
   auto plain = model::make_metrics_statefulsets(base("{}"), opts);
@@ -118,9 +119,10 @@ TEST_CASE("replicas default to 1, negatives become 0, shards below 2 mean one se
 
 TEST_CASE("storage variants pick the WAL volume", "[workloads]") {
   auto with_storage = [](const std::string& storage) {
-    return agent_from("apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\n"
-                      "metadata: {name: a, namespace: ns}\nspec:\n  metrics: {shards: 2}\n  storage: " +
-                      storage + "\n");
+    return agent_from(
+        "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\n"
+        "metadata: {name: a, namespace: ns}\nspec:\n  metrics: {shards: 2}\n  storage: " +
+        storage + "\n");
   };
   model::RenderOptions opts;
 
@@ -167,8 +169,8 @@ spec: {portName: agent-metrics}
   CHECK(at(svc, "metadata.ownerReferences[0].controller") == Value(true));
   CHECK(at(svc, "metadata.ownerReferences[0].uid").as_string() == "u-1");
   CHECK(at(svc, "spec.clusterIP").as_string() == "None");
-  CHECK(at(svc, "spec.ports") == Value::arr({Value::obj(
-                                     {{"name", "agent-metrics"}, {"port", 8080}, {"targetPort", "agent-metrics"}})}));
+  CHECK(at(svc, "spec.ports") ==
+        Value::arr({Value::obj({{"name", "agent-metrics"}, {"port", 8080}, {"targetPort", "agent-metrics"}})}));
   CHECK(at(svc, "spec.selector") ==
         Value::obj({{"app.kubernetes.io/name", "grafana-agent"}, {"operator.agent.grafana.com/name", "a"}}));
 }

@@ -38,9 +38,10 @@ const Value& at(const Value& v, const std::string& path) {
 }
 
 model::GrafanaAgent agent_from(const std::string& spec, const std::string& meta_extra = "") {
-  auto inv = testutil::inventory_from_yaml("apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\n"
-                                           "metadata: {name: a, namespace: ns" +
-                                           meta_extra + "}\nspec:\n" + spec);
+  auto inv = testutil::inventory_from_yaml(
+      "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\n"
+      "metadata: {name: a, namespace: ns" +
+      meta_extra + "}\nspec:\n" + spec);
   REQUIRE(inv.agents.size() == 1);
   REQUIRE(inv.agents.begin()->second.valid);
   return inv.agents.begin()->second.obj;
@@ -69,16 +70,15 @@ TEST_CASE("containers: reloader first, agent second, with upstream's args", "[wo
         Value::arr({"--config-file=/var/lib/grafana-agent/config-in/agent.yml",
                     "--config-envsubst-file=/var/lib/grafana-agent/config/agent.yml", "--watch-interval=1m",
                     "--statefulset-ordinal-from-envvar=POD_NAME", "--reload-url=http://127.0.0.1:8080/-/reload"}));
-  CHECK(at(reloader, "securityContext") ==
-        Value::obj({{"allowPrivilegeEscalation", false},
-                    {"readOnlyRootFilesystem", true},
-                    {"capabilities", Value::obj({{"drop", Value::arr({"ALL"})}})}}));
+  CHECK(at(reloader, "securityContext") == Value::obj({{"allowPrivilegeEscalation", false},
+                                                       {"readOnlyRootFilesystem", true},
+                                                       {"capabilities", Value::obj({{"drop", Value::arr({"ALL"})}})}}));
   CHECK(!reloader.find("resources"));
   CHECK(at(agent, "name").as_string() == "grafana-agent");
   CHECK(at(agent, "image").as_string() == "grafana/agent:" + opts.default_agent_version);
-  CHECK(at(agent, "args") == Value::arr({"-config.file=/var/lib/grafana-agent/config/agent.yml",
-                                         "-config.expand-env=true", "-server.http.address=0.0.0.0:8080",
-                                         "-enable-features=integrations-next"}));
+  CHECK(at(agent, "args") ==
+        Value::arr({"-config.file=/var/lib/grafana-agent/config/agent.yml", "-config.expand-env=true",
+                    "-server.http.address=0.0.0.0:8080", "-enable-features=integrations-next"}));
   CHECK(at(agent, "ports") ==
         Value::arr({Value::obj({{"name", "http-metrics"}, {"containerPort", 8080}, {"protocol", "TCP"}})}));
   CHECK(at(agent, "readinessProbe") ==
@@ -98,10 +98,10 @@ TEST_CASE("images and flags follow the spec", "[workloads]") {
   CHECK(at(versioned, "spec.template.spec.containers[1].image").as_string() == "grafana/agent:v0.40.1");
   CHECK(at(versioned, "spec.template.spec.containers[0].image").as_string() ==
         "quay.io/prometheus-operator/prometheus-config-reloader:v0.70.0");
-  Value explicit_images = shard0(agent_from(
-      "  image: reg/agent:x\n  version: v0.40.1\n  configReloaderImage: reg/reloader:y\n"
-      "  configReloaderVersion: v0.70.0\n  enableConfigReadAPI: true\n  disableReporting: true\n"
-      "  disableSupportBundle: true\n  resources: {limits: {memory: 1Gi}}\n  metrics: {}\n"));
+  Value explicit_images =
+      shard0(agent_from("  image: reg/agent:x\n  version: v0.40.1\n  configReloaderImage: reg/reloader:y\n"
+                        "  configReloaderVersion: v0.70.0\n  enableConfigReadAPI: true\n  disableReporting: true\n"
+                        "  disableSupportBundle: true\n  resources: {limits: {memory: 1Gi}}\n  metrics: {}\n"));
   const Value& agent = at(explicit_images, "spec.template.spec.containers[1]");
   CHECK(at(agent, "image").as_string() == "reg/agent:x");
   CHECK(at(explicit_images, "spec.template.spec.containers[0].image").as_string() == "reg/reloader:y");
@@ -146,9 +146,10 @@ TEST_CASE("pod-level fields are taken from the spec", "[workloads]") {
 TEST_CASE("labels and annotations of pods and workloads", "[workloads]") {
   model::RenderOptions opts;
   opts.operator_version = "v0.41.0-rc.1";
-  auto agent = agent_from("  podMetadata: {labels: {team: obs, grafana-agent: spoofed}, annotations: {note: n}}\n"
-                          "  metrics: {}\n",
-                          ", annotations: {owner: me, kubectl.kubernetes.io/last-applied-configuration: '{}'}");
+  auto agent = agent_from(
+      "  podMetadata: {labels: {team: obs, grafana-agent: spoofed}, annotations: {note: n}}\n"
+      "  metrics: {}\n",
+      ", annotations: {owner: me, kubectl.kubernetes.io/last-applied-configuration: '{}'}");
   Value ss = shard0(agent, opts);
   const Value& pod_labels = at(ss, "spec.template.metadata.labels");
   CHECK(at(pod_labels, "team").as_string() == "obs");
@@ -174,9 +175,8 @@ TEST_CASE("extra Secret and ConfigMap mounts follow the agent's own volumes", "[
   metrics: {}
 )"));
   const Value& pod = at(ss, "spec.template.spec");
-  CHECK(names(at(pod, "volumes")) ==
-        std::vector<std::string>{"config", "config-out", "secrets", "a-wal", "own", "secret-extra-secret-a",
-                                 "configmap-cm-b"});
+  CHECK(names(at(pod, "volumes")) == std::vector<std::string>{"config", "config-out", "secrets", "a-wal", "own",
+                                                              "secret-extra-secret-a", "configmap-cm-b"});
   CHECK(at(pod, "volumes[5].secret") == Value::obj({{"secretName", "Extra.Secret_A"}}));
   CHECK(at(pod, "volumes[6].configMap") == Value::obj({{"name", "cm-b"}}));
   const Value& mounts = at(pod, "containers[1].volumeMounts");
@@ -216,12 +216,13 @@ TEST_CASE("container patches merge by name; other containers are appended", "[wo
   CHECK(at(containers, "[0].resources") == Value::obj({{"requests", Value::obj({{"cpu", "10m"}})}}));
   const Value& agent = at(containers, "[1]");
   CHECK(at(agent, "args") == Value::arr({"-custom"}));
-  CHECK(names(at(agent, "env")) == std::vector<std::string>{"POD_NAME", "AGENT_DEPLOY_MODE", "SHARD", "SHARDS", "EXTRA"});
+  CHECK(names(at(agent, "env")) ==
+        std::vector<std::string>{"POD_NAME", "AGENT_DEPLOY_MODE", "SHARD", "SHARDS", "EXTRA"});
   CHECK(at(agent, "env[2].value").as_string() == "9");
   CHECK(at(agent, "ports") ==
-        Value::arr({Value::obj({{"name", "http-metrics"}, {"containerPort", 8080}, {"protocol", "TCP"},
-                                {"hostPort", 18080}}),
-                    Value::obj({{"containerPort", 9000}, {"name", "debug"}})}));
+        Value::arr(
+            {Value::obj({{"name", "http-metrics"}, {"containerPort", 8080}, {"protocol", "TCP"}, {"hostPort", 18080}}),
+             Value::obj({{"containerPort", 9000}, {"name", "debug"}})}));
   CHECK(at(agent, "volumeMounts[2]") ==
         Value::obj({{"name", "secrets"}, {"mountPath", "/var/lib/grafana-agent/secrets"}, {"readOnly", false}}));
   CHECK(at(agent, "volumeMounts").size() == 4);
@@ -232,14 +233,18 @@ TEST_CASE("container patches merge by name; other containers are appended", "[wo
 }
 
 TEST_CASE("strategic merge: nulls change nothing, unkeyed lists and type changes replace", "[workloads]") {
-  Value base = Value::obj({{"name", "c"},
-                           {"command", Value::arr({"a", "b"})},
-                           {"lifecycle", Value::obj({{"preStop", Value::obj({{"exec", Value::obj({{"command", Value::arr({"x"})}})}})}})},
-                           {"env", Value::arr({Value::obj({{"name", "A"}, {"value", "1"}})})}});
-  Value patch = Value::obj({{"command", Value::arr({"z"})},
-                            {"lifecycle", Value(nullptr)},
-                            {"env", Value::arr({Value::obj({{"name", "A"}, {"valueFrom", Value::obj({{"fieldRef", Value::obj({{"fieldPath", "spec.nodeName"}})}})}})})},
-                            {"stdin", true}});
+  Value base = Value::obj(
+      {{"name", "c"},
+       {"command", Value::arr({"a", "b"})},
+       {"lifecycle", Value::obj({{"preStop", Value::obj({{"exec", Value::obj({{"command", Value::arr({"x"})}})}})}})},
+       {"env", Value::arr({Value::obj({{"name", "A"}, {"value", "1"}})})}});
+  Value patch = Value::obj(
+      {{"command", Value::arr({"z"})},
+       {"lifecycle", Value(nullptr)},
+       {"env", Value::arr({Value::obj(
+                   {{"name", "A"},
+                    {"valueFrom", Value::obj({{"fieldRef", Value::obj({{"fieldPath", "spec.nodeName"}})}})}})})},
+       {"stdin", true}});
   Value merged = model::strategic_merge_container(base, patch);
   CHECK(at(merged, "command") == Value::arr({"z"}));
   CHECK(at(merged, "lifecycle") == at(base, "lifecycle"));
@@ -270,7 +275,8 @@ TEST_CASE("logs DaemonSet: privileged, host log paths, HOSTNAME", "[workloads]")
   CHECK(at(pod, "volumes[5].hostPath.path").as_string() == "/var/lib/grafana-agent/data");
   const Value& agent = at(pod, "containers[1]");
   CHECK(at(agent, "securityContext") == Value::obj({{"privileged", true}}));
-  CHECK(at(agent, "volumeMounts[3]") == Value::obj({{"name", "varlog"}, {"mountPath", "/var/log"}, {"readOnly", true}}));
+  CHECK(at(agent, "volumeMounts[3]") ==
+        Value::obj({{"name", "varlog"}, {"mountPath", "/var/log"}, {"readOnly", true}}));
   CHECK(at(agent, "volumeMounts[5]") == Value::obj({{"name", "data"}, {"mountPath", "/var/lib/grafana-agent/data"}}));
   CHECK(names(at(agent, "env")) == std::vector<std::string>{"POD_NAME", "AGENT_DEPLOY_MODE", "HOSTNAME", "SHARD"});
   CHECK(at(agent, "env[2].valueFrom.fieldRef.fieldPath").as_string() == "spec.nodeName");

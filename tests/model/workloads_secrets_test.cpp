@@ -23,7 +23,9 @@ std::string decoded_config(const Value& secret) {
   return *bytes;
 }
 
-const Value& labels_of(const Value& o) { return *o.find("metadata")->find("labels"); }
+const Value& labels_of(const Value& o) {
+  return *o.find("metadata")->find("labels");
+}
 
 }  // namespace
 
@@ -68,8 +70,7 @@ TEST_CASE("config Secret metadata: managed-by, -labels, non-controller owner", "
 TEST_CASE("assets Secret: sanitised keys, base64 values, no -labels", "[workloads]") {
   model::RenderOptions opts;
   opts.operator_labels = {{"team", "infra"}};
-  std::map<std::string, std::string> assets{{"/secrets/app/api-tls/ca.crt", "CA"},
-                                            {"/configMaps/app/cm/key", "v"}};
+  std::map<std::string, std::string> assets{{"/secrets/app/api-tls/ca.crt", "CA"}, {"/configMaps/app/cm/key", "v"}};
   Value s = model::make_assets_secret(agent_named_a(), assets, opts);
   CHECK(s.find("metadata")->find("name")->as_string() == "a-secrets");
   CHECK(labels_of(s) == Value::obj({{"app.kubernetes.io/managed-by", "grafana-agent-operator"}}));

@@ -1,0 +1,99 @@
+// Built-in schemas: object metadata, RBAC, coordination, discovery and
+// apiextensions. Notation: see builtin_schemas.cpp.
+#include "k8s/sim/builtin_schemas.hpp"
+
+namespace k8s::sim {
+
+std::string_view meta_schema_text() {
+  return R"(
+meta.ObjectMeta
+  name string
+  generateName string
+  namespace string
+  selfLink string
+  uid string
+  resourceVersion string
+  generation integer
+  creationTimestamp time
+  deletionTimestamp time
+  deletionGracePeriodSeconds integer
+  labels map[string]
+  annotations map[string]
+  ownerReferences []meta.OwnerReference merge=uid
+  finalizers []string merge
+  managedFields []object
+meta.OwnerReference
+  apiVersion string
+  kind string
+  name string
+  uid string
+  controller boolean
+  blockOwnerDeletion boolean
+meta.LabelSelector
+  matchLabels map[string]
+  matchExpressions []meta.LabelSelectorRequirement
+meta.LabelSelectorRequirement
+  key string
+  operator string
+  values []string
+rbac.PolicyRule
+  verbs []string
+  apiGroups []string
+  resources []string
+  resourceNames []string
+  nonResourceURLs []string
+rbac.Subject
+  kind string
+  apiGroup string
+  name string
+  namespace string
+rbac.RoleRef
+  apiGroup string
+  kind string
+  name string
+rbac.ClusterRole
+  @kind
+  rules []rbac.PolicyRule
+  aggregationRule object
+rbac.Role
+  @kind
+  rules []rbac.PolicyRule
+rbac.ClusterRoleBinding
+  @kind
+  subjects []rbac.Subject
+  roleRef rbac.RoleRef
+rbac.RoleBinding
+  @kind
+  subjects []rbac.Subject
+  roleRef rbac.RoleRef
+coordination.Lease
+  @kind
+  spec coordination.LeaseSpec
+coordination.LeaseSpec
+  holderIdentity string
+  leaseDurationSeconds integer
+  acquireTime time
+  renewTime time
+  leaseTransitions integer
+  strategy string
+  preferredHolder string
+discovery.EndpointSlice
+  @kind
+  addressType string
+  endpoints []object
+  ports []object
+apiext.CustomResourceDefinition
+  @kind
+  spec apiext.CustomResourceDefinitionSpec
+  status object
+apiext.CustomResourceDefinitionSpec
+  group string
+  names object
+  scope string
+  versions []object
+  conversion object
+  preserveUnknownFields boolean
+)";
+}
+
+}  // namespace k8s::sim
