@@ -54,9 +54,9 @@ Value global_block(MetricsContext& ctx) {
   global.set_nonempty("external_labels", external_labels(ctx.agent, ctx.flavor == ConfigFlavor::full));
   global.set_nonempty("scrape_interval", m.scrape_interval);
   global.set_nonempty("scrape_timeout", m.scrape_timeout);
-  global.set_nonempty("remote_write", scrape::remote_writes(ctx.agent.meta.ns, m.remote_write,
-                                                            "spec.metrics.remoteWrite", ctx.assets,
-                                                            ctx.opts.upstream_compat));
+  global.set_nonempty("remote_write",
+                      scrape::remote_writes(ctx.agent.meta.ns, m.remote_write, "spec.metrics.remoteWrite", ctx.assets,
+                                            ctx.opts.upstream_compat));
   return global;
 }
 
@@ -78,7 +78,8 @@ void append_members(MetricsContext& ctx, const char* kind, const std::vector<con
       continue;
     }
     ctx.assets.absorb(std::move(scratch));
-    if (!out.is_array()) jobs.push(std::move(out));
+    if (!out.is_array())
+      jobs.push(std::move(out));
     else
       for (auto& job : out.as_array()) jobs.push(std::move(job));
   }
@@ -88,12 +89,14 @@ void append_monitor_jobs(MetricsContext& ctx, const MetricsInstanceNode& node, V
   if (ctx.flavor != ConfigFlavor::full) return;  // integration pods scrape no monitors
   if (node.service_monitors.empty() && node.pod_monitors.empty() && node.probes.empty()) return;
   scrape::JobContext jc = job_context(ctx);
-  append_members(ctx, "ServiceMonitor", node.service_monitors,
-                 [&](const ServiceMonitor& sm, AssetRefs& a) { return scrape::service_monitor_jobs(jc, sm, a); }, jobs);
-  append_members(ctx, "PodMonitor", node.pod_monitors,
-                 [&](const PodMonitor& pm, AssetRefs& a) { return scrape::pod_monitor_jobs(jc, pm, a); }, jobs);
-  append_members(ctx, "Probe", node.probes,
-                 [&](const Probe& p, AssetRefs& a) { return scrape::probe_job(jc, p, a); }, jobs);
+  append_members(
+      ctx, "ServiceMonitor", node.service_monitors,
+      [&](const ServiceMonitor& sm, AssetRefs& a) { return scrape::service_monitor_jobs(jc, sm, a); }, jobs);
+  append_members(
+      ctx, "PodMonitor", node.pod_monitors,
+      [&](const PodMonitor& pm, AssetRefs& a) { return scrape::pod_monitor_jobs(jc, pm, a); }, jobs);
+  append_members(
+      ctx, "Probe", node.probes, [&](const Probe& p, AssetRefs& a) { return scrape::probe_job(jc, p, a); }, jobs);
 }
 
 void append_additional_jobs(MetricsContext& ctx, const MetricsInstance& mi, Value& jobs) {

@@ -92,6 +92,20 @@ void render_integrations(AgentRender& r, const Hierarchy& h, const RenderOptions
   }
 }
 
+// Store keys are flattened into Secret data keys ([^a-zA-Z0-9_] -> '_'), so
+// "/secrets/a-b/c/k" and "/secrets/a/b-c/k" would share one file; the pods
+// would read the wrong value for one of them, so say so.
+void report_key_collisions(AgentRender& r) {
+  std::map<std::string, std::string> seen;
+  for (const auto& [key, value] : r.assets) {
+    auto [it, fresh] = seen.emplace(sanitize_label_name(key), key);
+    if (!fresh)
+      r.problems.push_back({"GrafanaAgent", r.ns, r.name, "", "referenced keys " + it->second + " and " + key +
+                                                                  " map to the same file " + it->first +
+                                                                  "; rename one of the Secrets or keys"});
+  }
+}
+
 }  // namespace
 
 Value owner_reference(const GrafanaAgent& agent, bool controller) {
@@ -139,6 +153,7 @@ AgentRender render_agent(const Inventory& inv, const GrafanaAgent& agent, const 
     return r;
   }
   r.assets = assets.used;
+  report_key_collisions(r);
   r.objects.push_back(make_assets_secret(agent, r.assets, opts));
   std::sort(r.objects.begin(), r.objects.end(), object_less);
   return r;

@@ -18,13 +18,15 @@ bool fail(AssetRefs& assets, std::string message) {
 }
 
 bool check_jobs(const Value& list, AssetRefs& assets) {
-  if (!list.is_array()) return fail(assets, std::string("must be a YAML list of scrape configs, got ") + list.type_name());
+  if (!list.is_array())
+    return fail(assets, std::string("must be a YAML list of scrape configs, got ") + list.type_name());
   for (std::size_t i = 0; i < list.size(); ++i) {
     const Value& job = list.as_array()[i];
     std::string item = "item " + std::to_string(i);
     if (!job.is_object()) return fail(assets, item + " is not a scrape config object");
     const Value* rules = job.find("relabel_configs");
-    if (rules && !rules->is_null() && !rules->is_array()) return fail(assets, item + ": relabel_configs must be a list");
+    if (rules && !rules->is_null() && !rules->is_array())
+      return fail(assets, item + ": relabel_configs must be a list");
   }
   return true;
 }

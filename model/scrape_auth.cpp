@@ -65,8 +65,7 @@ Value inline_oauth2(const std::string& ns, const OAuth2& o, const std::string& p
   return out;
 }
 
-Value inline_authorization(const std::string& ns, const Authorization& a, const std::string& path,
-                           AssetRefs& assets) {
+Value inline_authorization(const std::string& ns, const Authorization& a, const std::string& path, AssetRefs& assets) {
   Value out = Value::obj({{"type", a.type.empty() ? std::string("Bearer") : a.type}});
   if (a.credentials) out.set("credentials", assets.secret_value(ns, *a.credentials, path + ".credentials"));
   return out;

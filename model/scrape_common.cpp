@@ -4,6 +4,7 @@
 #include "model/scrape_common.hpp"
 
 #include <cctype>
+#include <iterator>
 #include <limits>
 
 namespace model::scrape {
@@ -15,9 +16,12 @@ struct DurationUnit {
 };
 // Largest first: a Prometheus duration lists each unit at most once, in
 // this order ("ms" before "m" so the longer suffix matches first).
-constexpr DurationUnit kUnits[] = {{"y", 365LL * 24 * 3600 * 1000}, {"w", 7LL * 24 * 3600 * 1000},
-                                   {"d", 24LL * 3600 * 1000},       {"h", 3600LL * 1000},
-                                   {"ms", 1},                        {"m", 60LL * 1000},
+constexpr DurationUnit kUnits[] = {{"y", 365LL * 24 * 3600 * 1000},
+                                   {"w", 7LL * 24 * 3600 * 1000},
+                                   {"d", 24LL * 3600 * 1000},
+                                   {"h", 3600LL * 1000},
+                                   {"ms", 1},
+                                   {"m", 60LL * 1000},
                                    {"s", 1000}};
 // Rank of each unit in the required order (y w d h m s ms).
 constexpr int kRank[] = {0, 1, 2, 3, 6, 4, 5};

@@ -25,8 +25,8 @@ namespace model::scrape {
 struct JobContext {
   const GrafanaAgent& agent;
   const RenderOptions& opts;
-  std::int64_t shards;      // >= 1
-  const Value& sd_fields;   // api_server_sd_fields() of the agent
+  std::int64_t shards;     // >= 1
+  const Value& sd_fields;  // api_server_sd_fields() of the agent
   bool compat() const { return opts.upstream_compat; }
   const MetricsSubsystemSpec& metrics() const { return agent.metrics; }
 };
@@ -72,8 +72,7 @@ Value inline_basic_auth(const std::string& ns, const BasicAuth& ba, const std::s
 // oauth2 of a monitor: client id and secret inlined.
 Value inline_oauth2(const std::string& ns, const OAuth2& o, const std::string& path, AssetRefs& assets);
 // authorization of a monitor: type (default Bearer) and inlined credentials.
-Value inline_authorization(const std::string& ns, const Authorization& a, const std::string& path,
-                           AssetRefs& assets);
+Value inline_authorization(const std::string& ns, const Authorization& a, const std::string& path, AssetRefs& assets);
 // The agent's apiServer settings as kubernetes_sd_config fields (api_server,
 // basic_auth, authorization, tls_config), resolved in the agent namespace
 // under "spec.apiServer"; {} when unset.

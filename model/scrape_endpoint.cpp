@@ -67,7 +67,9 @@ bool filter_running(const JobContext& ctx, const Endpoint& e) {
   return e.filter_running != false;
 }
 
-Value pod_phase_drop_rule() { return match_rule("__meta_kubernetes_pod_phase", "(Failed|Succeeded)", "drop"); }
+Value pod_phase_drop_rule() {
+  return match_rule("__meta_kubernetes_pod_phase", "(Failed|Succeeded)", "drop");
+}
 
 void append_relabel_tail(Value& rules, const JobContext& ctx, const std::string& ns,
                          const std::vector<RelabelConfig>& relabelings) {

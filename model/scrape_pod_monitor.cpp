@@ -10,7 +10,9 @@ namespace {
 
 constexpr const char* kPodPrefix = "__meta_kubernetes_pod_";
 
-std::string endpoint_path(std::size_t i) { return "spec.podMetricsEndpoints[" + std::to_string(i) + "]"; }
+std::string endpoint_path(std::size_t i) {
+  return "spec.podMetricsEndpoints[" + std::to_string(i) + "]";
+}
 
 Value relabel_configs(const JobContext& ctx, const PodMonitor& pm, const Endpoint& e) {
   Value rules = Value::array();
@@ -36,8 +38,8 @@ Value endpoint_job(const JobContext& ctx, const PodMonitor& pm, std::size_t i, A
   const std::string& ns = pm.meta.ns;
   Value job = Value::obj({{"job_name", "podMonitor/" + ns + "/" + pm.meta.name + "/" + std::to_string(i)}});
   set_honor_fields(job, ctx, e.honor_labels, e.honor_timestamps);
-  job.set("kubernetes_sd_configs", Value::arr({kubernetes_sd(ctx, "pod", pm.namespace_selector, ns,
-                                                             pm.attach_metadata_node.value_or(false))}));
+  job.set("kubernetes_sd_configs",
+          Value::arr({kubernetes_sd(ctx, "pod", pm.namespace_selector, ns, pm.attach_metadata_node.value_or(false))}));
   set_endpoint_http_fields(job, ctx, ns, e, endpoint_path(i), assets);
   check_scrape_timing(ctx, e.interval, e.scrape_timeout, endpoint_path(i), assets);
   job.set("relabel_configs", relabel_configs(ctx, pm, e));

@@ -45,8 +45,10 @@ Value relabel_configs(const JobContext& ctx, const Probe& p) {
   Value rules = Value::array();
   rules.push(copy_rule("job", "__tmp_prometheus_job_name"));
   if (!p.job_name.empty()) rules.push(set_rule("job", p.job_name));
-  if (p.static_targets) append_static_rules(rules, ctx, p);
-  else append_ingress_rules(rules, ctx, p);
+  if (p.static_targets)
+    append_static_rules(rules, ctx, p);
+  else
+    append_ingress_rules(rules, ctx, p);
   const std::string& enforced = ctx.metrics().enforced_namespace_label;
   if (!enforced.empty()) rules.push(set_rule(enforced, p.meta.ns));
   // Upstream shards no Probe, so every shard probes every target.
@@ -62,7 +64,8 @@ void set_auth(Value& job, const JobContext& ctx, const Probe& p, AssetRefs& asse
   if (p.basic_auth) job.set("basic_auth", inline_basic_auth(ns, *p.basic_auth, "spec.basicAuth", assets));
   if (ctx.compat()) return;
   if (p.oauth2) job.set("oauth2", inline_oauth2(ns, *p.oauth2, "spec.oauth2", assets));
-  if (p.authorization) job.set("authorization", inline_authorization(ns, *p.authorization, "spec.authorization", assets));
+  if (p.authorization)
+    job.set("authorization", inline_authorization(ns, *p.authorization, "spec.authorization", assets));
 }
 
 }  // namespace
@@ -78,7 +81,8 @@ Value probe_job(const JobContext& ctx, const Probe& p, AssetRefs& assets) {
   job.set("params", Value::obj({{"module", Value::arr({p.module})}}));
   check_scrape_timing(ctx, p.interval, p.scrape_timeout, "spec", assets);
   set_auth(job, ctx, p, assets);
-  if (p.static_targets) job.set("static_configs", static_configs(p));
+  if (p.static_targets)
+    job.set("static_configs", static_configs(p));
   else
     job.set("kubernetes_sd_configs",
             Value::arr({kubernetes_sd(ctx, "ingress", p.ingress_targets->namespace_selector, ns, false)}));

@@ -80,8 +80,10 @@ Value match_rule(const std::string& source, const std::string& regex, const char
 
 void append_selector_rules(Value& rules, const LabelSelector& selector, const std::string& meta_prefix, bool compat) {
   for (const auto& [key, value] : selector.match_labels) {  // std::map: sorted by key, as upstream sorts
-    if (compat) rules.push(match_rule(meta_prefix + "label_" + sanitize_label_name(key), value, "keep"));
-    else rules.push(value_rule(meta_prefix, key, quote_regexp(value), "keep"));
+    if (compat)
+      rules.push(match_rule(meta_prefix + "label_" + sanitize_label_name(key), value, "keep"));
+    else
+      rules.push(value_rule(meta_prefix, key, quote_regexp(value), "keep"));
   }
   for (const auto& r : selector.match_expressions) rules.push(requirement_rule(r, meta_prefix, compat));
 }
@@ -91,8 +93,10 @@ Value relabel_rule(const RelabelConfig& c, bool compat) {
   out.set_nonempty("source_labels", Value::strings(c.source_labels));
   auto put = [&](const char* key, const std::optional<std::string>& v) {
     if (!v) return;
-    if (compat) out.set_nonempty(key, *v);
-    else out.set(key, *v);
+    if (compat)
+      out.set_nonempty(key, *v);
+    else
+      out.set(key, *v);
   };
   put("separator", c.separator);
   put("regex", c.regex);

@@ -25,8 +25,7 @@ Value basic_auth(const std::string& ns, const BasicAuth& ba, const std::string& 
 Value oauth2(const std::string& ns, const OAuth2& o, const std::string& path, AssetRefs& assets, bool compat) {
   Value out = Value::object();
   if (o.client_id.secret || !compat) out.set_nonempty("client_id", assets.value(ns, o.client_id, path + ".clientId"));
-  if (o.client_secret)
-    out.set("client_secret_file", assets.secret_file(ns, *o.client_secret, path + ".clientSecret"));
+  if (o.client_secret) out.set("client_secret_file", assets.secret_file(ns, *o.client_secret, path + ".clientSecret"));
   out.set_nonempty("token_url", o.token_url);
   out.set_nonempty("scopes", Value::strings(o.scopes));
   out.set_nonempty("endpoint_params", string_map(o.endpoint_params));
@@ -68,8 +67,8 @@ Value queue_config(const QueueConfig& q, bool compat) {
   return out;
 }
 
-void set_auth(Value& out, const std::string& ns, const RemoteWriteSpec& rw, const std::string& path,
-              AssetRefs& assets, bool compat) {
+void set_auth(Value& out, const std::string& ns, const RemoteWriteSpec& rw, const std::string& path, AssetRefs& assets,
+              bool compat) {
   if (rw.tls_config) out.set("tls_config", tls_config(ns, *rw.tls_config, path + ".tlsConfig", assets));
   if (rw.basic_auth) out.set("basic_auth", basic_auth(ns, *rw.basic_auth, path + ".basicAuth", assets));
   if (rw.oauth2) out.set("oauth2", oauth2(ns, *rw.oauth2, path + ".oauth2", assets, compat));

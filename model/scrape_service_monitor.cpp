@@ -10,7 +10,9 @@ namespace {
 
 constexpr const char* kServicePrefix = "__meta_kubernetes_service_";
 
-std::string endpoint_path(std::size_t i) { return "spec.endpoints[" + std::to_string(i) + "]"; }
+std::string endpoint_path(std::size_t i) {
+  return "spec.endpoints[" + std::to_string(i) + "]";
+}
 
 // arbitraryFSAccessThroughSMs.deny: a ServiceMonitor that reads files from
 // the agent's filesystem is rejected whole.

@@ -60,7 +60,9 @@ Value rule(std::vector<std::string> sources, const char* regex, const char* acti
   return Value::obj({{"source_labels", Value::strings(sources)}, {"regex", regex}, {"action", action}});
 }
 
-Value phase_drop() { return rule({"__meta_kubernetes_pod_phase"}, "(Failed|Succeeded)", "drop"); }
+Value phase_drop() {
+  return rule({"__meta_kubernetes_pod_phase"}, "(Failed|Succeeded)", "drop");
+}
 
 // Default mode adds the Failed/Succeeded drop right after the container
 // copy of a ServiceMonitor job (filterRunning is unset in these cases).
@@ -96,7 +98,8 @@ TEST_CASE("D1 ServiceMonitors with TLS, bearer token and basic auth match upstre
     for (std::size_t job = 0; job < 2; ++job) {
       Value::Array& rules = rules_of(expected, job);
       const char* app = job == 0 ? "(api);true" : "(web);true";
-      rules[1] = rule({"__meta_kubernetes_service_label_app", "__meta_kubernetes_service_labelpresent_app"}, app, "keep");
+      rules[1] =
+          rule({"__meta_kubernetes_service_label_app", "__meta_kubernetes_service_labelpresent_app"}, app, "keep");
       insert_phase_drop_after_container(rules);
     }
     check_same(expected, render_metrics(inv, false).config);
@@ -107,7 +110,8 @@ TEST_CASE("D1 without the api-tls Secret rejects only the api ServiceMonitor", "
   auto rc = testutil::load_reference_case("D1_servicemonitor_tls_bearer_ns");
   Output out = render_metrics(rc.inventory, true);
   REQUIRE(out.problems.size() == 3);
-  CHECK(out.problems[0].str() == "ServiceMonitor app/api: spec.endpoints[0].tlsConfig.ca.secret: Secret app/api-tls not found");
+  CHECK(out.problems[0].str() ==
+        "ServiceMonitor app/api: spec.endpoints[0].tlsConfig.ca.secret: Secret app/api-tls not found");
   REQUIRE(jobs_of(out.config).size() == 1);
   CHECK(jobs_of(out.config).as_array()[0] == jobs_of(rc.expected).as_array()[1]);
 }
@@ -121,8 +125,8 @@ TEST_CASE("D2 sharded PodMonitor matches upstream", "[metrics]") {
   SECTION("default mode: phase filter first, then two-source selector rules") {
     Value expected = rc.expected;
     Value::Array& rules = rules_of(expected, 0);
-    rules[1] = rule({"__meta_kubernetes_pod_label_tier", "__meta_kubernetes_pod_labelpresent_tier"}, "(backend);true",
-                    "keep");
+    rules[1] =
+        rule({"__meta_kubernetes_pod_label_tier", "__meta_kubernetes_pod_labelpresent_tier"}, "(backend);true", "keep");
     rules[2] = rule({"__meta_kubernetes_pod_label_app_kubernetes_io_name",
                      "__meta_kubernetes_pod_labelpresent_app_kubernetes_io_name"},
                     "(worker|scheduler);true", "keep");
@@ -155,8 +159,8 @@ TEST_CASE("D6 ignoreNamespaceSelectors, enforced label and limit match upstream"
 
   Value expected = rc.expected;
   Value::Array& rules = rules_of(expected, 0);
-  rules[1] = rule({"__meta_kubernetes_service_label_app", "__meta_kubernetes_service_labelpresent_app"}, "(db);true",
-                  "keep");
+  rules[1] =
+      rule({"__meta_kubernetes_service_label_app", "__meta_kubernetes_service_labelpresent_app"}, "(db);true", "keep");
   insert_phase_drop_after_container(rules);
   // sample_limit: min(10000, 5000) = 5000, the same as upstream's "enforced wins".
   check_same(expected, render_metrics(rc.inventory, false).config);

@@ -138,3 +138,38 @@ TEST_CASE("rendering is deterministic regardless of input order", "[render]") {
   auto b = model::render_all(backward, model::RenderOptions{});
   CHECK(model::to_yaml_stream(a.objects) == model::to_yaml_stream(b.objects));
 }
+
+TEST_CASE("asset keys that flatten to the same file are reported", "[render]") {
+  auto inv = testutil::inventory_from_yaml(R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: a, namespace: mon}
+spec:
+  integrations: {selector: {}, namespaceSelector: {}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: c, namespace: a-b}
+stringData: {k: one}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: b-c, namespace: a}
+stringData: {k: two}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: Integration
+metadata: {name: x, namespace: a}
+spec: {name: x_exporter, config: {}, secrets: [{name: b-c, key: k}]}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: Integration
+metadata: {name: y, namespace: a-b}
+spec: {name: y_exporter, config: {}, secrets: [{name: c, key: k}]}
+)");
+  auto r = model::render_agent(inv, inv.agents.at({"mon", "a"}).obj, model::RenderOptions{});
+  REQUIRE(r.problems.size() == 1);
+  CHECK(r.problems[0].str() ==
+        "GrafanaAgent mon/a: referenced keys /secrets/a-b/c/k and /secrets/a/b-c/k map to the same file "
+        "_secrets_a_b_c_k; rename one of the Secrets or keys");
+}

@@ -1,0 +1,328 @@
+// Own golden files for the metrics agent.yml (tests/golden/metrics/), for
+// the features no upstream case covers: every remote_write auth kind with
+// queue and metadata config, oauth2 and authorization on monitors,
+// additionalScrapeConfigs with shards, limits and an ingress Probe.
+// Regenerate with UPDATE_GOLDEN=1 and review the diff.
+#include <catch2/catch.hpp>
+
+#include "golden_util.hpp"
+#include "model/config.hpp"
+#include "model/hierarchy.hpp"
+#include "model/yaml_emit.hpp"
+
+namespace {
+
+// The metrics agent.yml of the only GrafanaAgent; any Problem fails.
+std::string render_yaml(const std::string& manifests, bool compat = false) {
+  auto inv = testutil::inventory_from_yaml(manifests);
+  for (const auto& p : inv.problems()) FAIL(p.str());
+  REQUIRE(inv.agents.size() == 1);
+  const auto& agent = inv.agents.begin()->second.obj;
+  model::Hierarchy h = model::build_hierarchy(inv, agent);
+  model::AssetRefs assets(inv);
+  model::RenderOptions opts;
+  opts.upstream_compat = compat;
+  std::vector<model::Problem> problems;
+  model::Value cfg = model::render_metrics_config(h, opts, assets, problems);
+  for (const auto& p : problems) FAIL(p.str());
+  for (const auto& e : assets.errors) FAIL(e.path << ": " << e.message);
+  return model::to_yaml(cfg);
+}
+
+const std::string kAgent = R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: agent, namespace: mon}
+spec:
+  metrics:
+    instanceSelector: {}
+)";
+
+const std::string kInstance = R"(
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: primary, namespace: mon}
+spec:
+  serviceMonitorSelector: {}
+  serviceMonitorNamespaceSelector: {}
+  podMonitorSelector: {}
+  podMonitorNamespaceSelector: {}
+  probeSelector: {}
+  probeNamespaceSelector: {}
+)";
+
+const std::string kCreds = R"(
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: creds, namespace: app}
+stringData: {user: u, pass: p, token: t, client: c, csecret: cs, ca: ca, cert: cert, key: key}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: oauth, namespace: app}
+data: {client-id: cm-client}
+)";
+
+}  // namespace
+
+TEST_CASE("golden: remote_write with every auth kind, queue and metadata config", "[metrics]") {
+  std::string in = R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: agent, namespace: mon}
+spec:
+  metrics:
+    instanceSelector: {}
+    remoteWrite:
+    - url: https://global.example/push
+      sigv4: {region: eu-west-1, accessKey: {name: aws, key: id}, secretKey: {name: aws, key: secret}, profile: p, roleARN: 'arn:aws:iam::1:role/w'}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: aws, namespace: mon}
+stringData: {id: AKIA, secret: s3cr3t}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: creds, namespace: mon}
+stringData: {user: u, pass: p, client: c, csecret: cs, ca: ca, cert: cert, key: key}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: oauth, namespace: mon}
+data: {client-id: cm-client}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: primary, namespace: mon}
+spec:
+  walTruncateFrequency: 1m
+  minWALTime: 5m
+  maxWALTime: 4h
+  remoteFlushDeadline: 1m
+  writeStaleOnShutdown: true
+  remoteWrite:
+  - name: basic
+    url: https://a.example/push
+    remoteTimeout: 30s
+    headers: {X-Scope-OrgID: team}
+    proxyUrl: http://proxy.example:3128
+    basicAuth: {username: {name: creds, key: user}, password: {name: creds, key: pass}}
+    tlsConfig:
+      ca: {secret: {name: creds, key: ca}}
+      cert: {secret: {name: creds, key: cert}}
+      keySecret: {name: creds, key: key}
+      caFile: /etc/ca/override.crt
+      serverName: a.example
+      insecureSkipVerify: true
+    queueConfig: {capacity: 2500, minShards: 1, maxShards: 50, maxSamplesPerSend: 500, batchSendDeadline: 5s,
+                  minBackoff: 30ms, maxBackoff: 5s, maxRetries: 3, retryOnRateLimit: true}
+    metadataConfig: {send: true, sendInterval: 1m}
+    writeRelabelConfigs:
+    - {sourceLabels: [__name__], regex: 'up|scrape_.*', action: keep}
+    - {targetLabel: tmp, replacement: ''}
+  - url: https://b.example/push
+    oauth2:
+      clientId: {secret: {name: creds, key: client}}
+      clientSecret: {name: creds, key: csecret}
+      tokenUrl: https://auth.example/token
+      scopes: [write]
+      endpointParams: {audience: metrics}
+  - url: https://c.example/push
+    oauth2:
+      clientId: {configMap: {name: oauth, key: client-id}}
+      clientSecret: {name: creds, key: csecret}
+      tokenUrl: https://auth.example/token
+    metadataConfig: {sendInterval: 30s}
+  - url: https://d.example/push
+    bearerToken: literal-token
+  - url: https://e.example/push
+    bearerTokenFile: /var/run/secrets/token
+)";
+  testutil::check_golden("metrics", "remote_write_auth.yaml", render_yaml(in));
+  // Upstream: no retry_on_http_429, no ConfigMap client_id, `replacement: ''` dropped.
+  testutil::check_golden("metrics", "remote_write_auth.compat.yaml", render_yaml(in, true));
+}
+
+TEST_CASE("golden: oauth2 on monitors", "[metrics]") {
+  std::string in = kAgent + kInstance + kCreds + R"(
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: oauth-sm, namespace: app}
+spec:
+  selector: {matchLabels: {app: api}}
+  endpoints:
+  - port: web
+    scheme: https
+    oauth2:
+      clientId: {configMap: {name: oauth, key: client-id}}
+      clientSecret: {name: creds, key: csecret}
+      tokenUrl: https://auth.example/token
+      scopes: [read, write]
+      endpointParams: {audience: metrics}
+    tlsConfig: {ca: {secret: {name: creds, key: ca}}, serverName: api.app.svc}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: PodMonitor
+metadata: {name: oauth-pm, namespace: app}
+spec:
+  selector: {matchLabels: {app: worker}}
+  podMetricsEndpoints:
+  - port: metrics
+    oauth2:
+      clientId: {secret: {name: creds, key: client}}
+      clientSecret: {name: creds, key: csecret}
+      tokenUrl: https://auth.example/token
+)";
+  testutil::check_golden("metrics", "oauth2_monitor.yaml", render_yaml(in));
+}
+
+TEST_CASE("golden: authorization on monitors", "[metrics]") {
+  std::string in = kAgent + kInstance + kCreds + R"(
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: authz, namespace: app}
+spec:
+  selector: {}
+  endpoints:
+  - port: web
+    authorization: {credentials: {name: creds, key: token}}
+  - port: admin
+    authorization: {type: Token, credentials: {name: creds, key: token}}
+    followRedirects: false
+    enableHttp2: false
+---
+apiVersion: monitoring.coreos.com/v1
+kind: PodMonitor
+metadata: {name: authz, namespace: app}
+spec:
+  selector: {}
+  podMetricsEndpoints:
+  - targetPort: 9000
+    authorization: {type: Bearer, credentials: {name: creds, key: token}}
+)";
+  testutil::check_golden("metrics", "authorization_monitor.yaml", render_yaml(in));
+}
+
+TEST_CASE("golden: additionalScrapeConfigs with 3 shards", "[metrics]") {
+  std::string in = R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: agent, namespace: mon}
+spec:
+  metrics: {instanceSelector: {}, shards: 3}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: primary, namespace: mon}
+spec:
+  additionalScrapeConfigs: {name: extra-jobs, key: jobs.yaml}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: extra-jobs, namespace: mon}
+stringData:
+  jobs.yaml: |
+    - job_name: static
+      static_configs: [{targets: ['a:9100', 'b:9100']}]
+    - job_name: relabelled
+      static_configs: [{targets: ['c:9100']}]
+      relabel_configs: [{source_labels: [__address__], target_label: host}]
+    - job_name: kubelet
+      kubernetes_sd_configs: [{role: node}]
+      relabel_configs:
+      - {source_labels: [__address__], action: hashmod, modulus: $(SHARDS), target_label: __tmp_hash}
+      - {source_labels: [__tmp_hash], action: keep, regex: $(SHARD)}
+)";
+  testutil::check_golden("metrics", "additional_shards.yaml", render_yaml(in));
+  // Upstream leaves additional jobs untouched.
+  testutil::check_golden("metrics", "additional_shards.compat.yaml", render_yaml(in, true));
+}
+
+TEST_CASE("golden: scrape limits", "[metrics]") {
+  std::string in = R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: agent, namespace: mon}
+spec:
+  metrics: {instanceSelector: {}, enforcedSampleLimit: 5000, enforcedTargetLimit: 0}
+)" + kInstance + R"(
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: lower-user, namespace: app}
+spec:
+  selector: {}
+  sampleLimit: 1000
+  targetLimit: 20
+  labelLimit: 40
+  labelNameLengthLimit: 100
+  labelValueLengthLimit: 200
+  endpoints: [{port: web}]
+---
+apiVersion: monitoring.coreos.com/v1
+kind: PodMonitor
+metadata: {name: higher-user, namespace: app}
+spec:
+  selector: {}
+  sampleLimit: 90000
+  podMetricsEndpoints: [{port: web}]
+---
+apiVersion: monitoring.coreos.com/v1
+kind: Probe
+metadata: {name: no-user, namespace: app}
+spec:
+  prober: {url: 'blackbox:9115'}
+  targets: {staticConfig: {static: [example.com]}}
+)";
+  testutil::check_golden("metrics", "limits.yaml", render_yaml(in));
+  // Upstream: enforced wins whenever set (also an enforced 0), no label
+  // limits, and no limits on Probes.
+  testutil::check_golden("metrics", "limits.compat.yaml", render_yaml(in, true));
+}
+
+TEST_CASE("golden: ingress Probe", "[metrics]") {
+  std::string in = R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: agent, namespace: mon}
+spec:
+  metrics: {instanceSelector: {}, shards: 2, enforcedNamespaceLabel: tenant}
+)" + kInstance + kCreds +
+                   R"(
+---
+apiVersion: monitoring.coreos.com/v1
+kind: Probe
+metadata: {name: sites, namespace: app}
+spec:
+  jobName: ingress-probe
+  module: http_2xx
+  interval: 60s
+  scrapeTimeout: 30s
+  prober: {url: 'blackbox:9115', scheme: https, path: /probe/v2, proxyUrl: 'http://proxy:3128'}
+  targets:
+    ingress:
+      selector:
+        matchLabels: {probe.example.com/enabled: 'true', tier: web.v1}
+        matchExpressions:
+        - {key: env, operator: NotIn, values: [dev, test+1]}
+        - {key: public, operator: Exists}
+      namespaceSelector: {matchNames: [app, web]}
+      relabelingConfigs:
+      - {sourceLabels: [__meta_kubernetes_ingress_name], targetLabel: ing}
+  tlsConfig: {ca: {secret: {name: creds, key: ca}}, insecureSkipVerify: true}
+  basicAuth: {username: {name: creds, key: user}, password: {name: creds, key: pass}}
+  metricRelabelings:
+  - {sourceLabels: [__name__], regex: 'probe_http_.*', action: keep}
+  - {targetLabel: tenant, replacement: spoofed}
+  sampleLimit: 100
+)";
+  testutil::check_golden("metrics", "ingress_probe.yaml", render_yaml(in));
+  // Upstream: single-source selector rules with raw regex values, no
+  // sharding, no proxy_url, metric relabelings or limits.
+  testutil::check_golden("metrics", "ingress_probe.compat.yaml", render_yaml(in, true));
+}
