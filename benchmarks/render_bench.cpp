@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "model/codec.hpp"
 #include "model/parse.hpp"
 #include "model/render.hpp"
 #include "model/yaml_emit.hpp"
@@ -87,7 +88,8 @@ int main(int argc, char** argv) {
     for (auto& d : model::parse_documents(text, "bench")) list.find("items")->push(std::move(d.value));
     json = model::to_json(list);
   }
-  std::vector<double> parse_ms, decode_ms, render_ms, json_ms;
+  std::vector<double> parse_ms, decode_ms, render_ms, json_ms, emit_ms, gzip_ms;
+  std::size_t gzip_bytes = 0;
   std::size_t config_bytes = 0, objects = 0, problems = 0, secret_refs = 0;
   for (int it = 0; it < iterations; ++it) {
     auto t0 = Clock::now();
@@ -103,7 +105,13 @@ int main(int argc, char** argv) {
     auto t2 = Clock::now();
     model::AgentRender r = model::render_agent(inv, inv.agents.begin()->second.obj, model::RenderOptions{});
     render_ms.push_back(ms_since(t2));
-    config_bytes = model::to_yaml(r.configs.at("agent-config")).size();
+    auto te = Clock::now();
+    std::string yml = model::to_yaml(r.configs.at("agent-config"));
+    emit_ms.push_back(ms_since(te));
+    auto tz = Clock::now();
+    gzip_bytes = model::gzip_compress(yml).size();
+    gzip_ms.push_back(ms_since(tz));
+    config_bytes = yml.size();
     objects = r.objects.size();
     problems = r.problems.size() + inv.problems().size();
     secret_refs = r.assets.size();
@@ -112,10 +120,14 @@ int main(int argc, char** argv) {
   std::sort(decode_ms.begin(), decode_ms.end());
   std::sort(render_ms.begin(), render_ms.end());
   std::sort(json_ms.begin(), json_ms.end());
+  std::sort(emit_ms.begin(), emit_ms.end());
+  std::sort(gzip_ms.begin(), gzip_ms.end());
   struct rusage ru {};
   getrusage(RUSAGE_SELF, &ru);
   std::printf("scale=%d input_bytes=%zu objects=%zu problems=%zu assets=%zu config_bytes=%zu\n", scale, text.size(),
               objects, problems, secret_refs, config_bytes);
+  std::printf("(inside render) yaml_emit_ms(median)=%.1f gzip_ms(median)=%.1f gzip_bytes=%zu\n",
+              emit_ms[emit_ms.size() / 2], gzip_ms[gzip_ms.size() / 2], gzip_bytes);
   std::printf("json_bytes=%zu json_parse_ms(median)=%.1f\n", json.size(), json_ms[json_ms.size() / 2]);
   std::printf("yaml_parse_ms(median)=%.1f decode_ms(median)=%.1f render_ms(median)=%.1f render_ms(min)=%.1f\n",
               parse_ms[parse_ms.size() / 2], decode_ms[decode_ms.size() / 2], render_ms[render_ms.size() / 2],

@@ -68,7 +68,7 @@ std::optional<std::string> base64_decode(std::string_view in) {
 std::string gzip_compress(std::string_view in) {
   z_stream zs{};
   // windowBits 15 + 16 selects the gzip wrapper; zlib writes mtime 0.
-  deflateInit2(&zs, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
   std::string out;
   out.resize(deflateBound(&zs, static_cast<uLong>(in.size())) + 32);
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));

@@ -77,25 +77,47 @@ Value resolve_plain_scalar(const std::string& text) {
   return Value(text);
 }
 
+namespace {
+
+// Words a YAML 1.1 or 1.2 reader resolves to null, bool, inf or nan.
+bool is_keyword(std::string_view s) {
+  static const std::string_view words[] = {
+      "~",    "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE", "yes",   "Yes",
+      "YES",  "no",   "No",   "NO",   "on",   "On",   "ON",   "off",   "Off",   "OFF",   "y",     "Y",
+      "n",    "N",    "=",    "<<",   ".inf", ".Inf", ".INF", "-.inf", "-.Inf", "-.INF", "+.inf", "+.Inf",
+      "+.INF", ".nan", ".NaN", ".NAN"};
+  if (s.size() > 6) return false;
+  for (auto w : words)
+    if (s == w) return true;
+  return false;
+}
+
+bool number_like(std::string_view s) {
+  char c = s[0];
+  if (!((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.')) return false;
+  for (char ch : s)
+    if (!std::strchr("0123456789+-._:eExXoObBabcdefABCDEF", ch)) return false;
+  return true;
+}
+
+}  // namespace
+
 bool yaml_plain_safe(std::string_view s) {
   if (s.empty()) return false;
-  std::string str(s);
-  if (!resolve_plain_scalar(str).is_string()) return false;
-  // Anything number-like (octal, sexagesimal, 1_000) is quoted too: older
-  // YAML 1.1 readers would turn it into a number.
-  if (all_of(s, "0123456789+-._:eExXoObB")) return false;
-  if (s == "y" || s == "Y" || s == "n" || s == "N" || s == "=" || s == "<<") return false;
-  unsigned char first = static_cast<unsigned char>(s[0]);
-  if (std::strchr("?:,[]{}#&*!|>'\"%@`", first)) return false;
+  auto first = static_cast<unsigned char>(s[0]);
+  if (std::strchr("?:,[]{}#&*!|>'\"%@`", first) && first != 0) return false;
   if (first == '-' && (s.size() == 1 || s[1] == ' ' || s[1] == '-')) return false;
-  if (s.starts_with("...")) return false;
   if (s.front() == ' ' || s.back() == ' ' || s.back() == ':') return false;
   for (std::size_t i = 0; i < s.size(); ++i) {
-    unsigned char ch = static_cast<unsigned char>(s[i]);
+    auto ch = static_cast<unsigned char>(s[i]);
     if (ch < 0x20 || ch == 0x7f || ch >= 0x80) return false;
     if (ch == ':' && i + 1 < s.size() && s[i + 1] == ' ') return false;
     if (ch == '#' && i > 0 && s[i - 1] == ' ') return false;
   }
+  if (s.starts_with("...")) return false;
+  // Anything a reader could take for a number (hex, octal, sexagesimal,
+  // 1_000) or a keyword is quoted.
+  if (is_keyword(s) || number_like(s)) return false;
   return true;
 }
 
