@@ -27,7 +27,8 @@ std::string service_monitor(int i, int secrets) {
                   "}\nspec:\n  jobLabel: app.kubernetes.io/name\n  selector:\n    matchLabels: {app: svc-" +
                   std::to_string(i) + "}\n    matchExpressions: [{key: tier, operator: In, values: [web, api]}]\n" +
                   "  endpoints:\n  - port: http-metrics\n    interval: 30s\n    bearerTokenSecret: {name: token-" +
-                  std::to_string(i % secrets) + ", key: token}\n    metricRelabelings:\n    - {sourceLabels: [__name__], " +
+                  std::to_string(i % secrets) +
+                  ", key: token}\n    metricRelabelings:\n    - {sourceLabels: [__name__], " +
                   "regex: 'go_gc_.*', action: drop}\n  - port: admin\n    path: /admin/metrics\n    relabelings:\n" +
                   "    - {sourceLabels: [__meta_kubernetes_pod_node_name], targetLabel: node}\n";
   return s;
@@ -53,11 +54,17 @@ std::string cluster(int scale) {
       "monitoring}\nspec:\n  metrics:\n    shards: 2\n    instanceSelector: {matchLabels: {agent: agent}}\n";
   for (int i = 0; i < 10 * scale; ++i) {
     y += "---\napiVersion: monitoring.grafana.com/v1alpha1\nkind: MetricsInstance\nmetadata:\n  name: mi-" +
-         std::to_string(i) + "\n  namespace: monitoring\n  labels: {agent: agent}\nspec:\n  remoteWrite: [{url: "
+         std::to_string(i) +
+         "\n  namespace: monitoring\n  labels: {agent: agent}\nspec:\n  remoteWrite: [{url: "
          "'https://mimir.example/api/v1/push'}]\n  serviceMonitorNamespaceSelector: {}\n  serviceMonitorSelector: "
-         "{matchLabels: {instance: mi-" + std::to_string(i) + "}}\n  podMonitorNamespaceSelector: {}\n  "
-         "podMonitorSelector: {matchLabels: {instance: mi-" + std::to_string(i) + "}}\n  probeNamespaceSelector: {}\n"
-         "  probeSelector: {matchLabels: {instance: mi-" + std::to_string(i) + "}}\n";
+         "{matchLabels: {instance: mi-" +
+         std::to_string(i) +
+         "}}\n  podMonitorNamespaceSelector: {}\n  "
+         "podMonitorSelector: {matchLabels: {instance: mi-" +
+         std::to_string(i) +
+         "}}\n  probeNamespaceSelector: {}\n"
+         "  probeSelector: {matchLabels: {instance: mi-" +
+         std::to_string(i) + "}}\n";
   }
   int secrets = 1000 * scale;
   for (int i = 0; i < secrets; ++i)
@@ -70,7 +77,9 @@ std::string cluster(int scale) {
   return y;
 }
 
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
 
 }  // namespace
 

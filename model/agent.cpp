@@ -238,8 +238,10 @@ Integration decode_integration(const Value& obj, FieldErrors& errors) {
   Reader type = spec.object("type");
   in.all_nodes = type.flag("allNodes");
   in.unique = type.flag("unique");
-  if (auto cfg = spec.raw_object("config")) in.config = std::move(*cfg);
-  else spec.error("config", "is required");
+  if (auto cfg = spec.raw_object("config"))
+    in.config = std::move(*cfg);
+  else
+    spec.error("config", "is required");
   in.volumes = spec.raw_array("volumes");
   in.volume_mounts = spec.raw_array("volumeMounts");
   spec.each("secrets", [&](const Reader& r, std::size_t) {

@@ -35,7 +35,7 @@ Value render_logs_config(const Hierarchy& h, const RenderOptions& opts, AssetRef
                          std::vector<Problem>& problems);
 
 // agent.yml for the integrations DaemonSet (all_nodes) or Deployment.
-Value render_integrations_config(const Hierarchy& h, bool all_nodes, const RenderOptions& opts,
-                                 AssetRefs& assets, std::vector<Problem>& problems);
+Value render_integrations_config(const Hierarchy& h, bool all_nodes, const RenderOptions& opts, AssetRefs& assets,
+                                 std::vector<Problem>& problems);
 
 }  // namespace model

@@ -53,8 +53,7 @@ std::optional<std::int64_t> Reader::integer(std::string_view key) const {
   if (v->is_int()) return v->as_int();
   if (v->is_number()) {
     double d = v->as_double();
-    if (std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 9.0e18)
-      return static_cast<std::int64_t>(d);
+    if (std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 9.0e18) return static_cast<std::int64_t>(d);
   }
   error(key, std::string("expected integer, got ") + (v->is_number() ? "a fraction" : v->type_name()));
   return std::nullopt;
@@ -89,8 +88,7 @@ std::vector<std::string> Reader::strings(std::string_view key) const {
     if (item.is_string()) {
       out.push_back(item.as_string());
     } else {
-      error_at(path_of(key) + "[" + std::to_string(i) + "]",
-               std::string("expected string, got ") + item.type_name());
+      error_at(path_of(key) + "[" + std::to_string(i) + "]", std::string("expected string, got ") + item.type_name());
     }
     ++i;
   }

@@ -6,8 +6,8 @@ namespace {
 // A member is selected when its labels match the selector (nil matches
 // nothing) and its namespace passes the namespace selector.
 template <class T>
-bool selects(const Inventory& inv, const std::optional<LabelSelector>& sel,
-             const std::optional<LabelSelector>& ns_sel, const std::string& parent_ns, const T& obj) {
+bool selects(const Inventory& inv, const std::optional<LabelSelector>& sel, const std::optional<LabelSelector>& ns_sel,
+             const std::string& parent_ns, const T& obj) {
   return selector_matches(sel, obj.meta.labels) && namespace_selected(inv, ns_sel, parent_ns, obj.meta.ns);
 }
 
@@ -22,9 +22,9 @@ std::vector<const T*> select_all(const Inventory& inv, const Table<T>& table, co
 }
 
 template <class T>
-void explain_table(const Inventory& inv, const Table<T>& table, const char* kind, const std::optional<LabelSelector>& sel,
-                   const std::optional<LabelSelector>& ns_sel, const std::string& parent, const std::string& parent_ns,
-                   std::vector<std::string>& out) {
+void explain_table(const Inventory& inv, const Table<T>& table, const char* kind,
+                   const std::optional<LabelSelector>& sel, const std::optional<LabelSelector>& ns_sel,
+                   const std::string& parent, const std::string& parent_ns, std::vector<std::string>& out) {
   for (const auto& [key, entry] : table) {
     std::string who = std::string(kind) + " " + key.first + "/" + key.second;
     if (!sel) {
@@ -65,8 +65,8 @@ Hierarchy build_hierarchy(const Inventory& inv, const GrafanaAgent& agent) {
     node.probes = select_all(inv, inv.probes, mi->probe_selector, mi->probe_namespace_selector, mns);
     h.metrics.push_back(std::move(node));
   }
-  for (const LogsInstance* li : select_all(inv, inv.logs_instances, agent.logs.instance_selector,
-                                           agent.logs.instance_namespace_selector, ns)) {
+  for (const LogsInstance* li :
+       select_all(inv, inv.logs_instances, agent.logs.instance_selector, agent.logs.instance_namespace_selector, ns)) {
     h.logs.push_back(LogsInstanceNode{
         li, select_all(inv, inv.pod_logs, li->pod_logs_selector, li->pod_logs_namespace_selector, li->meta.ns)});
   }

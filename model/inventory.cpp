@@ -14,11 +14,16 @@ struct KindInfo {
 };
 
 const KindInfo kKinds[] = {
-    {"GrafanaAgent", "monitoring.grafana.com", true}, {"MetricsInstance", "monitoring.grafana.com", true},
-    {"LogsInstance", "monitoring.grafana.com", true}, {"PodLogs", "monitoring.grafana.com", true},
-    {"Integration", "monitoring.grafana.com", true},  {"ServiceMonitor", "monitoring.coreos.com", true},
-    {"PodMonitor", "monitoring.coreos.com", true},    {"Probe", "monitoring.coreos.com", true},
-    {"Secret", "", true},                             {"ConfigMap", "", true},
+    {"GrafanaAgent", "monitoring.grafana.com", true},
+    {"MetricsInstance", "monitoring.grafana.com", true},
+    {"LogsInstance", "monitoring.grafana.com", true},
+    {"PodLogs", "monitoring.grafana.com", true},
+    {"Integration", "monitoring.grafana.com", true},
+    {"ServiceMonitor", "monitoring.coreos.com", true},
+    {"PodMonitor", "monitoring.coreos.com", true},
+    {"Probe", "monitoring.coreos.com", true},
+    {"Secret", "", true},
+    {"ConfigMap", "", true},
     {"Namespace", "", false},
 };
 
@@ -106,7 +111,7 @@ void Inventory::add(const Value& doc) {
   // Work on a copy so defaults (the namespace) can be filled in.
   Value obj = doc;
   Value& meta = obj.find("metadata") && obj.find("metadata")->is_object() ? *obj.find("metadata")
-                                                                            : obj.set("metadata", Value::object());
+                                                                          : obj.set("metadata", Value::object());
   const Value* name_v = meta.find("name");
   if (!name_v || !name_v->is_string() || name_v->as_string().empty()) {
     problems_.push_back({kind, "", "<unnamed>", "metadata.name", "is required"});
@@ -131,14 +136,22 @@ void Inventory::add(const Value& doc) {
     meta.erase("namespace");
   }
   FieldErrors errors;
-  if (kind == "GrafanaAgent") store(agents, obj, decode_grafana_agent, errors);
-  else if (kind == "MetricsInstance") store(metrics_instances, obj, decode_metrics_instance, errors);
-  else if (kind == "LogsInstance") store(logs_instances, obj, decode_logs_instance, errors);
-  else if (kind == "PodLogs") store(pod_logs, obj, decode_pod_logs, errors);
-  else if (kind == "Integration") store(integrations, obj, decode_integration, errors);
-  else if (kind == "ServiceMonitor") store(service_monitors, obj, decode_service_monitor, errors);
-  else if (kind == "PodMonitor") store(pod_monitors, obj, decode_pod_monitor, errors);
-  else if (kind == "Probe") store(probes, obj, decode_probe, errors);
+  if (kind == "GrafanaAgent")
+    store(agents, obj, decode_grafana_agent, errors);
+  else if (kind == "MetricsInstance")
+    store(metrics_instances, obj, decode_metrics_instance, errors);
+  else if (kind == "LogsInstance")
+    store(logs_instances, obj, decode_logs_instance, errors);
+  else if (kind == "PodLogs")
+    store(pod_logs, obj, decode_pod_logs, errors);
+  else if (kind == "Integration")
+    store(integrations, obj, decode_integration, errors);
+  else if (kind == "ServiceMonitor")
+    store(service_monitors, obj, decode_service_monitor, errors);
+  else if (kind == "PodMonitor")
+    store(pod_monitors, obj, decode_pod_monitor, errors);
+  else if (kind == "Probe")
+    store(probes, obj, decode_probe, errors);
   else if (kind == "Secret") {
     Secret s = decode_secret(obj, errors);
     secrets[{s.meta.ns, s.meta.name}] = std::move(s);

@@ -79,7 +79,7 @@ std::optional<Authorization> decode_authorization(const Reader& parent, std::str
 
 namespace {
 
-const char* const kActions[] = {"replace",  "keep",      "drop",      "hashmod",   "labelmap", "labeldrop",
+const char* const kActions[] = {"replace",   "keep",      "drop",      "hashmod",   "labelmap", "labeldrop",
                                 "labelkeep", "keepequal", "dropequal", "lowercase", "uppercase"};
 
 // Compiling a regex costs microseconds and clusters reuse the same few
@@ -113,8 +113,8 @@ void validate_relabel(const Reader& r, const RelabelConfig& c) {
   if (action == "hashmod" && c.modulus.value_or(0) <= 0)
     r.error("modulus", "must be a positive integer for action hashmod");
   if ((action == "labeldrop" || action == "labelkeep") &&
-      (!c.source_labels.empty() || has_target || c.modulus ||
-       (c.replacement && *c.replacement != "$1") || (c.separator && *c.separator != ";")))
+      (!c.source_labels.empty() || has_target || c.modulus || (c.replacement && *c.replacement != "$1") ||
+       (c.separator && *c.separator != ";")))
     r.error("action", action + " accepts only regex");
 }
 

@@ -46,8 +46,7 @@ Endpoint decode_endpoint(const Reader& r, bool service_monitor) {
   e.filter_running = r.boolean("filterRunning");
   if (e.scheme != "" && e.scheme != "http" && e.scheme != "https")
     r.error("scheme", "must be http or https, got \"" + e.scheme + "\"");
-  int auths = (e.bearer_token_secret ? 1 : 0) + (e.basic_auth ? 1 : 0) + (e.oauth2 ? 1 : 0) +
-              (e.authorization ? 1 : 0);
+  int auths = (e.bearer_token_secret ? 1 : 0) + (e.basic_auth ? 1 : 0) + (e.oauth2 ? 1 : 0) + (e.authorization ? 1 : 0);
   if (auths > 1)
     r.error("authorization", "at most one of bearerTokenSecret, basicAuth, oauth2 and authorization may be set");
   return e;
@@ -103,14 +102,14 @@ Probe decode_probe(const Value& obj, FieldErrors& errors) {
   Reader targets = spec.object("targets");
   Reader st = targets.object("staticConfig");
   if (st.present()) {
-    p.static_targets = ProbeStaticTargets{st.strings("static"), st.string_map("labels"),
-                                          decode_relabelings(st, "relabelingConfigs")};
+    p.static_targets =
+        ProbeStaticTargets{st.strings("static"), st.string_map("labels"), decode_relabelings(st, "relabelingConfigs")};
   }
   Reader ing = targets.object("ingress");
   if (ing.present()) {
-    p.ingress_targets = ProbeIngressTargets{decode_selector(ing, "selector"),
-                                            decode_namespace_selector(ing, "namespaceSelector"),
-                                            decode_relabelings(ing, "relabelingConfigs")};
+    p.ingress_targets =
+        ProbeIngressTargets{decode_selector(ing, "selector"), decode_namespace_selector(ing, "namespaceSelector"),
+                            decode_relabelings(ing, "relabelingConfigs")};
   }
   p.interval = spec.str_or("interval");
   p.scrape_timeout = spec.str_or("scrapeTimeout");
@@ -121,8 +120,7 @@ Probe decode_probe(const Value& obj, FieldErrors& errors) {
   p.authorization = decode_authorization(spec, "authorization");
   p.metric_relabelings = decode_relabelings(spec, "metricRelabelings");
   p.limits = decode_limits(spec);
-  if (!p.static_targets && !p.ingress_targets)
-    spec.error("targets", "one of staticConfig or ingress is required");
+  if (!p.static_targets && !p.ingress_targets) spec.error("targets", "one of staticConfig or ingress is required");
   if (p.prober_url.empty())
     spec.error_at(prober.path_of("url"), "is required");
   else if (p.prober_url.find('/') != std::string::npos)

@@ -40,12 +40,10 @@ struct Document {
 
 // Parses a multi-document YAML stream or a JSON text. Empty documents are
 // dropped. `source` names the input in errors (a file path or "-").
-std::vector<Document> parse_documents(std::string_view text, std::string_view source,
-                                      const ParseLimits& limits = {});
+std::vector<Document> parse_documents(std::string_view text, std::string_view source, const ParseLimits& limits = {});
 
 // Parses exactly one JSON value with simdjson.
-Value parse_json(std::string_view text, std::string_view source = "<json>",
-                 const ParseLimits& limits = {});
+Value parse_json(std::string_view text, std::string_view source = "<json>", const ParseLimits& limits = {});
 
 // Resolves a plain (unquoted) YAML scalar to null, bool, int, float or string.
 Value resolve_plain_scalar(const std::string& text);

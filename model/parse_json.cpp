@@ -7,13 +7,11 @@ namespace {
 
 class JsonBuilder {
  public:
-  JsonBuilder(const ParseLimits& limits, std::string_view source)
-      : limits_(limits), source_(source) {}
+  JsonBuilder(const ParseLimits& limits, std::string_view source) : limits_(limits), source_(source) {}
 
   Value build(simdjson::dom::element el, std::size_t depth) {
     if (depth > limits_.max_depth)
-      throw ParseError(std::string(source_), 0,
-                       "nesting deeper than " + std::to_string(limits_.max_depth) + " levels");
+      throw ParseError(std::string(source_), 0, "nesting deeper than " + std::to_string(limits_.max_depth) + " levels");
     if (++nodes_ > limits_.max_nodes) throw ParseError(std::string(source_), 0, "too many nodes");
     using T = simdjson::dom::element_type;
     switch (el.type()) {
@@ -53,7 +51,8 @@ class JsonBuilder {
         bool b = false;
         return el.get(b) ? Value() : Value(b);
       }
-      case T::NULL_VALUE: return Value();
+      case T::NULL_VALUE:
+        return Value();
     }
     return Value();
   }
@@ -67,8 +66,7 @@ class JsonBuilder {
 }  // namespace
 
 Value parse_json(std::string_view text, std::string_view source, const ParseLimits& limits) {
-  if (text.size() > limits.max_bytes)
-    throw ParseError(std::string(source), 0, "input larger than the size limit");
+  if (text.size() > limits.max_bytes) throw ParseError(std::string(source), 0, "input larger than the size limit");
   simdjson::dom::parser parser;
   simdjson::padded_string padded(text.data(), text.size());
   simdjson::dom::element root;

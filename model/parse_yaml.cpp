@@ -23,8 +23,7 @@ std::size_t count_nodes(const Value& v) {
 Value resolve_tagged(const std::string& tag, const std::string& text) {
   if (tag == "?") return resolve_plain_scalar(text);
   if (tag == "tag:yaml.org,2002:null") return Value();
-  if (tag == "tag:yaml.org,2002:bool" || tag == "tag:yaml.org,2002:int" ||
-      tag == "tag:yaml.org,2002:float")
+  if (tag == "tag:yaml.org,2002:bool" || tag == "tag:yaml.org,2002:int" || tag == "tag:yaml.org,2002:float")
     return resolve_plain_scalar(text);
   return Value(text);  // "!" (quoted), !!str, !!binary and unknown tags stay strings
 }
@@ -44,9 +43,7 @@ class Builder : public YAML::EventHandler {
     nodes_ = 0;
   }
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
-    complete(Value(), anchor, mark, true, "");
-  }
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { complete(Value(), anchor, mark, true, ""); }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     auto it = anchors_.find(anchor);
     if (it == anchors_.end()) fail(mark, "unknown alias");
@@ -95,9 +92,7 @@ class Builder : public YAML::EventHandler {
   void check_nodes(const YAML::Mark& mark) {
     if (nodes_ > limits_.max_nodes) fail(mark, "document expands to too many nodes (alias bomb?)");
   }
-  bool awaiting_key() const {
-    return !stack_.empty() && stack_.back().value.is_object() && !stack_.back().key;
-  }
+  bool awaiting_key() const { return !stack_.empty() && stack_.back().value.is_object() && !stack_.back().key; }
   void open(const YAML::Mark& mark, Value v, YAML::anchor_t anchor) {
     if (awaiting_key()) fail(mark, "mapping keys must be scalars");
     if (stack_.size() >= limits_.max_depth)
@@ -164,16 +159,13 @@ bool looks_like_json(std::string_view text) {
 }  // namespace
 
 ParseError::ParseError(std::string source, int line, std::string message)
-    : std::runtime_error(source + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " +
-                         message),
+    : std::runtime_error(source + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + message),
       source_(std::move(source)),
       line_(line),
       problem_(std::move(message)) {}
 
-std::vector<Document> parse_documents(std::string_view text, std::string_view source,
-                                      const ParseLimits& limits) {
-  if (text.size() > limits.max_bytes)
-    throw ParseError(std::string(source), 0, "input larger than the size limit");
+std::vector<Document> parse_documents(std::string_view text, std::string_view source, const ParseLimits& limits) {
+  if (text.size() > limits.max_bytes) throw ParseError(std::string(source), 0, "input larger than the size limit");
   std::vector<Document> docs;
   if (looks_like_json(text)) {
     try {

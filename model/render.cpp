@@ -18,7 +18,8 @@ std::string str_field(const Value& obj, const char* a, const char* b = nullptr) 
 }
 
 bool object_less(const Value& a, const Value& b) {
-  return std::make_tuple(str_field(a, "metadata", "namespace"), str_field(a, "kind"), str_field(a, "metadata", "name")) <
+  return std::make_tuple(str_field(a, "metadata", "namespace"), str_field(a, "kind"),
+                         str_field(a, "metadata", "name")) <
          std::make_tuple(str_field(b, "metadata", "namespace"), str_field(b, "kind"), str_field(b, "metadata", "name"));
 }
 
@@ -100,9 +101,9 @@ void report_key_collisions(AgentRender& r) {
   for (const auto& [key, value] : r.assets) {
     auto [it, fresh] = seen.emplace(sanitize_label_name(key), key);
     if (!fresh)
-      r.problems.push_back({"GrafanaAgent", r.ns, r.name, "", "referenced keys " + it->second + " and " + key +
-                                                                  " map to the same file " + it->first +
-                                                                  "; rename one of the Secrets or keys"});
+      r.problems.push_back({"GrafanaAgent", r.ns, r.name, "",
+                            "referenced keys " + it->second + " and " + key + " map to the same file " + it->first +
+                                "; rename one of the Secrets or keys"});
   }
 }
 

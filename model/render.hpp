@@ -19,11 +19,11 @@ inline constexpr const char* kManagedByValue = "grafana-agent-operator";
 inline constexpr const char* kAgentNameLabel = "operator.agent.grafana.com/name";
 
 struct RenderOptions {
-  Labels operator_labels;                       // the -labels flag; wins on conflicts
-  std::string operator_version = "v0.39.2";     // sanitised into app.kubernetes.io/version
+  Labels operator_labels;                    // the -labels flag; wins on conflicts
+  std::string operator_version = "v0.39.2";  // sanitised into app.kubernetes.io/version
   std::string default_agent_version = "v0.39.2";
   std::string default_reloader_image = "quay.io/prometheus-operator/prometheus-config-reloader:v0.67.1";
-  std::size_t gzip_threshold = 100 * 1024;      // config Secrets above this are gzipped
+  std::size_t gzip_threshold = 100 * 1024;  // config Secrets above this are gzipped
   // Reproduce upstream's known bugs (docs/differences.md) instead of fixing
   // them; only golden comparisons against upstream use this.
   bool upstream_compat = false;
@@ -31,9 +31,9 @@ struct RenderOptions {
 
 struct AgentRender {
   std::string ns, name;
-  std::vector<Value> objects;                   // sorted by kind, then name
+  std::vector<Value> objects;  // sorted by kind, then name
   std::vector<Problem> problems;
-  std::map<std::string, std::string> assets;    // store key -> value
+  std::map<std::string, std::string> assets;  // store key -> value
   // The rendered agent.yml documents, keyed by config Secret name.
   std::map<std::string, Value> configs;
 };
@@ -41,8 +41,8 @@ struct AgentRender {
 AgentRender render_agent(const Inventory& inv, const GrafanaAgent& agent, const RenderOptions& opts);
 
 struct RenderAll {
-  std::vector<Value> objects;                   // sorted by namespace, kind, name
-  std::vector<Problem> problems;                // decode and render problems, sorted, unique
+  std::vector<Value> objects;     // sorted by namespace, kind, name
+  std::vector<Problem> problems;  // decode and render problems, sorted, unique
 };
 RenderAll render_all(const Inventory& inv, const RenderOptions& opts);
 

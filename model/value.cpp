@@ -11,7 +11,9 @@ Value Value::obj(std::initializer_list<Member> members) {
   return Value(std::move(o));
 }
 
-Value Value::arr(std::initializer_list<Value> items) { return Value(Array(items)); }
+Value Value::arr(std::initializer_list<Value> items) {
+  return Value(Array(items));
+}
 
 Value Value::strings(const std::vector<std::string>& items) {
   Array a;
@@ -74,7 +76,9 @@ std::size_t Value::size() const {
   return 0;
 }
 
-bool Value::empty_container() const { return (is_array() || is_object()) && size() == 0; }
+bool Value::empty_container() const {
+  return (is_array() || is_object()) && size() == 0;
+}
 
 bool operator==(const Value& a, const Value& b) {
   if (a.is_number() && b.is_number()) {
@@ -83,10 +87,14 @@ bool operator==(const Value& a, const Value& b) {
   }
   if (a.type() != b.type()) return false;
   switch (a.type()) {
-    case Value::Type::null: return true;
-    case Value::Type::boolean: return a.as_bool() == b.as_bool();
-    case Value::Type::string: return a.as_string() == b.as_string();
-    case Value::Type::array: return a.as_array() == b.as_array();
+    case Value::Type::null:
+      return true;
+    case Value::Type::boolean:
+      return a.as_bool() == b.as_bool();
+    case Value::Type::string:
+      return a.as_string() == b.as_string();
+    case Value::Type::array:
+      return a.as_array() == b.as_array();
     case Value::Type::object: {
       if (a.size() != b.size()) return false;
       for (const auto& [k, v] : a.as_object()) {
@@ -95,19 +103,27 @@ bool operator==(const Value& a, const Value& b) {
       }
       return true;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
 const char* Value::type_name(Type t) {
   switch (t) {
-    case Type::null: return "null";
-    case Type::boolean: return "boolean";
-    case Type::integer: return "integer";
-    case Type::number: return "number";
-    case Type::string: return "string";
-    case Type::array: return "array";
-    case Type::object: return "object";
+    case Type::null:
+      return "null";
+    case Type::boolean:
+      return "boolean";
+    case Type::integer:
+      return "integer";
+    case Type::number:
+      return "number";
+    case Type::string:
+      return "string";
+    case Type::array:
+      return "array";
+    case Type::object:
+      return "object";
   }
   return "unknown";
 }

@@ -35,11 +35,21 @@ void emit_double_quoted(std::string_view s, std::string& out, bool json) {
   for (char ch : s) {
     auto c = static_cast<unsigned char>(ch);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (c < 0x20 || c == 0x7f || (c >= 0x80 && !utf8)) {
           hex_escape(c, json ? "\\u" : "\\x", json ? 4 : 2, out);
@@ -57,9 +67,9 @@ void emit_string(std::string_view s, std::string& out) {
     return;
   }
   bool single_ok = valid_utf8(s) && std::none_of(s.begin(), s.end(), [](char ch) {
-    auto c = static_cast<unsigned char>(ch);
-    return c < 0x20 || c == 0x7f;
-  });
+                     auto c = static_cast<unsigned char>(ch);
+                     return c < 0x20 || c == 0x7f;
+                   });
   if (!single_ok) return emit_double_quoted(s, out, false);
   out += '\'';
   for (char c : s) {
@@ -90,11 +100,19 @@ void emit_number(const Value& v, std::string& out, bool json) {
 
 bool emit_scalar(const Value& v, std::string& out) {
   switch (v.type()) {
-    case Value::Type::null: out += "null"; return true;
-    case Value::Type::boolean: out += v.as_bool() ? "true" : "false"; return true;
+    case Value::Type::null:
+      out += "null";
+      return true;
+    case Value::Type::boolean:
+      out += v.as_bool() ? "true" : "false";
+      return true;
     case Value::Type::integer:
-    case Value::Type::number: emit_number(v, out, false); return true;
-    case Value::Type::string: emit_string(v.as_string(), out); return true;
+    case Value::Type::number:
+      emit_number(v, out, false);
+      return true;
+    case Value::Type::string:
+      emit_string(v.as_string(), out);
+      return true;
     case Value::Type::array:
       if (v.size() == 0) return out += "[]", true;
       return false;
@@ -178,11 +196,19 @@ std::string to_yaml(const Value& v) {
 
 void emit_json(const Value& v, std::string& out) {
   switch (v.type()) {
-    case Value::Type::null: out += "null"; return;
-    case Value::Type::boolean: out += v.as_bool() ? "true" : "false"; return;
+    case Value::Type::null:
+      out += "null";
+      return;
+    case Value::Type::boolean:
+      out += v.as_bool() ? "true" : "false";
+      return;
     case Value::Type::integer:
-    case Value::Type::number: emit_number(v, out, true); return;
-    case Value::Type::string: emit_double_quoted(v.as_string(), out, true); return;
+    case Value::Type::number:
+      emit_number(v, out, true);
+      return;
+    case Value::Type::string:
+      emit_double_quoted(v.as_string(), out, true);
+      return;
     case Value::Type::array: {
       out += '[';
       bool first = true;

@@ -11,7 +11,9 @@
 namespace model {
 namespace {
 
-bool is_null_word(const std::string& s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
+bool is_null_word(const std::string& s) {
+  return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL";
+}
 
 // YAML 1.1 booleans, as Kubernetes' YAML reader (go-yaml v2) resolves them.
 int bool_word(const std::string& s) {
@@ -38,8 +40,10 @@ std::optional<std::int64_t> parse_int(const std::string& s) {
     v.remove_prefix(1);
   }
   int base = 10;
-  if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) base = 16, v.remove_prefix(2);
-  else if (v.size() > 2 && v[0] == '0' && (v[1] == 'o' || v[1] == 'O')) base = 8, v.remove_prefix(2);
+  if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X'))
+    base = 16, v.remove_prefix(2);
+  else if (v.size() > 2 && v[0] == '0' && (v[1] == 'o' || v[1] == 'O'))
+    base = 8, v.remove_prefix(2);
   if (v.empty()) return std::nullopt;
   if (base == 10 && !all_of(v, "0123456789")) return std::nullopt;
   std::uint64_t out = 0;
@@ -82,10 +86,9 @@ namespace {
 // Words a YAML 1.1 or 1.2 reader resolves to null, bool, inf or nan.
 bool is_keyword(std::string_view s) {
   static const std::string_view words[] = {
-      "~",    "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE", "yes",   "Yes",
-      "YES",  "no",   "No",   "NO",   "on",   "On",   "ON",   "off",   "Off",   "OFF",   "y",     "Y",
-      "n",    "N",    "=",    "<<",   ".inf", ".Inf", ".INF", "-.inf", "-.Inf", "-.INF", "+.inf", "+.Inf",
-      "+.INF", ".nan", ".NaN", ".NAN"};
+      "~",    "null", "Null", "NULL",  "true",  "True",  "TRUE",  "false", "False", "FALSE", "yes",  "Yes", "YES", "no",
+      "No",   "NO",   "on",   "On",    "ON",    "off",   "Off",   "OFF",   "y",     "Y",     "n",    "N",   "=",   "<<",
+      ".inf", ".Inf", ".INF", "-.inf", "-.Inf", "-.INF", "+.inf", "+.Inf", "+.INF", ".nan",  ".NaN", ".NAN"};
   if (s.size() > 6) return false;
   for (auto w : words)
     if (s == w) return true;

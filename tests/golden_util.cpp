@@ -20,8 +20,12 @@ std::string read_text(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-std::string reference_path(const std::string& relative) { return std::string(AO_REFERENCE_DIR) + "/" + relative; }
-std::string source_path(const std::string& relative) { return std::string(AO_SOURCE_DIR) + "/" + relative; }
+std::string reference_path(const std::string& relative) {
+  return std::string(AO_REFERENCE_DIR) + "/" + relative;
+}
+std::string source_path(const std::string& relative) {
+  return std::string(AO_SOURCE_DIR) + "/" + relative;
+}
 
 void check_golden(const std::string& suite, const std::string& name, const std::string& actual) {
   std::filesystem::path path = source_path("tests/golden/" + suite + "/" + name);
@@ -56,11 +60,11 @@ ReferenceCase load_reference_case(const std::string& name) {
         // "/secrets/<ns>/<name>/<key>" becomes a Secret with that key.
         auto p1 = key.find('/', 9), p2 = key.find('/', p1 + 1);
         std::string ns = key.substr(9, p1 - 9), sname = key.substr(p1 + 1, p2 - p1 - 1), k = key.substr(p2 + 1);
-        model::Value secret = model::Value::obj(
-            {{"apiVersion", "v1"},
-             {"kind", "Secret"},
-             {"metadata", model::Value::obj({{"name", sname}, {"namespace", ns}})},
-             {"data", model::Value::obj({{k, model::base64_encode(value.as_string())}})}});
+        model::Value secret =
+            model::Value::obj({{"apiVersion", "v1"},
+                               {"kind", "Secret"},
+                               {"metadata", model::Value::obj({{"name", sname}, {"namespace", ns}})},
+                               {"data", model::Value::obj({{k, model::base64_encode(value.as_string())}})}});
         auto existing = rc.inventory.secrets.find({ns, sname});
         if (existing != rc.inventory.secrets.end()) {
           existing->second.data[k] = value.as_string();
@@ -88,8 +92,10 @@ std::string describe_difference(const model::Value& expected, const model::Value
     std::string out;
     for (const auto& [k, v] : expected.as_object()) {
       const model::Value* a = actual.find(k);
-      if (!a) out += path + "." + k + ": missing\n";
-      else out += describe_difference(v, *a, path + "." + k);
+      if (!a)
+        out += path + "." + k + ": missing\n";
+      else
+        out += describe_difference(v, *a, path + "." + k);
     }
     for (const auto& [k, v] : actual.as_object())
       if (!expected.find(k)) out += path + "." + k + ": unexpected " + model::to_json(v) + "\n";

@@ -100,14 +100,14 @@ void check_inventory(const model::Inventory& inv, const std::string& label, int&
   fs::path tmp = fs::temp_directory_path() / ("ao-promtool-" + std::to_string(::getpid()));
   for (const auto& metrics : metrics_configs(all.objects)) {
     for (Value prom : prometheus_configs(metrics)) {
-    fs::remove_all(tmp);
-    fs::create_directories(tmp);
-    adapt(prom, tmp);
-    jobs += static_cast<int>(prom.find("scrape_configs")->size());
-    std::string output;
-    int rc = promtool_check(prom, tmp, output);
-    INFO(label << "\n" << output);
-    CHECK(rc == 0);
+      fs::remove_all(tmp);
+      fs::create_directories(tmp);
+      adapt(prom, tmp);
+      jobs += static_cast<int>(prom.find("scrape_configs")->size());
+      std::string output;
+      int rc = promtool_check(prom, tmp, output);
+      INFO(label << "\n" << output);
+      CHECK(rc == 0);
     }
   }
   fs::remove_all(tmp);
@@ -121,7 +121,8 @@ TEST_CASE("generated scrape configs and remote_write pass promtool check config"
   std::vector<std::pair<std::string, model::Inventory>> inputs;
   inputs.emplace_back("deploy/examples", testutil::inventory_from_yaml(""));
   for (const auto& e : fs::directory_iterator(testutil::source_path("deploy/examples")))
-    for (auto& d : model::parse_documents(testutil::read_text(e.path().string()), "ex")) inputs.back().second.add(d.value);
+    for (auto& d : model::parse_documents(testutil::read_text(e.path().string()), "ex"))
+      inputs.back().second.add(d.value);
   for (const auto& e : fs::directory_iterator(testutil::reference_path("examples"))) {
     if (e.path().extension() != ".yaml") continue;
     model::Inventory inv;

@@ -48,9 +48,12 @@ spec:
     - {action: replace, sourceLabels: [a]}
 )");
   REQUIRE(p.size() == 4);
-  CHECK(p[0] == "ServiceMonitor app/sm: spec.endpoints[0].metricRelabelings[0].targetLabel: is required for action replace");
+  CHECK(p[0] ==
+        "ServiceMonitor app/sm: spec.endpoints[0].metricRelabelings[0].targetLabel: is required for action replace");
   CHECK(p[1].starts_with("ServiceMonitor app/sm: spec.endpoints[0].relabelings[0].regex: invalid regular expression"));
-  CHECK(p[2] == "ServiceMonitor app/sm: spec.endpoints[0].relabelings[1].modulus: must be a positive integer for action hashmod");
+  CHECK(
+      p[2] ==
+      "ServiceMonitor app/sm: spec.endpoints[0].relabelings[1].modulus: must be a positive integer for action hashmod");
   CHECK(p[3] == "ServiceMonitor app/sm: spec.endpoints[0].relabelings[2].action: unknown relabel action \"explode\"");
 }
 

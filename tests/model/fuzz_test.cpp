@@ -27,16 +27,24 @@ std::vector<std::string> corpus() {
 }
 
 std::string mutate(std::string s, std::mt19937& rng) {
-  static const std::string tokens[] = {":",   "-", "[", "]", "{", "}", "'", "\"", "\n", "  ", "&a", "*a", "!!int",
-                                       "---", "#", "|", ">", "\t", "\x00", "\xff", "~", "null", "1e999"};
+  static const std::string tokens[] = {":",     "-",   "[", "]", "{", "}",  "'",    "\"",   "\n", "  ",   "&a",   "*a",
+                                       "!!int", "---", "#", "|", ">", "\t", "\x00", "\xff", "~",  "null", "1e999"};
   int edits = 1 + static_cast<int>(rng() % 8);
   for (int i = 0; i < edits && !s.empty(); ++i) {
     std::size_t pos = rng() % s.size();
     switch (rng() % 4) {
-      case 0: s[pos] = static_cast<char>(rng() % 256); break;
-      case 1: s.insert(pos, tokens[rng() % std::size(tokens)]); break;
-      case 2: s.erase(pos, 1 + rng() % 16); break;
-      default: s = s.substr(0, pos); break;
+      case 0:
+        s[pos] = static_cast<char>(rng() % 256);
+        break;
+      case 1:
+        s.insert(pos, tokens[rng() % std::size(tokens)]);
+        break;
+      case 2:
+        s.erase(pos, 1 + rng() % 16);
+        break;
+      default:
+        s = s.substr(0, pos);
+        break;
     }
   }
   return s;
@@ -65,12 +73,18 @@ void render_checked(const std::string& text) {
 model::Value confuse(const model::Value& v, std::mt19937& rng, int depth) {
   if (rng() % 7 == 0 || depth > 12) {
     switch (rng() % 6) {
-      case 0: return model::Value("x");
-      case 1: return model::Value(static_cast<std::int64_t>(rng() % 1000));
-      case 2: return model::Value(true);
-      case 3: return model::Value::arr({"a", 1});
-      case 4: return model::Value::obj({{"k", "v"}});
-      default: return model::Value();
+      case 0:
+        return model::Value("x");
+      case 1:
+        return model::Value(static_cast<std::int64_t>(rng() % 1000));
+      case 2:
+        return model::Value(true);
+      case 3:
+        return model::Value::arr({"a", 1});
+      case 4:
+        return model::Value::obj({{"k", "v"}});
+      default:
+        return model::Value();
     }
   }
   model::Value out = v;

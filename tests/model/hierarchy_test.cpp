@@ -112,7 +112,8 @@ TEST_CASE("an invalid member is skipped and its problem names the field", "[hier
   CHECK(inv.problems()[0].str() == "ServiceMonitor app/bad: spec.endpoints[0].port: expected string, got integer");
   auto explained = model::explain_hierarchy(inv, inv.agents.at({"mon", "b-agent"}).obj);
   CHECK(std::find(explained.begin(), explained.end(),
-                  "ServiceMonitor app/bad: out: selected by MetricsInstance mon/primary but invalid") != explained.end());
+                  "ServiceMonitor app/bad: out: selected by MetricsInstance mon/primary but invalid") !=
+        explained.end());
   CHECK(std::find(explained.begin(), explained.end(),
                   "MetricsInstance other/elsewhere: out: namespace not selected by GrafanaAgent mon/b-agent") !=
         explained.end());

@@ -85,7 +85,8 @@ spec: {}
 )");
   auto all = model::render_all(inv, model::RenderOptions{});
   REQUIRE(!all.problems.empty());
-  for (const auto& p : all.problems) CHECK(p.str().rfind("GrafanaAgent mon/broken: spec.metrics.remoteWrite[0]", 0) == 0);
+  for (const auto& p : all.problems)
+    CHECK(p.str().rfind("GrafanaAgent mon/broken: spec.metrics.remoteWrite[0]", 0) == 0);
   for (const auto& n : names_of(all.objects)) CHECK(n.find("broken") == std::string::npos);
   auto names = names_of(all.objects);
   CHECK(std::find(names.begin(), names.end(), "StatefulSet/fine") != names.end());
