@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <stdexcept>
 
 #include "model/codec.hpp"
 #include "model/parse.hpp"
@@ -109,6 +110,68 @@ std::string describe_difference(const model::Value& expected, const model::Value
   }
   return path + ": expected " + model::to_json(expected) + "\n" + std::string(path.size(), ' ') + "  actual   " +
          model::to_json(actual) + "\n";
+}
+
+void check_same(const model::Value& expected, const model::Value& actual) {
+  INFO(describe_difference(expected, actual));
+  CHECK(expected == actual);
+}
+
+std::string subset_mismatch(const model::Value& expected, const model::Value& actual, const std::string& path) {
+  if (expected.is_object()) {
+    if (!actual.is_object()) return path + ": expected an object, got " + model::to_json(actual);
+    for (const auto& [k, v] : expected.as_object()) {
+      const model::Value* a = actual.find(k);
+      if (!a) return path + "." + k + ": missing";
+      if (auto m = subset_mismatch(v, *a, path + "." + k); !m.empty()) return m;
+    }
+    return "";
+  }
+  if (expected.is_array()) {
+    if (!actual.is_array() || actual.size() != expected.size())
+      return path + ": expected " + std::to_string(expected.size()) + " items, got " + model::to_json(actual);
+    for (std::size_t i = 0; i < expected.size(); ++i)
+      if (auto m = subset_mismatch(expected.as_array()[i], actual.as_array()[i], path + "[" + std::to_string(i) + "]");
+          !m.empty())
+        return m;
+    return "";
+  }
+  if (expected != actual) return path + ": expected " + model::to_json(expected) + ", got " + model::to_json(actual);
+  return "";
+}
+
+model::Value yaml(const std::string& text) {
+  auto docs = model::parse_documents(text, "test");
+  REQUIRE(docs.size() == 1);
+  return docs[0].value;
+}
+
+const model::Value& at(const model::Value& v, const std::string& path) {
+  const model::Value* cur = &v;
+  std::size_t i = 0;
+  while (i < path.size()) {
+    if (path[i] == '.') {
+      ++i;
+    } else if (path[i] == '[') {
+      std::size_t close = path.find(']', i);
+      std::size_t idx = std::stoul(path.substr(i + 1, close - i - 1));
+      if (!cur->is_array() || idx >= cur->size()) throw std::runtime_error("no item in " + path);
+      cur = &cur->as_array()[idx];
+      i = close + 1;
+    } else {
+      std::size_t end = path.find_first_of(".[", i);
+      cur = cur->find(path.substr(i, end - i));
+      if (!cur) throw std::runtime_error("no member in " + path);
+      i = end == std::string::npos ? path.size() : end;
+    }
+  }
+  return *cur;
+}
+
+std::vector<std::string> names(const model::Value& list) {
+  std::vector<std::string> out;
+  for (const model::Value& v : list.as_array()) out.push_back(at(v, "name").as_string());
+  return out;
 }
 
 }  // namespace testutil

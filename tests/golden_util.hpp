@@ -1,9 +1,11 @@
 // Test helpers: golden files under tests/golden/<suite>/<case> (regenerate
-// with UPDATE_GOLDEN=1 and review the diff), and loaders for the upstream
-// reference cases in ../shared/reference/golden.
+// with UPDATE_GOLDEN=1 and review the diff), loaders for the upstream
+// reference cases in ../shared/reference/golden, and Value helpers for
+// assertions (one YAML document, comparisons, path lookup).
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "model/inventory.hpp"
 #include "model/value.hpp"
@@ -32,5 +34,22 @@ ReferenceCase load_reference_case(const std::string& name);  // e.g. "D1_service
 
 // A readable diff-like description of where two Values differ ("" if equal).
 std::string describe_difference(const model::Value& expected, const model::Value& actual, const std::string& path = "");
+
+// CHECKs expected == actual, with describe_difference as the message.
+void check_same(const model::Value& expected, const model::Value& actual);
+
+// "" when `expected` is a subset of `actual` with upstream's
+// subset.YAMLAssert semantics (maps: expected keys present with matching
+// values; arrays: equal length, compared item by item), else where not.
+std::string subset_mismatch(const model::Value& expected, const model::Value& actual, const std::string& path = "");
+
+// The only document of a YAML/JSON text (REQUIREs exactly one).
+model::Value yaml(const std::string& text);
+
+// Walks "a.b[1].c" (or "[5]" from an array); throws when a step is missing.
+const model::Value& at(const model::Value& v, const std::string& path);
+
+// The "name" of every item of a list (volumes, containers, env, ...).
+std::vector<std::string> names(const model::Value& list);
 
 }  // namespace testutil

@@ -4,63 +4,17 @@
 #include <catch2/catch.hpp>
 
 #include "golden_util.hpp"
-#include "model/config.hpp"
-#include "model/parse.hpp"
 #include "model/yaml_emit.hpp"
+#include "test_render.hpp"
+
+using testutil::ConfigRender;
+using testutil::kLogsAgent;
+using testutil::logs_instance;
+using testutil::render_logs;
+using testutil::valid_inventory;
+using testutil::yaml;
 
 namespace {
-
-struct LogsRender {
-  model::Value config;
-  std::vector<model::Problem> problems;
-  model::FieldErrors root_errors;
-  std::map<std::string, std::string> used;
-};
-
-LogsRender render_logs(const model::Inventory& inv) {
-  REQUIRE(inv.problems().empty());
-  REQUIRE(inv.agents.size() == 1);
-  const model::GrafanaAgent& ga = inv.agents.begin()->second.obj;
-  model::Hierarchy h = model::build_hierarchy(inv, ga);
-  model::AssetRefs assets(inv);
-  LogsRender r;
-  r.config = model::render_logs_config(h, model::RenderOptions{}, assets, r.problems);
-  r.root_errors = assets.errors;
-  r.used = assets.used;
-  return r;
-}
-
-model::Value yaml(const std::string& text) {
-  auto docs = model::parse_documents(text, "test");
-  REQUIRE(docs.size() == 1);
-  return docs[0].value;
-}
-
-const model::Value& instance(const LogsRender& r, std::size_t i) {
-  const model::Value* configs = r.config.find("logs")->find("configs");
-  REQUIRE(configs);
-  REQUIRE(configs->size() > i);
-  return configs->as_array()[i];
-}
-
-const char* kAgent = R"(
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: GrafanaAgent
-metadata: {name: agent, namespace: monitoring}
-spec:
-  logs:
-    instanceSelector: {}
-    instanceNamespaceSelector: {}
-    clients:
-    - url: https://loki.global/push
-      basicAuth: {username: {name: global-auth, key: user}, password: {name: global-auth, key: pass}}
-      externalLabels: {region: eu}
----
-apiVersion: v1
-kind: Secret
-metadata: {name: global-auth, namespace: monitoring}
-stringData: {user: g-user, pass: g-pass}
-)";
 
 const char* kClientCase = R"(
 ---
@@ -116,17 +70,17 @@ data: {ca.crt: CA}
 }  // namespace
 
 TEST_CASE("client with TLS, OAuth2 and backoff; GrafanaAgent clients as fallback", "[logs]") {
-  LogsRender r = render_logs(testutil::inventory_from_yaml(std::string(kAgent) + kClientCase));
+  ConfigRender r = render_logs(valid_inventory(std::string(kLogsAgent) + kClientCase));
   CHECK(r.problems.empty());
   CHECK(r.root_errors.empty());
   // Instances are sorted by namespace: other/shared, then team/own.
-  CHECK(instance(r, 0) == yaml(R"(
+  CHECK(logs_instance(r, 0) == yaml(R"(
 name: other/shared
 clients:
 - url: https://loki.global/push
   basic_auth: {username: g-user, password: g-pass}
   external_labels: {cluster: monitoring/agent, region: eu})"));
-  CHECK(instance(r, 1) == yaml(R"(
+  CHECK(logs_instance(r, 1) == yaml(R"(
 name: team/own
 target_config: {sync_period: 30s}
 clients:
@@ -161,7 +115,7 @@ TEST_CASE("golden: GrafanaAgent clients resolve in the agent's namespace", "[log
   // A LogsInstance without clients uses the GrafanaAgent's, whose references
   // resolve in the GrafanaAgent's namespace even when the instance's own
   // namespace has a Secret of the same name.
-  std::string text = std::string(kAgent) + R"(
+  std::string text = std::string(kLogsAgent) + R"(
 ---
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: LogsInstance
@@ -175,10 +129,10 @@ stringData: {user: wrong-user, pass: wrong-pass}
 )";
   text.replace(text.find("      externalLabels: {region: eu}"), 0,
                "      tlsConfig: {cert: {secret: {name: global-auth, key: user}}}\n");
-  LogsRender r = render_logs(testutil::inventory_from_yaml(text));
+  ConfigRender r = render_logs(valid_inventory(text));
   CHECK(r.problems.empty());
   CHECK(r.root_errors.empty());
-  CHECK(instance(r, 0) == yaml(R"(
+  CHECK(logs_instance(r, 0) == yaml(R"(
 name: other/fallback
 clients:
 - url: https://loki.global/push
@@ -191,19 +145,19 @@ clients:
 }
 
 TEST_CASE("logsExternalLabelName renames or removes the cluster label", "[logs]") {
-  std::string text = std::string(kAgent) + kClientCase;
+  std::string text = std::string(kLogsAgent) + kClientCase;
   std::string renamed = text, removed = text;
   renamed.replace(renamed.find("    clients:"), 0, "    logsExternalLabelName: k8s\n");
   removed.replace(removed.find("    clients:"), 0, "    logsExternalLabelName: ''\n");
-  auto labels = [](const LogsRender& r) {
-    return *instance(r, 0).find("clients")->as_array()[0].find("external_labels");
+  auto labels = [](const ConfigRender& r) {
+    return *logs_instance(r, 0).find("clients")->as_array()[0].find("external_labels");
   };
-  CHECK(labels(render_logs(testutil::inventory_from_yaml(renamed))) == yaml("{k8s: monitoring/agent, region: eu}"));
-  CHECK(labels(render_logs(testutil::inventory_from_yaml(removed))) == yaml("{region: eu}"));
+  CHECK(labels(render_logs(valid_inventory(renamed))) == yaml("{k8s: monitoring/agent, region: eu}"));
+  CHECK(labels(render_logs(valid_inventory(removed))) == yaml("{region: eu}"));
 }
 
 TEST_CASE("a LogsInstance whose client Secret is missing is rejected alone", "[logs]") {
-  std::string text = std::string(kAgent) + kClientCase + R"(
+  std::string text = std::string(kLogsAgent) + kClientCase + R"(
 ---
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: LogsInstance
@@ -213,8 +167,8 @@ spec:
   - url: https://loki.team/push
     basicAuth: {username: {name: oauth, key: id}, password: {name: missing, key: pass}}
 )";
-  model::Inventory inv = testutil::inventory_from_yaml(text);
-  LogsRender r = render_logs(inv);
+  model::Inventory inv = valid_inventory(text);
+  ConfigRender r = render_logs(inv);
   CHECK(r.root_errors.empty());
   REQUIRE(r.problems.size() == 1);
   CHECK(r.problems[0].str() ==
@@ -223,21 +177,21 @@ spec:
   REQUIRE(configs.size() == 2);
   CHECK(*configs.as_array()[1].find("name") == model::Value("team/own"));
   // The root stays valid and renders its objects.
-  model::AgentRender ar = model::render_agent(inv, inv.agents.begin()->second.obj, model::RenderOptions{});
+  model::AgentRender ar = testutil::render_only_agent(inv);
   CHECK_FALSE(ar.objects.empty());
   REQUIRE(ar.problems.size() == 1);
   CHECK(ar.problems[0].kind == "LogsInstance");
 }
 
 TEST_CASE("a missing Secret in the GrafanaAgent's clients invalidates the root", "[logs]") {
-  std::string text = std::string(kAgent) + kClientCase;
+  std::string text = std::string(kLogsAgent) + kClientCase;
   const std::string from = "{name: global-auth, key: pass}";
   text.replace(text.find(from), from.size(), "{name: global-auth, key: nope}");
-  model::Inventory inv = testutil::inventory_from_yaml(text);
-  LogsRender r = render_logs(inv);
+  model::Inventory inv = valid_inventory(text);
+  ConfigRender r = render_logs(inv);
   REQUIRE(r.root_errors.size() == 1);
   CHECK(r.root_errors[0].path == "spec.logs.clients[0].basicAuth.password");
-  model::AgentRender ar = model::render_agent(inv, inv.agents.begin()->second.obj, model::RenderOptions{});
+  model::AgentRender ar = testutil::render_only_agent(inv);
   CHECK(ar.objects.empty());
   REQUIRE(ar.problems.size() == 1);
   CHECK(ar.problems[0].str() ==

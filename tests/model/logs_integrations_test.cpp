@@ -5,39 +5,12 @@
 
 #include "golden_util.hpp"
 #include "model/config.hpp"
-#include "model/parse.hpp"
+#include "test_render.hpp"
+
+using testutil::subset_mismatch;
+using testutil::yaml;
 
 namespace {
-
-model::Value yaml(const std::string& text) {
-  auto docs = model::parse_documents(text, "test");
-  REQUIRE(docs.size() == 1);
-  return docs[0].value;
-}
-
-// The metrics block comes from model/config_metrics.cpp, written in
-// parallel; while it is still the placeholder only the other blocks can be
-// compared with upstream.
-bool metrics_renderer_is_placeholder() {
-  return testutil::read_text(testutil::source_path("model/config_metrics.cpp")).rfind("// TEMP(", 0) == 0;
-}
-
-// Upstream's subset.YAMLAssert: maps are subsets, arrays have equal length.
-bool is_subset(const model::Value& expected, const model::Value& actual) {
-  if (expected.is_object() && actual.is_object()) {
-    for (const auto& [k, v] : expected.as_object()) {
-      const model::Value* a = actual.find(k);
-      if (!a || !is_subset(v, *a)) return false;
-    }
-    return true;
-  }
-  if (expected.is_array() && actual.is_array() && expected.size() == actual.size()) {
-    for (std::size_t i = 0; i < expected.size(); ++i)
-      if (!is_subset(expected.as_array()[i], actual.as_array()[i])) return false;
-    return true;
-  }
-  return expected == actual;
-}
 
 const model::Value& config(const model::AgentRender& ar, const std::string& name) {
   auto it = ar.configs.find(name);
@@ -48,8 +21,7 @@ const model::Value& config(const model::AgentRender& ar, const std::string& name
 void check_block(const model::Value& expected, const model::Value& actual, const char* key) {
   INFO("block " << key);
   REQUIRE(actual.find(key));
-  INFO(testutil::describe_difference(*expected.find(key), *actual.find(key)));
-  CHECK(*actual.find(key) == *expected.find(key));
+  testutil::check_same(*expected.find(key), *actual.find(key));
 }
 
 const char* kC7 = R"(
@@ -109,14 +81,6 @@ metadata: {name: extra, namespace: primary}
 stringData: {jobs: '[{job_name: journal, journal: {}}]'}
 )";
 
-model::AgentRender render(const model::Inventory& inv, bool compat) {
-  REQUIRE(inv.problems().empty());
-  REQUIRE(inv.agents.size() == 1);
-  model::RenderOptions opts;
-  opts.upstream_compat = compat;
-  return model::render_agent(inv, inv.agents.begin()->second.obj, opts);
-}
-
 }  // namespace
 
 TEST_CASE("D5: integrations DaemonSet and Deployment configs (upstream_compat)", "[logs]") {
@@ -131,9 +95,8 @@ TEST_CASE("D5: integrations DaemonSet and Deployment configs (upstream_compat)",
     INFO(name);
     auto rc = testutil::load_reference_case(name);
     REQUIRE(rc.entry == "agent-integrations.libsonnet");
-    REQUIRE(rc.inventory.problems().empty());
-    const model::GrafanaAgent& ga = rc.inventory.agents.begin()->second.obj;
-    model::Hierarchy h = model::build_hierarchy(rc.inventory, ga);
+    testutil::require_no_problems(rc.inventory);
+    model::Hierarchy h = model::build_hierarchy(rc.inventory, testutil::only_agent(rc.inventory));
     h.integrations.clear();
     for (const auto& [key, entry] : rc.inventory.integrations)
       if (entry.obj.all_nodes == all_nodes) h.integrations.push_back(&entry.obj);
@@ -148,16 +111,14 @@ TEST_CASE("D5: integrations DaemonSet and Deployment configs (upstream_compat)",
     check_block(rc.expected, cfg, "integrations");
     check_block(rc.expected, cfg, "logs");
     check_block(rc.expected, cfg, "server");
-    if (!metrics_renderer_is_placeholder()) {
-      INFO(testutil::describe_difference(rc.expected, cfg));
-      CHECK(cfg == rc.expected);
-    }
+    testutil::check_same(rc.expected, cfg);
   }
 }
 
 TEST_CASE("D5 through render_agent: the DaemonSet config of the selected Integration", "[logs]") {
   auto rc = testutil::load_reference_case("D5_integrations_ds");
-  model::AgentRender ar = render(rc.inventory, true);
+  testutil::require_no_problems(rc.inventory);
+  model::AgentRender ar = testutil::render_only_agent(rc.inventory, true);
   CHECK(ar.problems.empty());
   const model::Value& cfg = config(ar, "agent-integrations-ds-config");
   check_block(rc.expected, cfg, "integrations");
@@ -167,13 +128,13 @@ TEST_CASE("D5 through render_agent: the DaemonSet config of the selected Integra
 }
 
 TEST_CASE("C7: integrations config, subset as upstream asserts", "[logs]") {
-  model::AgentRender ar = render(testutil::inventory_from_yaml(kC7), false);
+  model::AgentRender ar = testutil::render_only_agent(testutil::valid_inventory(kC7));
   CHECK(ar.problems.empty());
   const model::Value& ds = config(ar, "test-agent-integrations-ds-config");
   const model::Value& deploy = config(ar, "test-agent-integrations-deploy-config");
   model::Value common = yaml("{server: {}, logs: {positions_directory: /var/lib/grafana-agent/data}}");
-  CHECK(is_subset(common, ds));
-  CHECK(is_subset(common, deploy));
+  CHECK(subset_mismatch(common, ds) == "");
+  CHECK(subset_mismatch(common, deploy) == "");
   CHECK(*ds.find("integrations") == yaml(R"(
 metrics: {autoscrape: {enable: false}}
 node_exporter_configs: [{rootfs_path: /host/root, sysfs_path: /host/sys, procfs_path: /host/proc}])"));
@@ -181,12 +142,10 @@ node_exporter_configs: [{rootfs_path: /host/root, sysfs_path: /host/sys, procfs_
 metrics: {autoscrape: {enable: false}}
 mysqld_exporter_configs: [{data_source_names: root@(server-a:3306)/}, {data_source_names: root@(server-b:3306)/}]
 redis_exporter_configs: [{redis_addr: redis-a:6379}])"));
-  if (!metrics_renderer_is_placeholder()) {
-    model::Value metrics = yaml(R"({metrics: {wal_directory: /var/lib/grafana-agent/data,
-                                              global: {external_labels: {cluster: monitoring/test-agent}}}})");
-    CHECK(is_subset(metrics, ds));
-    CHECK(is_subset(metrics, deploy));
-  }
+  model::Value metrics = yaml(R"({metrics: {wal_directory: /var/lib/grafana-agent/data,
+                                            global: {external_labels: {cluster: monitoring/test-agent}}}})");
+  CHECK(subset_mismatch(metrics, ds) == "");
+  CHECK(subset_mismatch(metrics, deploy) == "");
 }
 
 TEST_CASE("C7 with instances: PodLogs scrubbed, clients and additional configs kept", "[logs]") {
@@ -194,7 +153,7 @@ TEST_CASE("C7 with instances: PodLogs scrubbed, clients and additional configs k
   text.replace(text.find("  integrations:"), 0,
                "  metrics: {instanceSelector: {matchLabels: {agent: test}}, instanceNamespaceSelector: {}}\n"
                "  logs: {instanceSelector: {matchLabels: {agent: test}}, instanceNamespaceSelector: {}}\n");
-  model::AgentRender ar = render(testutil::inventory_from_yaml(text + kC7Instances), false);
+  model::AgentRender ar = testutil::render_only_agent(testutil::valid_inventory(text + kC7Instances));
   CHECK(ar.problems.empty());
   model::Value logs = yaml(R"(
 positions_directory: /var/lib/grafana-agent/data
@@ -205,13 +164,10 @@ configs:
   for (const char* name : {"test-agent-integrations-ds-config", "test-agent-integrations-deploy-config"}) {
     INFO(name);
     const model::Value& cfg = config(ar, name);
-    INFO(testutil::describe_difference(logs, *cfg.find("logs")));
-    CHECK(*cfg.find("logs") == logs);
-    if (!metrics_renderer_is_placeholder()) {
-      CHECK(is_subset(yaml(R"({metrics: {configs: [{name: primary/operator-metrics,
-                                    remote_write: [{url: 'http://cortex:80/api/prom/push'}]}]}})"),
-                      cfg));
-    }
+    testutil::check_same(logs, *cfg.find("logs"));
+    CHECK(subset_mismatch(yaml(R"({metrics: {configs: [{name: primary/operator-metrics,
+                                  remote_write: [{url: 'http://cortex:80/api/prom/push'}]}]}})"),
+                          cfg) == "");
   }
   // The logs DaemonSet config still has the PodLogs.
   const model::Value& full = config(ar, "test-agent-logs-config");
@@ -222,8 +178,7 @@ configs:
 
 TEST_CASE("render_integrations_config lists only integrations of the requested kind", "[logs]") {
   model::Inventory inv = testutil::inventory_from_yaml(kC7);
-  const model::GrafanaAgent& ga = inv.agents.begin()->second.obj;
-  model::Hierarchy h = model::build_hierarchy(inv, ga);
+  model::Hierarchy h = model::build_hierarchy(inv, testutil::only_agent(inv));
   REQUIRE(h.integrations.size() == 4);
   model::AssetRefs assets(inv);
   std::vector<model::Problem> problems;

@@ -4,44 +4,16 @@
 #include <catch2/catch.hpp>
 
 #include "golden_util.hpp"
-#include "model/config.hpp"
-#include "model/parse.hpp"
-#include "model/yaml_emit.hpp"
+#include "test_render.hpp"
+
+using testutil::ConfigRender;
+using testutil::render_logs;
+using testutil::yaml;
 
 namespace {
 
-struct LogsRender {
-  model::Value config;
-  std::vector<model::Problem> problems;
-  model::FieldErrors root_errors;
-  std::map<std::string, std::string> used;
-};
-
-LogsRender render_logs(const model::Inventory& inv, bool compat) {
-  REQUIRE(inv.agents.size() == 1);
-  const model::GrafanaAgent& ga = inv.agents.begin()->second.obj;
-  model::Hierarchy h = model::build_hierarchy(inv, ga);
-  model::RenderOptions opts;
-  opts.upstream_compat = compat;
-  model::AssetRefs assets(inv);
-  LogsRender r;
-  r.config = model::render_logs_config(h, opts, assets, r.problems);
-  r.root_errors = assets.errors;
-  r.used = assets.used;
-  return r;
-}
-
-model::Value yaml(const std::string& text) {
-  auto docs = model::parse_documents(text, "test");
-  REQUIRE(docs.size() == 1);
-  return docs[0].value;
-}
-
-const model::Value& scrape_config(const LogsRender& r, std::size_t instance = 0, std::size_t index = 0) {
-  const model::Value* configs = r.config.find("logs")->find("configs");
-  REQUIRE(configs);
-  REQUIRE(configs->size() > instance);
-  const model::Value* scs = configs->as_array()[instance].find("scrape_configs");
+const model::Value& scrape_config(const ConfigRender& r, std::size_t instance = 0, std::size_t index = 0) {
+  const model::Value* scs = testutil::logs_instance(r, instance).find("scrape_configs");
   REQUIRE(scs);
   REQUIRE(scs->size() > index);
   return scs->as_array()[index];
@@ -91,20 +63,18 @@ spec:
 TEST_CASE("D4: PodLogs stages, client basic auth, custom cluster label (upstream_compat)", "[logs]") {
   auto rc = testutil::load_reference_case("D4_podlogs_stages");
   REQUIRE(rc.entry == "agent-logs.libsonnet");
-  LogsRender r = render_logs(rc.inventory, true);
+  ConfigRender r = render_logs(rc.inventory, true);
   CHECK(r.problems.empty());
   CHECK(r.root_errors.empty());
-  INFO(testutil::describe_difference(*rc.expected.find("logs"), *r.config.find("logs")));
-  CHECK(*r.config.find("logs") == *rc.expected.find("logs"));
-  INFO(testutil::describe_difference(rc.expected, r.config));
-  CHECK(r.config == rc.expected);
+  testutil::check_same(*rc.expected.find("logs"), *r.config.find("logs"));
+  testutil::check_same(rc.expected, r.config);
   CHECK(r.used == std::map<std::string, std::string>{{"/secrets/monitoring/loki-auth/pass", "glc_key"},
                                                      {"/secrets/monitoring/loki-auth/user", "12345"}});
 }
 
 TEST_CASE("D4 in default mode differs only in the selector rule form", "[logs]") {
   auto rc = testutil::load_reference_case("D4_podlogs_stages");
-  LogsRender r = render_logs(rc.inventory, false);
+  ConfigRender r = render_logs(rc.inventory, false);
   CHECK(r.problems.empty());
   model::Value expected = rc.expected;
   model::Value& rules = *expected.find("logs")
@@ -115,12 +85,11 @@ TEST_CASE("D4 in default mode differs only in the selector rule form", "[logs]")
                              .find("relabel_configs");
   rules.as_array()[1] = yaml(R"({action: keep, regex: '(nginx);true',
       source_labels: [__meta_kubernetes_pod_label_app, __meta_kubernetes_pod_labelpresent_app]})");
-  INFO(testutil::describe_difference(expected, r.config));
-  CHECK(r.config == expected);
+  testutil::check_same(expected, r.config);
 }
 
 TEST_CASE("selector rules: default form matches literally and needs the label", "[logs]") {
-  LogsRender r = render_logs(testutil::inventory_from_yaml(kSelectorCase), false);
+  ConfigRender r = render_logs(testutil::inventory_from_yaml(kSelectorCase), false);
   REQUIRE(r.problems.empty());
   const auto& rules = relabels(scrape_config(r));
   REQUIRE(rules.size() >= 7);
@@ -137,7 +106,7 @@ TEST_CASE("selector rules: default form matches literally and needs the label", 
 }
 
 TEST_CASE("selector rules: upstream_compat uses the single-label regex form", "[logs]") {
-  LogsRender r = render_logs(testutil::inventory_from_yaml(kSelectorCase), true);
+  ConfigRender r = render_logs(testutil::inventory_from_yaml(kSelectorCase), true);
   REQUIRE(r.problems.empty());
   const auto& rules = relabels(scrape_config(r));
   REQUIRE(rules.size() >= 7);
@@ -150,7 +119,7 @@ TEST_CASE("selector rules: upstream_compat uses the single-label regex form", "[
 }
 
 TEST_CASE("PodLogs relabel order, namespaces and enforced label", "[logs]") {
-  LogsRender r = render_logs(testutil::inventory_from_yaml(kSelectorCase), false);
+  ConfigRender r = render_logs(testutil::inventory_from_yaml(kSelectorCase), false);
   REQUIRE(r.problems.empty());
   const model::Value& sc = scrape_config(r);
   CHECK(*sc.find("job_name") == model::Value("podLogs/app/api"));
@@ -177,7 +146,7 @@ TEST_CASE("PodLogs relabel order, namespaces and enforced label", "[logs]") {
 }
 
 TEST_CASE("upstream_compat drops empty relabel fields like upstream", "[logs]") {
-  LogsRender r = render_logs(testutil::inventory_from_yaml(kSelectorCase), true);
+  ConfigRender r = render_logs(testutil::inventory_from_yaml(kSelectorCase), true);
   const auto& rules = relabels(scrape_config(r));
   REQUIRE(rules.size() == 19);
   CHECK(rules[17] == yaml("{target_label: cleared}"));
@@ -189,7 +158,7 @@ TEST_CASE("kubernetes_sd namespaces follow namespacesFromSelector", "[logs]") {
     std::string text = base;
     text.replace(text.find(from), from.size(), to);
     if (ignore) text.replace(text.find("enforcedNamespaceLabel"), 0, "ignoreNamespaceSelectors: true\n    ");
-    LogsRender r = render_logs(testutil::inventory_from_yaml(text), false);
+    ConfigRender r = render_logs(testutil::inventory_from_yaml(text), false);
     return *scrape_config(r).find("kubernetes_sd_configs");
   };
   CHECK(sd_for("{any: true}", "{matchNames: [a, b]}", false) == yaml("[{role: pod, namespaces: {names: [a, b]}}]"));
@@ -209,7 +178,7 @@ stringData: {user: admin, pass: pw, ca: CA}
   text.replace(text.find("  logs:"), 0,
                "  apiServer:\n    host: https://kube:6443\n    basicAuth: {username: {name: api-auth, key: user}, "
                "password: {name: api-auth, key: pass}}\n    tlsConfig: {ca: {secret: {name: api-auth, key: ca}}}\n");
-  LogsRender r = render_logs(testutil::inventory_from_yaml(text), false);
+  ConfigRender r = render_logs(testutil::inventory_from_yaml(text), false);
   CHECK(r.root_errors.empty());
   CHECK(*scrape_config(r).find("kubernetes_sd_configs") == yaml(R"([{role: pod, api_server: 'https://kube:6443',
       basic_auth: {username: admin, password: pw},
@@ -226,7 +195,7 @@ spec:
   selector: {}
   podTargetLabels: [ok, 1st]
 )";
-  LogsRender r = render_logs(testutil::inventory_from_yaml(text), false);
+  ConfigRender r = render_logs(testutil::inventory_from_yaml(text), false);
   REQUIRE(r.problems.size() == 1);
   CHECK(r.problems[0].str() == "PodLogs app/bad: spec.podTargetLabels[1]: \"1st\" cannot be used as a label name");
   const model::Value& configs = *r.config.find("logs")->find("configs");
@@ -257,6 +226,6 @@ spec:
   REQUIRE(inv.problems().size() == 1);
   CHECK(inv.problems()[0].str() ==
         "PodLogs app/broken: spec.pipelineStages[3].match.stages[0].json.expressions: expected object, got array");
-  LogsRender r = render_logs(inv, false);
+  ConfigRender r = render_logs(inv, false);
   CHECK(r.config.find("logs")->find("configs")->as_array()[0].find("scrape_configs")->size() == 1);
 }

@@ -4,68 +4,18 @@
 #include <catch2/catch.hpp>
 
 #include "golden_util.hpp"
-#include "model/config.hpp"
-#include "model/parse.hpp"
 #include "model/yaml_emit.hpp"
+#include "test_render.hpp"
 
-namespace {
-
-struct LogsRender {
-  model::Value config;
-  std::vector<model::Problem> problems;
-  model::FieldErrors root_errors;
-  std::map<std::string, std::string> used;
-};
-
-LogsRender render_logs(const model::Inventory& inv) {
-  REQUIRE(inv.problems().empty());
-  REQUIRE(inv.agents.size() == 1);
-  const model::GrafanaAgent& ga = inv.agents.begin()->second.obj;
-  model::Hierarchy h = model::build_hierarchy(inv, ga);
-  model::AssetRefs assets(inv);
-  LogsRender r;
-  r.config = model::render_logs_config(h, model::RenderOptions{}, assets, r.problems);
-  r.root_errors = assets.errors;
-  r.used = assets.used;
-  return r;
-}
-
-model::Value yaml(const std::string& text) {
-  auto docs = model::parse_documents(text, "test");
-  REQUIRE(docs.size() == 1);
-  return docs[0].value;
-}
-
-const model::Value& instance(const LogsRender& r, std::size_t i) {
-  const model::Value* configs = r.config.find("logs")->find("configs");
-  REQUIRE(configs);
-  REQUIRE(configs->size() > i);
-  return configs->as_array()[i];
-}
-
-const char* kAgent = R"(
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: GrafanaAgent
-metadata: {name: agent, namespace: monitoring}
-spec:
-  logs:
-    instanceSelector: {}
-    instanceNamespaceSelector: {}
-    clients:
-    - url: https://loki.global/push
-      basicAuth: {username: {name: global-auth, key: user}, password: {name: global-auth, key: pass}}
-      externalLabels: {region: eu}
----
-apiVersion: v1
-kind: Secret
-metadata: {name: global-auth, namespace: monitoring}
-stringData: {user: g-user, pass: g-pass}
-)";
-
-}  // namespace
+using testutil::ConfigRender;
+using testutil::kLogsAgent;
+using testutil::logs_instance;
+using testutil::render_logs;
+using testutil::valid_inventory;
+using testutil::yaml;
 
 TEST_CASE("additionalScrapeConfigs are appended after PodLogs", "[logs]") {
-  std::string text = std::string(kAgent) + R"(
+  std::string text = std::string(kLogsAgent) + R"(
 ---
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: LogsInstance
@@ -88,9 +38,9 @@ stringData:
       journal: {path: /var/log/journal, labels: {job: systemd}}
       relabel_configs: [{source_labels: [__journal__systemd_unit], target_label: unit}]
 )";
-  LogsRender r = render_logs(testutil::inventory_from_yaml(text));
+  ConfigRender r = render_logs(valid_inventory(text));
   CHECK(r.problems.empty());
-  const model::Value& scs = *instance(r, 0).find("scrape_configs");
+  const model::Value& scs = *logs_instance(r, 0).find("scrape_configs");
   REQUIRE(scs.size() == 2);
   CHECK(*scs.as_array()[0].find("job_name") == model::Value("podLogs/monitoring/app"));
   CHECK(scs.as_array()[1] == yaml(R"({job_name: journal, journal: {path: /var/log/journal, labels: {job: systemd}},
@@ -107,7 +57,7 @@ TEST_CASE("unreadable additionalScrapeConfigs are left out with a Problem", "[lo
       {"other: x", "key \"jobs.yaml\" not found in Secret monitoring/extra"},
   };
   for (const auto& [data, message] : rows) {
-    std::string text = std::string(kAgent) + R"(
+    std::string text = std::string(kLogsAgent) + R"(
 ---
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: LogsInstance
@@ -120,18 +70,18 @@ metadata: {name: extra, namespace: monitoring}
 stringData: {)" + data +
                        "}\n";
     INFO(data);
-    LogsRender r = render_logs(testutil::inventory_from_yaml(text));
+    ConfigRender r = render_logs(valid_inventory(text));
     REQUIRE(r.problems.size() == 1);
     CHECK(r.problems[0].kind == "LogsInstance");
     CHECK(r.problems[0].path == "spec.additionalScrapeConfigs");
     CHECK_THAT(r.problems[0].message, Catch::Contains(message));
-    CHECK(instance(r, 0).find("scrape_configs") == nullptr);
+    CHECK(logs_instance(r, 0).find("scrape_configs") == nullptr);
     CHECK(r.used.count("/secrets/monitoring/extra/jobs.yaml") == 0);
   }
 }
 
 TEST_CASE("golden: every stage type, including nested match stages", "[logs]") {
-  std::string text = std::string(kAgent) + R"(
+  std::string text = std::string(kLogsAgent) + R"(
 ---
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: LogsInstance
@@ -175,9 +125,9 @@ spec:
             action: drop
             dropCounterReason: server_errors
 )";
-  LogsRender r = render_logs(testutil::inventory_from_yaml(text));
+  ConfigRender r = render_logs(valid_inventory(text));
   CHECK(r.problems.empty());
-  const model::Value& stages = *instance(r, 0).find("scrape_configs")->as_array()[0].find("pipeline_stages");
+  const model::Value& stages = *logs_instance(r, 0).find("scrape_configs")->as_array()[0].find("pipeline_stages");
   REQUIRE(stages.size() == 18);
   CHECK(stages.as_array()[17] == yaml(R"(match:
       selector: '{app="web"} |= "error"'

@@ -4,16 +4,11 @@
 #include <catch2/catch.hpp>
 
 #include "golden_util.hpp"
-#include "model/parse.hpp"
 #include "model/stages.hpp"
 
-namespace {
+using testutil::yaml;
 
-model::Value yaml(const std::string& text) {
-  auto docs = model::parse_documents(text, "test");
-  REQUIRE(docs.size() == 1);
-  return docs[0].value;
-}
+namespace {
 
 struct Decoded {
   std::optional<model::PipelineStage> stage;
@@ -53,6 +48,22 @@ model::FieldError single_error(const std::string& input) {
   CHECK_FALSE(d.stage);
   REQUIRE(d.errors.size() == 1);
   return d.errors[0];
+}
+
+// A stage with a single error: at spec.pipelineStages[0].<path> (the stage
+// itself when path is ""), its message containing each of message_parts.
+struct ErrorCase {
+  std::string input, path;
+  std::vector<std::string> message_parts;
+};
+
+void check_single_errors(const std::vector<ErrorCase>& cases) {
+  for (const auto& [input, path, message_parts] : cases) {
+    INFO("stage " << input);
+    auto e = single_error(input);
+    CHECK(e.path == "spec.pipelineStages[0]" + (path.empty() ? "" : "." + path));
+    for (const auto& part : message_parts) CHECK_THAT(e.message, Catch::Contains(part));
+  }
 }
 
 }  // namespace
@@ -149,21 +160,12 @@ TEST_CASE("nested match.stages decode recursively", "[logs]") {
 }
 
 TEST_CASE("stage structure errors carry exact paths", "[logs]") {
-  auto e = single_error("foo: {}");
-  CHECK(e.path == "spec.pipelineStages[0].foo");
-  CHECK_THAT(e.message, Catch::Contains("unknown pipeline stage \"foo\""));
-
-  e = single_error("cri: {}\ndocker: {}");
-  CHECK(e.path == "spec.pipelineStages[0]");
-  CHECK_THAT(e.message, Catch::Contains("exactly one pipeline stage") && Catch::Contains("cri, docker"));
-
-  e = single_error("cri: null");
-  CHECK(e.path == "spec.pipelineStages[0]");
-  CHECK_THAT(e.message, Catch::Contains("no pipeline stage set"));
-
-  e = single_error("labelDrop: {a: b}");
-  CHECK(e.path == "spec.pipelineStages[0].labelDrop");
-  CHECK_THAT(e.message, Catch::Contains("expected array"));
+  check_single_errors({
+      {"foo: {}", "foo", {"unknown pipeline stage \"foo\""}},
+      {"cri: {}\ndocker: {}", "", {"exactly one pipeline stage", "cri, docker"}},
+      {"cri: null", "", {"no pipeline stage set"}},
+      {"labelDrop: {a: b}", "labelDrop", {"expected array"}},
+  });
 }
 
 TEST_CASE("match.stages errors carry exact paths", "[logs]") {
@@ -171,19 +173,14 @@ TEST_CASE("match.stages errors carry exact paths", "[logs]") {
   CHECK(e.path == "spec.pipelineStages[0].match.stages");
   CHECK_THAT(e.message, Catch::StartsWith("invalid YAML"));
 
-  e = single_error("match: {selector: '{a=\"b\"}', stages: \"json: {}\"}");
-  CHECK(e.path == "spec.pipelineStages[0].match.stages");
-  CHECK_THAT(e.message, Catch::Contains("YAML list"));
-
-  e = single_error("match: {selector: '{a=\"b\"}', stages: \"- json:\\n    expressions: [msg]\"}");
-  CHECK(e.path == "spec.pipelineStages[0].match.stages[0].json.expressions");
-  CHECK_THAT(e.message, Catch::Contains("expected object"));
-
-  e = single_error("match: {selector: '{a=\"b\"}', stages: \"- cri: {}\\n- bogus: {}\"}");
-  CHECK(e.path == "spec.pipelineStages[0].match.stages[1].bogus");
-
-  e = single_error("match: {selector: '{a=\"b\"}', stages: \"- 42\"}");
-  CHECK(e.path == "spec.pipelineStages[0].match.stages[0]");
+  check_single_errors({
+      {"match: {selector: '{a=\"b\"}', stages: \"json: {}\"}", "match.stages", {"YAML list"}},
+      {"match: {selector: '{a=\"b\"}', stages: \"- json:\\n    expressions: [msg]\"}",
+       "match.stages[0].json.expressions",
+       {"expected object"}},
+      {"match: {selector: '{a=\"b\"}', stages: \"- cri: {}\\n- bogus: {}\"}", "match.stages[1].bogus", {}},
+      {"match: {selector: '{a=\"b\"}', stages: \"- 42\"}", "match.stages[0]", {}},
+  });
 }
 
 TEST_CASE("deeply nested match.stages are bounded", "[logs]") {

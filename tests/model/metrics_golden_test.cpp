@@ -6,51 +6,29 @@
 #include <catch2/catch.hpp>
 
 #include "golden_util.hpp"
-#include "model/config.hpp"
-#include "model/hierarchy.hpp"
 #include "model/yaml_emit.hpp"
+#include "test_render.hpp"
+
+using testutil::metrics_agent_yaml;
 
 namespace {
 
 // The metrics agent.yml of the only GrafanaAgent; any Problem fails.
 std::string render_yaml(const std::string& manifests, bool compat = false) {
-  auto inv = testutil::inventory_from_yaml(manifests);
-  for (const auto& p : inv.problems()) FAIL(p.str());
-  REQUIRE(inv.agents.size() == 1);
-  const auto& agent = inv.agents.begin()->second.obj;
-  model::Hierarchy h = model::build_hierarchy(inv, agent);
-  model::AssetRefs assets(inv);
-  model::RenderOptions opts;
-  opts.upstream_compat = compat;
-  std::vector<model::Problem> problems;
-  model::Value cfg = model::render_metrics_config(h, opts, assets, problems);
-  for (const auto& p : problems) FAIL(p.str());
-  for (const auto& e : assets.errors) FAIL(e.path << ": " << e.message);
-  return model::to_yaml(cfg);
+  testutil::ConfigRender r = testutil::render_metrics(testutil::valid_inventory(manifests), compat);
+  testutil::require_clean(r);
+  return model::to_yaml(r.config);
 }
 
-const std::string kAgent = R"(
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: GrafanaAgent
-metadata: {name: agent, namespace: mon}
-spec:
-  metrics:
-    instanceSelector: {}
-)";
+// tests/golden/metrics/<name>.yaml, and <name>.compat.yaml with upstream_compat.
+void check_goldens(const std::string& name, const std::string& manifests) {
+  testutil::check_golden("metrics", name + ".yaml", render_yaml(manifests));
+  testutil::check_golden("metrics", name + ".compat.yaml", render_yaml(manifests, true));
+}
 
-const std::string kInstance = R"(
----
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: MetricsInstance
-metadata: {name: primary, namespace: mon}
-spec:
-  serviceMonitorSelector: {}
-  serviceMonitorNamespaceSelector: {}
-  podMonitorSelector: {}
-  podMonitorNamespaceSelector: {}
-  probeSelector: {}
-  probeNamespaceSelector: {}
-)";
+const std::string kAgent = metrics_agent_yaml("mon", "{instanceSelector: {}}");
+
+const std::string kInstance = testutil::select_all_instance_yaml("name: primary, namespace: mon");
 
 const std::string kCreds = R"(
 ---
@@ -141,9 +119,8 @@ spec:
   - url: https://e.example/push
     bearerTokenFile: /var/run/secrets/token
 )";
-  testutil::check_golden("metrics", "remote_write_auth.yaml", render_yaml(in));
   // Upstream: no retry_on_http_429, no ConfigMap client_id, `replacement: ''` dropped.
-  testutil::check_golden("metrics", "remote_write_auth.compat.yaml", render_yaml(in, true));
+  check_goldens("remote_write_auth", in);
 }
 
 TEST_CASE("golden: oauth2 on monitors", "[metrics]") {
@@ -209,12 +186,7 @@ spec:
 }
 
 TEST_CASE("golden: additionalScrapeConfigs with 3 shards", "[metrics]") {
-  std::string in = R"(
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: GrafanaAgent
-metadata: {name: agent, namespace: mon}
-spec:
-  metrics: {instanceSelector: {}, shards: 3}
+  std::string in = metrics_agent_yaml("mon", "{instanceSelector: {}, shards: 3}") + R"(
 ---
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: MetricsInstance
@@ -238,19 +210,14 @@ stringData:
       - {source_labels: [__address__], action: hashmod, modulus: $(SHARDS), target_label: __tmp_hash}
       - {source_labels: [__tmp_hash], action: keep, regex: $(SHARD)}
 )";
-  testutil::check_golden("metrics", "additional_shards.yaml", render_yaml(in));
   // Upstream leaves additional jobs untouched.
-  testutil::check_golden("metrics", "additional_shards.compat.yaml", render_yaml(in, true));
+  check_goldens("additional_shards", in);
 }
 
 TEST_CASE("golden: scrape limits", "[metrics]") {
-  std::string in = R"(
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: GrafanaAgent
-metadata: {name: agent, namespace: mon}
-spec:
-  metrics: {instanceSelector: {}, enforcedSampleLimit: 5000, enforcedTargetLimit: 0}
-)" + kInstance + R"(
+  std::string in =
+      metrics_agent_yaml("mon", "{instanceSelector: {}, enforcedSampleLimit: 5000, enforcedTargetLimit: 0}") +
+      kInstance + R"(
 ---
 apiVersion: monitoring.coreos.com/v1
 kind: ServiceMonitor
@@ -279,21 +246,14 @@ spec:
   prober: {url: 'blackbox:9115'}
   targets: {staticConfig: {static: [example.com]}}
 )";
-  testutil::check_golden("metrics", "limits.yaml", render_yaml(in));
   // Upstream: enforced wins whenever set (also an enforced 0), no label
   // limits, and no limits on Probes.
-  testutil::check_golden("metrics", "limits.compat.yaml", render_yaml(in, true));
+  check_goldens("limits", in);
 }
 
 TEST_CASE("golden: ingress Probe", "[metrics]") {
-  std::string in = R"(
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: GrafanaAgent
-metadata: {name: agent, namespace: mon}
-spec:
-  metrics: {instanceSelector: {}, shards: 2, enforcedNamespaceLabel: tenant}
-)" + kInstance + kCreds +
-                   R"(
+  std::string in = metrics_agent_yaml("mon", "{instanceSelector: {}, shards: 2, enforcedNamespaceLabel: tenant}") +
+                   kInstance + kCreds + R"(
 ---
 apiVersion: monitoring.coreos.com/v1
 kind: Probe
@@ -321,8 +281,7 @@ spec:
   - {targetLabel: tenant, replacement: spoofed}
   sampleLimit: 100
 )";
-  testutil::check_golden("metrics", "ingress_probe.yaml", render_yaml(in));
   // Upstream: single-source selector rules with raw regex values, no
   // sharding, no proxy_url, metric relabelings or limits.
-  testutil::check_golden("metrics", "ingress_probe.compat.yaml", render_yaml(in, true));
+  check_goldens("ingress_probe", in);
 }

@@ -12,17 +12,14 @@
 #include <catch2/catch.hpp>
 
 #include "golden_util.hpp"
-#include "model/config.hpp"
-#include "model/hierarchy.hpp"
-#include "model/parse.hpp"
+#include "test_render.hpp"
 
 using model::Value;
 
-namespace {
+using testutil::check_same;
+using testutil::yaml;
 
-Value yaml(const std::string& text) {
-  return model::parse_documents(text, "test").at(0).value;
-}
+namespace {
 
 void normalize(Value& v) {
   if (v.is_string() && v.as_string() == "${1}") v = Value("$1");
@@ -47,40 +44,12 @@ Value golden_job(const std::string& name) {
 // and one MetricsInstance selecting every monitor in every namespace, plus
 // `objects`; returns the only job.
 Value agent_job(const std::string& metrics_spec, const std::string& objects) {
-  auto inv = testutil::inventory_from_yaml(R"(
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: GrafanaAgent
-metadata: {name: agent, namespace: default}
-spec:
-  metrics: )" + metrics_spec + R"(
----
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: MetricsInstance
-metadata: {name: primary, namespace: default, labels: {agent: agent}}
-spec:
-  serviceMonitorSelector: {}
-  serviceMonitorNamespaceSelector: {}
-  podMonitorSelector: {}
-  podMonitorNamespaceSelector: {}
-  probeSelector: {}
-  probeNamespaceSelector: {}
----
-)" + objects);
-  for (const auto& p : inv.problems()) FAIL(p.str());
-  const auto& agent = inv.agents.begin()->second.obj;
-  model::Hierarchy h = model::build_hierarchy(inv, agent);
-  model::AssetRefs assets(inv);
-  std::vector<model::Problem> problems;
-  Value cfg = model::render_metrics_config(h, model::RenderOptions{}, assets, problems);
-  for (const auto& p : problems) FAIL(p.str());
-  const Value& jobs = *cfg.find("metrics")->find("configs")->as_array().at(0).find("scrape_configs");
-  REQUIRE(jobs.size() == 1);
-  return jobs.as_array()[0];
-}
-
-void check_same(const Value& expected, const Value& actual) {
-  INFO(testutil::describe_difference(expected, actual));
-  CHECK(expected == actual);
+  testutil::ConfigRender r = testutil::render_metrics(testutil::valid_inventory(
+      testutil::metrics_agent_yaml("default", metrics_spec) +
+      testutil::select_all_instance_yaml("name: primary, namespace: default, labels: {agent: agent}") + "---\n" +
+      objects));
+  testutil::require_clean(r);
+  return testutil::only_metrics_job(r.config);
 }
 
 Value::Array& rules(Value& job) {

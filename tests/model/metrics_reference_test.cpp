@@ -8,43 +8,28 @@
 
 #include "golden_util.hpp"
 #include "model/codec.hpp"
-#include "model/config.hpp"
-#include "model/hierarchy.hpp"
+#include "test_render.hpp"
 
 using model::Value;
 
 namespace {
 
-struct Output {
-  Value config;
-  std::vector<model::Problem> problems;
-  model::FieldErrors root_errors;
-};
+using testutil::check_same;
+using testutil::ConfigRender;
+using testutil::metrics_jobs;
+using testutil::render_metrics;
 
-Output render_metrics(const model::Inventory& inv, bool compat) {
-  REQUIRE(inv.agents.size() == 1);
-  const model::GrafanaAgent& agent = inv.agents.begin()->second.obj;
-  model::Hierarchy h = model::build_hierarchy(inv, agent);
-  model::AssetRefs assets(inv);
-  model::RenderOptions opts;
-  opts.upstream_compat = compat;
-  Output out;
-  out.config = model::render_metrics_config(h, opts, assets, out.problems);
-  out.root_errors = assets.errors;
-  return out;
-}
-
-void check_same(const Value& expected, const Value& actual) {
-  INFO(testutil::describe_difference(expected, actual));
-  CHECK(expected == actual);
-}
-
-Value& jobs_of(Value& config) {
-  return *config.find("metrics")->find("configs")->as_array().at(0).find("scrape_configs");
+// With upstream_compat, the whole document equals upstream's and nothing
+// is rejected.
+void check_compat_matches(const testutil::ReferenceCase& rc, const model::Inventory& inv) {
+  ConfigRender compat = render_metrics(inv, true);
+  CHECK(compat.problems.empty());
+  CHECK(compat.root_errors.empty());
+  check_same(rc.expected, compat.config);
 }
 
 Value::Array& rules_of(Value& config, std::size_t job) {
-  return jobs_of(config).as_array().at(job).find("relabel_configs")->as_array();
+  return metrics_jobs(config).as_array().at(job).find("relabel_configs")->as_array();
 }
 
 std::size_t index_of_target(const Value::Array& rules, const std::string& target) {
@@ -88,10 +73,7 @@ model::Inventory with_api_tls_secret(model::Inventory inv) {
 TEST_CASE("D1 ServiceMonitors with TLS, bearer token and basic auth match upstream", "[metrics]") {
   auto rc = testutil::load_reference_case("D1_servicemonitor_tls_bearer_ns");
   model::Inventory inv = with_api_tls_secret(std::move(rc.inventory));
-  Output compat = render_metrics(inv, true);
-  CHECK(compat.problems.empty());
-  CHECK(compat.root_errors.empty());
-  check_same(rc.expected, compat.config);
+  check_compat_matches(rc, inv);
 
   SECTION("default mode: two-source selector rules and the pod-phase filter") {
     Value expected = rc.expected;
@@ -108,19 +90,17 @@ TEST_CASE("D1 ServiceMonitors with TLS, bearer token and basic auth match upstre
 
 TEST_CASE("D1 without the api-tls Secret rejects only the api ServiceMonitor", "[metrics]") {
   auto rc = testutil::load_reference_case("D1_servicemonitor_tls_bearer_ns");
-  Output out = render_metrics(rc.inventory, true);
+  ConfigRender out = render_metrics(rc.inventory, true);
   REQUIRE(out.problems.size() == 3);
   CHECK(out.problems[0].str() ==
         "ServiceMonitor app/api: spec.endpoints[0].tlsConfig.ca.secret: Secret app/api-tls not found");
-  REQUIRE(jobs_of(out.config).size() == 1);
-  CHECK(jobs_of(out.config).as_array()[0] == jobs_of(rc.expected).as_array()[1]);
+  REQUIRE(metrics_jobs(out.config).size() == 1);
+  CHECK(metrics_jobs(out.config).as_array()[0] == metrics_jobs(rc.expected).as_array()[1]);
 }
 
 TEST_CASE("D2 sharded PodMonitor matches upstream", "[metrics]") {
   auto rc = testutil::load_reference_case("D2_sharding_podmonitor");
-  Output compat = render_metrics(rc.inventory, true);
-  CHECK(compat.problems.empty());
-  check_same(rc.expected, compat.config);
+  check_compat_matches(rc, rc.inventory);
 
   SECTION("default mode: phase filter first, then two-source selector rules") {
     Value expected = rc.expected;
@@ -137,9 +117,7 @@ TEST_CASE("D2 sharded PodMonitor matches upstream", "[metrics]") {
 
 TEST_CASE("D3 static Probe matches upstream; default mode shards it", "[metrics]") {
   auto rc = testutil::load_reference_case("D3_probe_static");
-  Output compat = render_metrics(rc.inventory, true);
-  CHECK(compat.problems.empty());
-  check_same(rc.expected, compat.config);
+  check_compat_matches(rc, rc.inventory);
 
   Value expected = rc.expected;
   Value::Array& rules = rules_of(expected, 0);
@@ -153,9 +131,7 @@ TEST_CASE("D3 static Probe matches upstream; default mode shards it", "[metrics]
 
 TEST_CASE("D6 ignoreNamespaceSelectors, enforced label and limit match upstream", "[metrics]") {
   auto rc = testutil::load_reference_case("D6_ignore_ns_enforced");
-  Output compat = render_metrics(rc.inventory, true);
-  CHECK(compat.problems.empty());
-  check_same(rc.expected, compat.config);
+  check_compat_matches(rc, rc.inventory);
 
   Value expected = rc.expected;
   Value::Array& rules = rules_of(expected, 0);
@@ -169,7 +145,7 @@ TEST_CASE("D6 ignoreNamespaceSelectors, enforced label and limit match upstream"
     model::Inventory inv = std::move(rc.inventory);
     inv.service_monitors.at({"data", "db"}).obj.limits.sample_limit = 1000;
     Value upstream = render_metrics(inv, true).config, fixed = render_metrics(inv, false).config;
-    CHECK(*jobs_of(upstream).as_array()[0].find("sample_limit") == Value(5000));
-    CHECK(*jobs_of(fixed).as_array()[0].find("sample_limit") == Value(1000));
+    CHECK(*metrics_jobs(upstream).as_array()[0].find("sample_limit") == Value(5000));
+    CHECK(*metrics_jobs(fixed).as_array()[0].find("sample_limit") == Value(1000));
   }
 }

@@ -7,34 +7,30 @@
 #include <algorithm>
 
 #include "golden_util.hpp"
-#include "model/config.hpp"
-#include "model/hierarchy.hpp"
-#include "model/render.hpp"
+#include "test_render.hpp"
 
 using model::Value;
+using testutil::ConfigRender;
+using testutil::problem_texts;
 
 namespace {
 
-struct Output {
-  Value config;
-  std::vector<std::string> problems;  // Problem::str()
-  model::FieldErrors root_errors;
-  std::map<std::string, std::string> assets;
-};
+// The metrics block of the only GrafanaAgent (rendered members only: what
+// rendering reports is for the test to check).
+ConfigRender render(const std::string& manifests, model::ConfigFlavor flavor = model::ConfigFlavor::full) {
+  return testutil::render_metrics_flavor(testutil::valid_inventory(manifests), flavor);
+}
 
-Output render(const std::string& manifests, model::ConfigFlavor flavor = model::ConfigFlavor::full) {
-  auto inv = testutil::inventory_from_yaml(manifests);
-  for (const auto& p : inv.problems()) FAIL(p.str());
-  const auto& agent = inv.agents.begin()->second.obj;
-  model::Hierarchy h = model::build_hierarchy(inv, agent);
-  model::AssetRefs assets(inv);
-  std::vector<model::Problem> problems;
-  Output out;
-  out.config = model::render_metrics_block(h, model::RenderOptions{}, assets, problems, flavor);
-  for (const auto& p : problems) out.problems.push_back(p.str());
-  out.root_errors = assets.errors;
-  out.assets = assets.used;
-  return out;
+// A GrafanaAgent mon/agent with `metrics: <agent_metrics>`, a MetricsInstance
+// mon/primary selecting the ServiceMonitors of its namespace, and `objects`.
+std::string agent_with_instance(const std::string& agent_metrics, const std::string& objects) {
+  return testutil::metrics_agent_yaml("mon", agent_metrics) + R"(---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: primary, namespace: mon}
+spec: {serviceMonitorSelector: {}}
+---
+)" + objects;
 }
 
 std::vector<std::string> instance_names(const Value& block) {
@@ -52,24 +48,9 @@ std::vector<std::string> job_names(const Value& block, std::size_t instance = 0)
   return out;
 }
 
-const std::string kBase = R"(
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: GrafanaAgent
-metadata: {name: agent, namespace: mon}
-spec:
-  metrics: {instanceSelector: {}}
----
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: MetricsInstance
-metadata: {name: primary, namespace: mon}
-spec:
-  serviceMonitorSelector: {}
-  serviceMonitorNamespaceSelector: {}
-  podMonitorSelector: {}
-  podMonitorNamespaceSelector: {}
-  probeSelector: {}
-  probeNamespaceSelector: {}
-  additionalScrapeConfigs: {name: extra, key: jobs.yaml}
+const std::string kBase = testutil::metrics_agent_yaml("mon", "{instanceSelector: {}}") +
+                          testutil::select_all_instance_yaml("name: primary, namespace: mon") +
+                          R"(  additionalScrapeConfigs: {name: extra, key: jobs.yaml}
 ---
 apiVersion: v1
 kind: Secret
@@ -126,8 +107,8 @@ stringData:
 }  // namespace
 
 TEST_CASE("a monitor with a missing Secret is rejected alone", "[metrics]") {
-  Output out = render(kBase + kMonitors + extra_jobs("    - job_name: extra\n"));
-  CHECK(out.problems ==
+  ConfigRender out = render(kBase + kMonitors + extra_jobs("    - job_name: extra\n"));
+  CHECK(problem_texts(out.problems) ==
         std::vector<std::string>{
             "ServiceMonitor app/api: spec.endpoints[0].bearerTokenSecret: Secret app/api-token not found",
             "PodMonitor app/pm: spec.podMetricsEndpoints[0].basicAuth.password: key \"pass\" not found "
@@ -137,14 +118,13 @@ TEST_CASE("a monitor with a missing Secret is rejected alone", "[metrics]") {
         std::vector<std::string>{"serviceMonitor/app/web/0", "serviceMonitor/app/web/1", "probe/app/ok", "extra"});
   CHECK(out.root_errors.empty());
   // Nothing a rejected member resolved reaches the assets Secret.
-  CHECK(out.assets.count("/secrets/app/creds/ca") == 0);
-  CHECK(out.assets.count("/secrets/app/creds/user") == 0);
-  CHECK(out.assets.count("/secrets/mon/extra/jobs.yaml") == 1);
+  CHECK(out.used.count("/secrets/app/creds/ca") == 0);
+  CHECK(out.used.count("/secrets/app/creds/user") == 0);
+  CHECK(out.used.count("/secrets/mon/extra/jobs.yaml") == 1);
 }
 
 TEST_CASE("render_agent reports rejected monitors and still writes the config", "[metrics]") {
-  auto inv = testutil::inventory_from_yaml(kBase + kMonitors + extra_jobs("    []\n"));
-  auto r = model::render_agent(inv, inv.agents.begin()->second.obj, model::RenderOptions{});
+  auto r = testutil::render_only_agent(testutil::valid_inventory(kBase + kMonitors + extra_jobs("    []\n")));
   REQUIRE(r.problems.size() == 3);
   CHECK(r.problems[0].str() ==
         "ServiceMonitor app/api: spec.endpoints[0].bearerTokenSecret: Secret app/api-token not found");
@@ -160,11 +140,11 @@ metadata: {name: web, namespace: app}
 spec: {selector: {}, endpoints: [{port: metrics}]}
 )";
   auto problems_for = [&](const std::string& secret) {
-    Output out = render(kBase + monitor + secret);
+    ConfigRender out = render(kBase + monitor + secret);
     CHECK(job_names(out.config) == std::vector<std::string>{"serviceMonitor/app/web/0"});
-    CHECK(out.assets.count("/secrets/mon/extra/jobs.yaml") == 0);
+    CHECK(out.used.count("/secrets/mon/extra/jobs.yaml") == 0);
     REQUIRE(out.problems.size() == 1);
-    return out.problems[0];
+    return out.problems[0].str();
   };
   const std::string prefix = "MetricsInstance mon/primary: spec.additionalScrapeConfigs: ";
   CHECK(problems_for(extra_jobs("    - job_name: [unclosed\n")).rfind(prefix + "invalid YAML (line ", 0) == 0);
@@ -177,7 +157,7 @@ spec: {selector: {}, endpoints: [{port: metrics}]}
 }
 
 TEST_CASE("an instance whose remote_write fails is rejected; the agent's own fails the root", "[metrics]") {
-  Output out = render(R"(
+  ConfigRender out = render(R"(
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: GrafanaAgent
 metadata: {name: agent, namespace: mon}
@@ -198,7 +178,7 @@ metadata: {name: b-good, namespace: mon}
 spec:
   remoteWrite: [{url: 'https://y/push'}]
 )");
-  CHECK(out.problems ==
+  CHECK(problem_texts(out.problems) ==
         std::vector<std::string>{
             "MetricsInstance mon/a-bad: spec.remoteWrite[0].sigv4.accessKey: Secret mon/aws not found"});
   CHECK(instance_names(out.config) == std::vector<std::string>{"mon/b-good"});
@@ -209,20 +189,9 @@ spec:
 
 TEST_CASE("arbitraryFSAccessThroughSMs.deny rejects ServiceMonitors that read files", "[metrics]") {
   auto manifests = [](bool deny) {
-    return std::string(R"(
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: GrafanaAgent
-metadata: {name: agent, namespace: mon}
-spec:
-  metrics: {instanceSelector: {}, arbitraryFSAccessThroughSMs: {deny: )") +
-           (deny ? "true" : "false") + R"(}}
----
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: MetricsInstance
-metadata: {name: primary, namespace: mon}
-spec: {serviceMonitorSelector: {}}
----
-apiVersion: monitoring.coreos.com/v1
+    return agent_with_instance(
+        std::string("{instanceSelector: {}, arbitraryFSAccessThroughSMs: {deny: ") + (deny ? "true" : "false") + "}}",
+        R"(apiVersion: monitoring.coreos.com/v1
 kind: ServiceMonitor
 metadata: {name: kubelet, namespace: mon}
 spec:
@@ -235,17 +204,17 @@ apiVersion: monitoring.coreos.com/v1
 kind: ServiceMonitor
 metadata: {name: plain, namespace: mon}
 spec: {selector: {}, endpoints: [{port: web}]}
-)";
+)");
   };
-  Output denied = render(manifests(true));
+  ConfigRender denied = render(manifests(true));
   const std::string why =
       "reading files is denied by GrafanaAgent mon/agent (spec.metrics.arbitraryFSAccessThroughSMs.deny)";
-  CHECK(denied.problems ==
+  CHECK(problem_texts(denied.problems) ==
         std::vector<std::string>{"ServiceMonitor mon/kubelet: spec.endpoints[0].bearerTokenFile: " + why,
                                  "ServiceMonitor mon/kubelet: spec.endpoints[1].tlsConfig.caFile: " + why});
   CHECK(job_names(denied.config) == std::vector<std::string>{"serviceMonitor/mon/plain/0"});
 
-  Output allowed = render(manifests(false));
+  ConfigRender allowed = render(manifests(false));
   CHECK(allowed.problems.empty());
   const Value& job = allowed.config.find("configs")->as_array()[0].find("scrape_configs")->as_array()[0];
   CHECK(*job.find("bearer_token_file") == Value("/var/run/secrets/kubernetes.io/serviceaccount/token"));
@@ -253,26 +222,12 @@ spec: {selector: {}, endpoints: [{port: web}]}
 
 TEST_CASE("scrape timeouts are checked against the effective interval", "[metrics]") {
   auto problems = [](const std::string& agent_metrics, const std::string& endpoint) {
-    return render(R"(
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: GrafanaAgent
-metadata: {name: agent, namespace: mon}
-spec:
-  metrics: )" + agent_metrics +
-                  R"(
----
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: MetricsInstance
-metadata: {name: primary, namespace: mon}
-spec: {serviceMonitorSelector: {}}
----
-apiVersion: monitoring.coreos.com/v1
+    const std::string monitor = R"(apiVersion: monitoring.coreos.com/v1
 kind: ServiceMonitor
 metadata: {name: sm, namespace: mon}
 spec: {selector: {}, endpoints: [)" +
-                  endpoint + R"(]}
-)")
-        .problems;
+                                endpoint + "]}\n";
+    return problem_texts(render(agent_with_instance(agent_metrics, monitor)).problems);
   };
   const std::string sm = "ServiceMonitor mon/sm: spec.endpoints[0].";
   // No interval: the agent's scrapeInterval, else Prometheus' default 1m.
@@ -286,31 +241,21 @@ spec: {selector: {}, endpoints: [)" +
 }
 
 TEST_CASE("target labels that cannot be label names reject the monitor", "[metrics]") {
-  Output out = render(R"(
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: GrafanaAgent
-metadata: {name: agent, namespace: mon}
-spec:
-  metrics: {instanceSelector: {}}
----
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: MetricsInstance
-metadata: {name: primary, namespace: mon}
-spec: {serviceMonitorSelector: {}}
----
-apiVersion: monitoring.coreos.com/v1
+  ConfigRender out = render(agent_with_instance("{instanceSelector: {}}", R"(apiVersion: monitoring.coreos.com/v1
 kind: ServiceMonitor
 metadata: {name: sm, namespace: mon}
 spec: {selector: {}, targetLabels: [team, 9lives], endpoints: [{port: a}, {port: b}]}
-)");
-  CHECK(out.problems == std::vector<std::string>{
-                            "ServiceMonitor mon/sm: spec.targetLabels[1]: \"9lives\" cannot be used as a label name"});
+)"));
+  CHECK(problem_texts(out.problems) ==
+        std::vector<std::string>{
+            "ServiceMonitor mon/sm: spec.targetLabels[1]: \"9lives\" cannot be used as a label name"});
   CHECK(out.config.find("configs")->as_array()[0].find("scrape_configs") == nullptr);
 }
 
 TEST_CASE("the integrations flavor drops monitors and the replica label, keeps additional jobs", "[metrics]") {
-  Output full = render(kBase + kMonitors + extra_jobs("    - job_name: extra\n"));
-  Output integ = render(kBase + kMonitors + extra_jobs("    - job_name: extra\n"), model::ConfigFlavor::integrations);
+  ConfigRender full = render(kBase + kMonitors + extra_jobs("    - job_name: extra\n"));
+  ConfigRender integ =
+      render(kBase + kMonitors + extra_jobs("    - job_name: extra\n"), model::ConfigFlavor::integrations);
   CHECK(job_names(integ.config) == std::vector<std::string>{"extra"});
   CHECK(integ.problems.empty());  // monitors are not rendered, so not rejected either
   CHECK(*integ.config.find("global")->find("external_labels") == Value::obj({{"cluster", "mon/agent"}}));

@@ -5,17 +5,14 @@
 
 #include <re2/re2.h>
 
-#include "model/parse.hpp"
+#include "golden_util.hpp"
 #include "model/scrape_common.hpp"
 
 using model::Value;
 namespace scrape = model::scrape;
+using testutil::yaml;
 
 namespace {
-
-Value yaml(const char* text) {
-  return model::parse_documents(text, "expected").at(0).value;
-}
 
 Value selector_rules(const model::LabelSelector& sel, bool compat) {
   Value rules = Value::array();

@@ -5,55 +5,31 @@
 #include <catch2/catch.hpp>
 
 #include "golden_util.hpp"
-#include "model/config.hpp"
-#include "model/hierarchy.hpp"
-#include "model/parse.hpp"
+#include "test_render.hpp"
 
 using model::Value;
 
+using testutil::check_same;
+using testutil::metrics_agent_yaml;
+using testutil::only_metrics_job;
+using testutil::yaml;
+
 namespace {
 
-Value yaml(const char* text) {
-  return model::parse_documents(text, "expected").at(0).value;
-}
-
+// The metrics agent.yml of the only GrafanaAgent (for the integrations
+// flavor, {metrics: <its metrics block>}); any Problem fails.
 Value render(const model::Inventory& inv, bool compat, model::ConfigFlavor flavor = model::ConfigFlavor::full) {
-  REQUIRE(inv.agents.size() == 1);
-  const model::GrafanaAgent& agent = inv.agents.begin()->second.obj;
-  model::Hierarchy h = model::build_hierarchy(inv, agent);
-  model::AssetRefs assets(inv);
-  model::RenderOptions opts;
-  opts.upstream_compat = compat;
-  std::vector<model::Problem> problems;
-  Value out = flavor == model::ConfigFlavor::full
-                  ? model::render_metrics_config(h, opts, assets, problems)
-                  : Value::obj({{"metrics", model::render_metrics_block(h, opts, assets, problems, flavor)}});
-  for (const auto& p : problems) FAIL_CHECK(p.str());
-  for (const auto& e : assets.errors) FAIL_CHECK(e.path << ": " << e.message);
-  return out;
-}
-
-void check_same(const Value& expected, const Value& actual) {
-  INFO(testutil::describe_difference(expected, actual));
-  CHECK(expected == actual);
-}
-
-const Value& only_job(const Value& config) {
-  const Value& jobs = *config.find("metrics")->find("configs")->as_array().at(0).find("scrape_configs");
-  REQUIRE(jobs.size() == 1);
-  return jobs.as_array()[0];
+  const bool full = flavor == model::ConfigFlavor::full;
+  testutil::ConfigRender r =
+      full ? testutil::render_metrics(inv, compat) : testutil::render_metrics_flavor(inv, flavor, compat);
+  testutil::require_clean(r);
+  return full ? r.config : Value::obj({{"metrics", r.config}});
 }
 
 // A GrafanaAgent operator/agent with one MetricsInstance selecting every
 // monitor in namespace operator, plus `extra` (the monitor under test).
 model::Inventory operator_inventory(const std::string& extra) {
-  return testutil::inventory_from_yaml(R"(
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: GrafanaAgent
-metadata: {name: agent, namespace: operator}
-spec:
-  metrics: {instanceSelector: {}}
----
+  return testutil::inventory_from_yaml(metrics_agent_yaml("operator", "{instanceSelector: {}}") + R"(---
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: MetricsInstance
 metadata: {name: primary, namespace: operator}
@@ -117,12 +93,7 @@ metrics:
 
 TEST_CASE("C2 external labels and the replica label", "[metrics]") {
   auto labels = [](const std::string& metrics_spec, model::ConfigFlavor flavor) {
-    auto inv = testutil::inventory_from_yaml(R"(
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: GrafanaAgent
-metadata: {name: agent, namespace: operator}
-spec:
-  metrics: )" + metrics_spec);
+    auto inv = testutil::inventory_from_yaml(metrics_agent_yaml("operator", metrics_spec));
     Value cfg = render(inv, true, flavor);
     return *cfg.find("metrics")->find("global")->find("external_labels");
   };
@@ -165,9 +136,9 @@ relabel_configs:
 - {source_labels: [__address__], target_label: __tmp_hash, modulus: 1, action: hashmod}
 - {source_labels: [__tmp_hash], regex: $(SHARD), action: keep}
 )");
-  check_same(expected, only_job(render(inv, true)));
+  check_same(expected, only_metrics_job(render(inv, true)));
   // filterRunning is explicitly true and the selector is empty: no difference.
-  check_same(expected, only_job(render(inv, false)));
+  check_same(expected, only_metrics_job(render(inv, false)));
 
   SECTION("without filterRunning only default mode drops finished pods") {
     auto inv2 = operator_inventory(R"(
@@ -179,8 +150,8 @@ spec: {selector: {}, endpoints: [{port: metrics}]}
     Value upstream = expected;
     auto& rules = upstream.find("relabel_configs")->as_array();
     rules.erase(rules.begin() + 8);
-    check_same(upstream, only_job(render(inv2, true)));
-    check_same(expected, only_job(render(inv2, false)));
+    check_same(upstream, only_metrics_job(render(inv2, true)));
+    check_same(expected, only_metrics_job(render(inv2, false)));
   }
 }
 
@@ -209,8 +180,8 @@ relabel_configs:
 - {source_labels: [__address__], target_label: __tmp_hash, action: hashmod, modulus: 1}
 - {source_labels: [__tmp_hash], action: keep, regex: $(SHARD)}
 )");
-  check_same(expected, only_job(render(inv, true)));
-  check_same(expected, only_job(render(inv, false)));  // no difference applies
+  check_same(expected, only_metrics_job(render(inv, true)));
+  check_same(expected, only_metrics_job(render(inv, false)));  // no difference applies
 }
 
 TEST_CASE("C5 Probe with ingress targets", "[metrics]") {
@@ -242,7 +213,7 @@ relabel_configs:
 - {replacement: 'blackbox:9115', target_label: __address__}
 tls_config: {insecure_skip_verify: true}
 )");
-  check_same(expected, only_job(render(inv, true)));
+  check_same(expected, only_metrics_job(render(inv, true)));
 
   // Default mode: the two-source selector rule and the sharding pair.
   auto& rules = expected.find("relabel_configs")->as_array();
@@ -250,5 +221,5 @@ tls_config: {insecure_skip_verify: true}
       R"({action: keep, regex: '(bar);true', source_labels: [__meta_kubernetes_ingress_label_foo, __meta_kubernetes_ingress_labelpresent_foo]})");
   rules.push_back(yaml("{source_labels: [__param_target], target_label: __tmp_hash, modulus: 1, action: hashmod}"));
   rules.push_back(yaml("{source_labels: [__tmp_hash], regex: $(SHARD), action: keep}"));
-  check_same(expected, only_job(render(inv, false)));
+  check_same(expected, only_metrics_job(render(inv, false)));
 }

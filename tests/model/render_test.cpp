@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include "golden_util.hpp"
-#include "model/render.hpp"
 #include "model/yaml_emit.hpp"
+#include "test_render.hpp"
 
 namespace {
 
@@ -45,8 +45,7 @@ std::vector<std::string> names_of(const std::vector<model::Value>& objects) {
 
 TEST_CASE("duplicate unique integrations are rejected on that root", "[render]") {
   auto inv = testutil::inventory_from_yaml(kAgentWithIntegrations);
-  const auto& agent = inv.agents.at({"mon", "agent"}).obj;
-  auto r = model::render_agent(inv, agent, model::RenderOptions{});
+  auto r = testutil::render_only_agent(inv);
   REQUIRE(r.problems.size() == 2);
   CHECK(r.problems[0].str() ==
         "Integration mon/node-b: spec.type.unique: integration \"node_exporter\" is unique and already provided by "
@@ -56,14 +55,12 @@ TEST_CASE("duplicate unique integrations are rejected on that root", "[render]")
   CHECK(ds_config.find("/a") != std::string::npos);
   CHECK(ds_config.find("/b") == std::string::npos);
 
-  model::RenderOptions compat;
-  compat.upstream_compat = true;
-  auto u = model::render_agent(inv, agent, compat);
+  auto u = testutil::render_only_agent(inv, true);
   CHECK(model::to_yaml(u.configs.at("agent-integrations-ds-config")).find("/b") != std::string::npos);
 }
 
 TEST_CASE("a root whose own Secret reference fails renders nothing", "[render]") {
-  auto inv = testutil::inventory_from_yaml(R"(
+  auto all = testutil::render_all_yaml(R"(
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: GrafanaAgent
 metadata: {name: broken, namespace: mon}
@@ -83,7 +80,6 @@ kind: MetricsInstance
 metadata: {name: primary, namespace: mon}
 spec: {}
 )");
-  auto all = model::render_all(inv, model::RenderOptions{});
   REQUIRE(!all.problems.empty());
   for (const auto& p : all.problems)
     CHECK(p.str().rfind("GrafanaAgent mon/broken: spec.metrics.remoteWrite[0]", 0) == 0);
@@ -93,7 +89,7 @@ spec: {}
 }
 
 TEST_CASE("a paused agent renders nothing", "[render]") {
-  auto inv = testutil::inventory_from_yaml(R"(
+  auto all = testutil::render_all_yaml(R"(
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: GrafanaAgent
 metadata: {name: a, namespace: mon}
@@ -104,24 +100,21 @@ kind: MetricsInstance
 metadata: {name: primary, namespace: mon}
 spec: {}
 )");
-  auto all = model::render_all(inv, model::RenderOptions{});
   CHECK(all.objects.empty());
   CHECK(all.problems.empty());
 }
 
 TEST_CASE("an agent without instances still gets its assets Secret only", "[render]") {
-  auto inv = testutil::inventory_from_yaml(R"(
+  auto all = testutil::render_all_yaml(R"(
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: GrafanaAgent
 metadata: {name: a, namespace: mon}
 spec: {}
 )");
-  auto all = model::render_all(inv, model::RenderOptions{});
   CHECK(names_of(all.objects) == std::vector<std::string>{"Secret/a-secrets"});
 }
 
 TEST_CASE("rendering is deterministic regardless of input order", "[render]") {
-  auto forward = testutil::inventory_from_yaml(kAgentWithIntegrations);
   std::string text = kAgentWithIntegrations;
   // Reverse the document order.
   std::vector<std::string> docs;
@@ -134,9 +127,8 @@ TEST_CASE("rendering is deterministic regardless of input order", "[render]") {
   }
   std::string reversed;
   for (auto it = docs.rbegin(); it != docs.rend(); ++it) reversed += *it + "\n---\n";
-  auto backward = testutil::inventory_from_yaml(reversed);
-  auto a = model::render_all(forward, model::RenderOptions{});
-  auto b = model::render_all(backward, model::RenderOptions{});
+  auto a = testutil::render_all_yaml(kAgentWithIntegrations);
+  auto b = testutil::render_all_yaml(reversed);
   CHECK(model::to_yaml_stream(a.objects) == model::to_yaml_stream(b.objects));
 }
 
@@ -168,7 +160,7 @@ kind: Integration
 metadata: {name: y, namespace: a-b}
 spec: {name: y_exporter, config: {}, secrets: [{name: c, key: k}]}
 )");
-  auto r = model::render_agent(inv, inv.agents.at({"mon", "a"}).obj, model::RenderOptions{});
+  auto r = testutil::render_only_agent(inv);
   REQUIRE(r.problems.size() == 1);
   CHECK(r.problems[0].str() ==
         "GrafanaAgent mon/a: referenced keys /secrets/a-b/c/k and /secrets/a/b-c/k map to the same file "

@@ -7,16 +7,12 @@
 #include "golden_util.hpp"
 #include "model/render.hpp"
 #include "model/workloads.hpp"
+#include "test_render.hpp"
 
 namespace {
 
 using model::Value;
-
-const model::GrafanaAgent& only_agent(const model::Inventory& inv) {
-  REQUIRE(inv.agents.size() == 1);
-  REQUIRE(inv.agents.begin()->second.valid);
-  return inv.agents.begin()->second.obj;
-}
+using testutil::only_agent;
 
 void check(const std::string& name, const std::vector<Value>& objects) {
   testutil::check_golden("workloads", name + ".yaml", model::to_yaml_stream(objects));

@@ -3,8 +3,6 @@
 // merged pod options, prefixed volumes and projected Secret keys.
 #include <catch2/catch.hpp>
 
-#include <stdexcept>
-
 #include "golden_util.hpp"
 #include "model/workload_options.hpp"
 #include "model/workloads.hpp"
@@ -12,35 +10,8 @@
 namespace {
 
 using model::Value;
-
-// Walks "a.b[1].c"; throws when a step is missing.
-const Value& at(const Value& v, const std::string& path) {
-  const Value* cur = &v;
-  std::size_t i = 0;
-  while (i < path.size()) {
-    if (path[i] == '.') {
-      ++i;
-    } else if (path[i] == '[') {
-      std::size_t close = path.find(']', i);
-      std::size_t idx = std::stoul(path.substr(i + 1, close - i - 1));
-      if (!cur->is_array() || idx >= cur->size()) throw std::runtime_error("no item in " + path);
-      cur = &cur->as_array()[idx];
-      i = close + 1;
-    } else {
-      std::size_t end = path.find_first_of(".[", i);
-      cur = cur->find(path.substr(i, end - i));
-      if (!cur) throw std::runtime_error("no member in " + path);
-      i = end == std::string::npos ? path.size() : end;
-    }
-  }
-  return *cur;
-}
-
-std::vector<std::string> names(const Value& list) {
-  std::vector<std::string> out;
-  for (const Value& v : list.as_array()) out.push_back(at(v, "name").as_string());
-  return out;
-}
+using testutil::at;
+using testutil::names;
 
 const char* kInput = R"(
 apiVersion: monitoring.grafana.com/v1alpha1

@@ -2,48 +2,19 @@
 // volumes and storage variants, and the governing Service.
 #include <catch2/catch.hpp>
 
-#include <stdexcept>
-
 #include "golden_util.hpp"
-#include "model/render.hpp"
 #include "model/workloads.hpp"
+#include "test_render.hpp"
 
 namespace {
 
 using model::Value;
-
-// Walks "a.b[1].c"; throws when a step is missing.
-const Value& at(const Value& v, const std::string& path) {
-  const Value* cur = &v;
-  std::size_t i = 0;
-  while (i < path.size()) {
-    if (path[i] == '.') {
-      ++i;
-    } else if (path[i] == '[') {
-      std::size_t close = path.find(']', i);
-      std::size_t idx = std::stoul(path.substr(i + 1, close - i - 1));
-      if (!cur->is_array() || idx >= cur->size()) throw std::runtime_error("no item in " + path);
-      cur = &cur->as_array()[idx];
-      i = close + 1;
-    } else {
-      std::size_t end = path.find_first_of(".[", i);
-      cur = cur->find(path.substr(i, end - i));
-      if (!cur) throw std::runtime_error("no member in " + path);
-      i = end == std::string::npos ? path.size() : end;
-    }
-  }
-  return *cur;
-}
+using testutil::agent_from_spec;
+using testutil::at;
 
 std::string label(const Value& labels, const char* key) {
   const Value* v = labels.find(key);
   return v ? v->as_string() : "<absent>";
-}
-
-model::GrafanaAgent agent_from(const std::string& yaml) {
-  auto inv = testutil::inventory_from_yaml(yaml);
-  REQUIRE(inv.agents.size() == 1);
-  return inv.agents.begin()->second.obj;
 }
 
 std::string env_value(const Value& container, const std::string& name) {
@@ -62,8 +33,7 @@ const Value* volume_named(const Value& pod_spec, const std::string& name) {
 
 TEST_CASE("D2: three shards of two replicas", "[workloads]") {
   auto rc = testutil::load_reference_case("D2_sharding_podmonitor");
-  const auto& agent = rc.inventory.agents.at({"monitoring", "agent"}).obj;
-  auto r = model::render_agent(rc.inventory, agent, model::RenderOptions{});
+  auto r = testutil::render_only_agent(rc.inventory);
   std::vector<const Value*> sets;
   std::vector<std::string> secrets;
   for (const Value& o : r.objects) {
@@ -98,12 +68,7 @@ TEST_CASE("D2: three shards of two replicas", "[workloads]") {
 }
 
 TEST_CASE("replicas default to 1, negatives become 0, shards below 2 mean one set", "[workloads]") {
-  auto base = [](const std::string& metrics) {
-    return agent_from(
-        "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\n"
-        "metadata: {name: a, namespace: ns}\nspec:\n  metrics: " +
-        metrics + "\n");
-  };
+  auto base = [](const std::string& metrics) { return agent_from_spec("  metrics: " + metrics + "\n"); };
   model::RenderOptions opts;
   auto plain = model::make_metrics_statefulsets(base("{}"), opts);
   REQUIRE(plain.size() == 1);
@@ -119,10 +84,7 @@ TEST_CASE("replicas default to 1, negatives become 0, shards below 2 mean one se
 
 TEST_CASE("storage variants pick the WAL volume", "[workloads]") {
   auto with_storage = [](const std::string& storage) {
-    return agent_from(
-        "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\n"
-        "metadata: {name: a, namespace: ns}\nspec:\n  metrics: {shards: 2}\n  storage: " +
-        storage + "\n");
+    return agent_from_spec("  metrics: {shards: 2}\n  storage: " + storage + "\n");
   };
   model::RenderOptions opts;
 
@@ -155,12 +117,7 @@ TEST_CASE("storage variants pick the WAL volume", "[workloads]") {
 }
 
 TEST_CASE("governing Service is headless and selects all agent pods", "[workloads]") {
-  auto agent = agent_from(R"(
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: GrafanaAgent
-metadata: {name: a, namespace: ns, uid: u-1}
-spec: {portName: agent-metrics}
-)");
+  auto agent = agent_from_spec("  portName: agent-metrics\n", ", uid: u-1");
   Value svc = model::make_governing_service(agent, model::RenderOptions{});
   CHECK(at(svc, "metadata.name").as_string() == "a-operated");
   CHECK(at(svc, "metadata.labels") == Value::obj({{"app.kubernetes.io/managed-by", "grafana-agent-operator"},

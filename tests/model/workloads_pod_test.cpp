@@ -3,65 +3,28 @@
 // DaemonSet's extras.
 #include <catch2/catch.hpp>
 
-#include <stdexcept>
-
 #include "golden_util.hpp"
 #include "model/labels.hpp"
 #include "model/strategic_merge.hpp"
 #include "model/workloads.hpp"
+#include "test_render.hpp"
 
 namespace {
 
 using model::Value;
-
-// Walks "a.b[1].c"; throws when a step is missing.
-const Value& at(const Value& v, const std::string& path) {
-  const Value* cur = &v;
-  std::size_t i = 0;
-  while (i < path.size()) {
-    if (path[i] == '.') {
-      ++i;
-    } else if (path[i] == '[') {
-      std::size_t close = path.find(']', i);
-      std::size_t idx = std::stoul(path.substr(i + 1, close - i - 1));
-      if (!cur->is_array() || idx >= cur->size()) throw std::runtime_error("no item in " + path);
-      cur = &cur->as_array()[idx];
-      i = close + 1;
-    } else {
-      std::size_t end = path.find_first_of(".[", i);
-      cur = cur->find(path.substr(i, end - i));
-      if (!cur) throw std::runtime_error("no member in " + path);
-      i = end == std::string::npos ? path.size() : end;
-    }
-  }
-  return *cur;
-}
-
-model::GrafanaAgent agent_from(const std::string& spec, const std::string& meta_extra = "") {
-  auto inv = testutil::inventory_from_yaml(
-      "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\n"
-      "metadata: {name: a, namespace: ns" +
-      meta_extra + "}\nspec:\n" + spec);
-  REQUIRE(inv.agents.size() == 1);
-  REQUIRE(inv.agents.begin()->second.valid);
-  return inv.agents.begin()->second.obj;
-}
+using testutil::agent_from_spec;
+using testutil::at;
+using testutil::names;
 
 Value shard0(const model::GrafanaAgent& agent, const model::RenderOptions& opts = {}) {
   return model::make_metrics_statefulsets(agent, opts).at(0);
-}
-
-std::vector<std::string> names(const Value& list) {
-  std::vector<std::string> out;
-  for (const Value& v : list.as_array()) out.push_back(at(v, "name").as_string());
-  return out;
 }
 
 }  // namespace
 
 TEST_CASE("containers: reloader first, agent second, with upstream's args", "[workloads]") {
   model::RenderOptions opts;
-  Value ss = shard0(agent_from("  metrics: {}\n"), opts);
+  Value ss = shard0(agent_from_spec("  metrics: {}\n"), opts);
   const Value& reloader = at(ss, "spec.template.spec.containers[0]");
   const Value& agent = at(ss, "spec.template.spec.containers[1]");
   CHECK(at(reloader, "name").as_string() == "config-reloader");
@@ -94,14 +57,14 @@ TEST_CASE("containers: reloader first, agent second, with upstream's args", "[wo
 }
 
 TEST_CASE("images and flags follow the spec", "[workloads]") {
-  Value versioned = shard0(agent_from("  version: v0.40.1\n  configReloaderVersion: v0.70.0\n  metrics: {}\n"));
+  Value versioned = shard0(agent_from_spec("  version: v0.40.1\n  configReloaderVersion: v0.70.0\n  metrics: {}\n"));
   CHECK(at(versioned, "spec.template.spec.containers[1].image").as_string() == "grafana/agent:v0.40.1");
   CHECK(at(versioned, "spec.template.spec.containers[0].image").as_string() ==
         "quay.io/prometheus-operator/prometheus-config-reloader:v0.70.0");
   Value explicit_images =
-      shard0(agent_from("  image: reg/agent:x\n  version: v0.40.1\n  configReloaderImage: reg/reloader:y\n"
-                        "  configReloaderVersion: v0.70.0\n  enableConfigReadAPI: true\n  disableReporting: true\n"
-                        "  disableSupportBundle: true\n  resources: {limits: {memory: 1Gi}}\n  metrics: {}\n"));
+      shard0(agent_from_spec("  image: reg/agent:x\n  version: v0.40.1\n  configReloaderImage: reg/reloader:y\n"
+                             "  configReloaderVersion: v0.70.0\n  enableConfigReadAPI: true\n  disableReporting: true\n"
+                             "  disableSupportBundle: true\n  resources: {limits: {memory: 1Gi}}\n  metrics: {}\n"));
   const Value& agent = at(explicit_images, "spec.template.spec.containers[1]");
   CHECK(at(agent, "image").as_string() == "reg/agent:x");
   CHECK(at(explicit_images, "spec.template.spec.containers[0].image").as_string() == "reg/reloader:y");
@@ -114,7 +77,7 @@ TEST_CASE("images and flags follow the spec", "[workloads]") {
 }
 
 TEST_CASE("pod-level fields are taken from the spec", "[workloads]") {
-  Value ss = shard0(agent_from(R"(  serviceAccountName: sa
+  Value ss = shard0(agent_from_spec(R"(  serviceAccountName: sa
   nodeSelector: {disk: ssd}
   affinity: {podAntiAffinity: {}}
   tolerations: [{key: k, operator: Exists}]
@@ -137,7 +100,7 @@ TEST_CASE("pod-level fields are taken from the spec", "[workloads]") {
   CHECK(at(pod, "securityContext") == Value::obj({{"runAsUser", 1000}}));
   CHECK(at(pod, "imagePullSecrets") == Value::arr({Value::obj({{"name", "pull"}})}));
   CHECK(names(at(pod, "initContainers")) == std::vector<std::string>{"init"});
-  Value bare = shard0(agent_from("  metrics: {}\n"));
+  Value bare = shard0(agent_from_spec("  metrics: {}\n"));
   for (const char* absent : {"serviceAccountName", "nodeSelector", "affinity", "tolerations", "imagePullSecrets",
                              "initContainers", "securityContext", "priorityClassName", "runtimeClassName"})
     CHECK(!at(bare, "spec.template.spec").find(absent));
@@ -146,7 +109,7 @@ TEST_CASE("pod-level fields are taken from the spec", "[workloads]") {
 TEST_CASE("labels and annotations of pods and workloads", "[workloads]") {
   model::RenderOptions opts;
   opts.operator_version = "v0.41.0-rc.1";
-  auto agent = agent_from(
+  auto agent = agent_from_spec(
       "  podMetadata: {labels: {team: obs, grafana-agent: spoofed}, annotations: {note: n}}\n"
       "  metrics: {}\n",
       ", annotations: {owner: me, kubectl.kubernetes.io/last-applied-configuration: '{}'}");
@@ -168,7 +131,7 @@ TEST_CASE("labels and annotations of pods and workloads", "[workloads]") {
 }
 
 TEST_CASE("extra Secret and ConfigMap mounts follow the agent's own volumes", "[workloads]") {
-  Value ss = shard0(agent_from(R"(  secrets: [Extra.Secret_A]
+  Value ss = shard0(agent_from_spec(R"(  secrets: [Extra.Secret_A]
   configMaps: [cm-b]
   volumes: [{name: own, emptyDir: {}}]
   volumeMounts: [{name: own, mountPath: /own}]
@@ -197,7 +160,7 @@ TEST_CASE("volume names are sanitised like upstream", "[workloads]") {
 }
 
 TEST_CASE("container patches merge by name; other containers are appended", "[workloads]") {
-  Value ss = shard0(agent_from(R"(  containers:
+  Value ss = shard0(agent_from_spec(R"(  containers:
   - name: grafana-agent
     args: [-custom]
     env: [{name: SHARD, value: '9'}, {name: EXTRA, value: x}]
@@ -261,7 +224,7 @@ TEST_CASE("strategic merge: nulls change nothing, unkeyed lists and type changes
 
 TEST_CASE("logs DaemonSet: privileged, host log paths, HOSTNAME", "[workloads]") {
   model::RenderOptions opts;
-  Value ds = model::make_logs_daemonset(agent_from("  logs: {}\n"), opts);
+  Value ds = model::make_logs_daemonset(agent_from_spec("  logs: {}\n"), opts);
   CHECK(at(ds, "kind").as_string() == "DaemonSet");
   CHECK(at(ds, "metadata.name").as_string() == "a-logs");
   CHECK(at(ds, "spec.updateStrategy") == Value::obj({{"type", "RollingUpdate"}}));

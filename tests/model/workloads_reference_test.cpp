@@ -8,35 +8,11 @@
 #include "golden_util.hpp"
 #include "model/parse.hpp"
 #include "model/render.hpp"
-#include "model/yaml_emit.hpp"
 
 namespace {
 
 using model::Value;
-
-// "" when `expected` is a subset of `actual`, else where it is not.
-std::string subset_mismatch(const Value& expected, const Value& actual, const std::string& path) {
-  if (expected.is_object()) {
-    if (!actual.is_object()) return path + ": expected an object, got " + model::to_json(actual);
-    for (const auto& [k, v] : expected.as_object()) {
-      const Value* a = actual.find(k);
-      if (!a) return path + "." + k + ": missing";
-      if (auto m = subset_mismatch(v, *a, path + "." + k); !m.empty()) return m;
-    }
-    return "";
-  }
-  if (expected.is_array()) {
-    if (!actual.is_array() || actual.size() != expected.size())
-      return path + ": expected " + std::to_string(expected.size()) + " items, got " + model::to_json(actual);
-    for (std::size_t i = 0; i < expected.size(); ++i)
-      if (auto m = subset_mismatch(expected.as_array()[i], actual.as_array()[i], path + "[" + std::to_string(i) + "]");
-          !m.empty())
-        return m;
-    return "";
-  }
-  if (expected != actual) return path + ": expected " + model::to_json(expected) + ", got " + model::to_json(actual);
-  return "";
-}
+using testutil::subset_mismatch;
 
 // The .out files were read back from a cluster, so they hold the fields the
 // API server defaults. Upstream never sends these; neither do we. Apply the

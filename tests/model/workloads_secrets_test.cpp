@@ -6,15 +6,14 @@
 #include "model/codec.hpp"
 #include "model/render.hpp"
 #include "model/workloads.hpp"
+#include "test_render.hpp"
 
 namespace {
 
 using model::Value;
 
 model::GrafanaAgent agent_named_a() {
-  auto inv = testutil::inventory_from_yaml(
-      "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\nmetadata: {name: a, namespace: ns, uid: u}\n");
-  return inv.agents.begin()->second.obj;
+  return testutil::agent_from_spec("", ", uid: u");
 }
 
 std::string decoded_config(const Value& secret) {
@@ -100,7 +99,7 @@ metadata: {name: l, namespace: ns}
 )");
   model::RenderOptions opts;
   opts.operator_labels = {{"team", "infra"}, {"app.kubernetes.io/instance", "forced"}};
-  auto r = model::render_agent(inv, inv.agents.begin()->second.obj, opts);
+  auto r = model::render_agent(inv, testutil::only_agent(inv), opts);
   REQUIRE(r.objects.size() == 6);
   for (const Value& o : r.objects) {
     std::string name = o.find("metadata")->find("name")->as_string();
