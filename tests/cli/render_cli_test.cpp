@@ -51,7 +51,7 @@ spec:
 
 }  // namespace
 
-TEST_CASE("render prints complete, sorted objects for the examples", "[cli]") {
+TEST_CASE("render prints complete sorted objects for the examples", "[cli]") {
   Run r = run("render -f " + testutil::source_path("deploy/examples"));
   INFO(r.err);
   REQUIRE(r.code == 0);
@@ -105,7 +105,7 @@ spec:
   CHECK(r.out.find("name: agent-config") != std::string::npos);
 }
 
-TEST_CASE("an invalid root renders nothing of its own; other roots still render", "[cli]") {
+TEST_CASE("an invalid root renders nothing of its own - other roots still render", "[cli]") {
   std::string two = std::string(kAgent) + R"(
 ---
 apiVersion: monitoring.grafana.com/v1alpha1

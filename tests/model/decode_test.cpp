@@ -76,7 +76,7 @@ spec:
   CHECK(ga.port_name == "http-metrics");
 }
 
-TEST_CASE("Secrets decode base64 and stringData; ConfigMaps merge binaryData", "[decode]") {
+TEST_CASE("Secrets decode base64 and stringData - ConfigMaps merge binaryData", "[decode]") {
   auto inv = testutil::inventory_from_yaml(R"(
 apiVersion: v1
 kind: Secret

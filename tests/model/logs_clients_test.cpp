@@ -69,7 +69,7 @@ data: {ca.crt: CA}
 
 }  // namespace
 
-TEST_CASE("client with TLS, OAuth2 and backoff; GrafanaAgent clients as fallback", "[logs]") {
+TEST_CASE("client with TLS OAuth2 and backoff - GrafanaAgent clients as fallback", "[logs]") {
   ConfigRender r = render_logs(valid_inventory(std::string(kLogsAgent) + kClientCase));
   CHECK(r.problems.empty());
   CHECK(r.root_errors.empty());

@@ -127,7 +127,7 @@ TEST_CASE("D5 through render_agent: the DaemonSet config of the selected Integra
   CHECK(ar.configs.count("agent-integrations-deploy-config") == 0);
 }
 
-TEST_CASE("C7: integrations config, subset as upstream asserts", "[logs]") {
+TEST_CASE("C7: integrations config subset as upstream asserts", "[logs]") {
   model::AgentRender ar = testutil::render_only_agent(testutil::valid_inventory(kC7));
   CHECK(ar.problems.empty());
   const model::Value& ds = config(ar, "test-agent-integrations-ds-config");
@@ -148,7 +148,7 @@ redis_exporter_configs: [{redis_addr: redis-a:6379}])"));
   CHECK(subset_mismatch(metrics, deploy) == "");
 }
 
-TEST_CASE("C7 with instances: PodLogs scrubbed, clients and additional configs kept", "[logs]") {
+TEST_CASE("C7 with instances: PodLogs scrubbed clients and additional configs kept", "[logs]") {
   std::string text = kC7;
   text.replace(text.find("  integrations:"), 0,
                "  metrics: {instanceSelector: {matchLabels: {agent: test}}, instanceNamespaceSelector: {}}\n"

@@ -60,7 +60,7 @@ spec:
 
 }  // namespace
 
-TEST_CASE("D4: PodLogs stages, client basic auth, custom cluster label (upstream_compat)", "[logs]") {
+TEST_CASE("D4: PodLogs stages client basic auth custom cluster label (upstream_compat)", "[logs]") {
   auto rc = testutil::load_reference_case("D4_podlogs_stages");
   REQUIRE(rc.entry == "agent-logs.libsonnet");
   ConfigRender r = render_logs(rc.inventory, true);
@@ -118,7 +118,7 @@ TEST_CASE("selector rules: upstream_compat uses the single-label regex form", "[
   CHECK(rules[5] == yaml("{action: drop, regex: 'true', source_labels: [__meta_kubernetes_pod_labelpresent_legacy]}"));
 }
 
-TEST_CASE("PodLogs relabel order, namespaces and enforced label", "[logs]") {
+TEST_CASE("PodLogs relabel order namespaces and enforced label", "[logs]") {
   ConfigRender r = render_logs(testutil::inventory_from_yaml(kSelectorCase), false);
   REQUIRE(r.problems.empty());
   const model::Value& sc = scrape_config(r);

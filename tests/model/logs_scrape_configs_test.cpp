@@ -80,7 +80,7 @@ stringData: {)" + data +
   }
 }
 
-TEST_CASE("golden: every stage type, including nested match stages", "[logs]") {
+TEST_CASE("golden: every stage type including nested match stages", "[logs]") {
   std::string text = std::string(kLogsAgent) + R"(
 ---
 apiVersion: monitoring.grafana.com/v1alpha1

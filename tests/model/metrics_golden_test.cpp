@@ -45,7 +45,7 @@ data: {client-id: cm-client}
 
 }  // namespace
 
-TEST_CASE("golden: remote_write with every auth kind, queue and metadata config", "[metrics]") {
+TEST_CASE("golden: remote_write with every auth kind queue and metadata config", "[metrics]") {
   std::string in = R"(
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: GrafanaAgent

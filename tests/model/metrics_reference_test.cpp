@@ -70,7 +70,7 @@ model::Inventory with_api_tls_secret(model::Inventory inv) {
 
 }  // namespace
 
-TEST_CASE("D1 ServiceMonitors with TLS, bearer token and basic auth match upstream", "[metrics]") {
+TEST_CASE("D1 ServiceMonitors with TLS bearer token and basic auth match upstream", "[metrics]") {
   auto rc = testutil::load_reference_case("D1_servicemonitor_tls_bearer_ns");
   model::Inventory inv = with_api_tls_secret(std::move(rc.inventory));
   check_compat_matches(rc, inv);
@@ -115,7 +115,7 @@ TEST_CASE("D2 sharded PodMonitor matches upstream", "[metrics]") {
   }
 }
 
-TEST_CASE("D3 static Probe matches upstream; default mode shards it", "[metrics]") {
+TEST_CASE("D3 static Probe matches upstream - default mode shards it", "[metrics]") {
   auto rc = testutil::load_reference_case("D3_probe_static");
   check_compat_matches(rc, rc.inventory);
 
@@ -129,7 +129,7 @@ TEST_CASE("D3 static Probe matches upstream; default mode shards it", "[metrics]
   check_same(expected, render_metrics(rc.inventory, false).config);
 }
 
-TEST_CASE("D6 ignoreNamespaceSelectors, enforced label and limit match upstream", "[metrics]") {
+TEST_CASE("D6 ignoreNamespaceSelectors enforced label and limit match upstream", "[metrics]") {
   auto rc = testutil::load_reference_case("D6_ignore_ns_enforced");
   check_compat_matches(rc, rc.inventory);
 

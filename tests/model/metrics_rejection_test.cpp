@@ -156,7 +156,7 @@ spec: {selector: {}, endpoints: [{port: metrics}]}
   CHECK(problems_for("") == prefix + "Secret mon/extra not found");
 }
 
-TEST_CASE("an instance whose remote_write fails is rejected; the agent's own fails the root", "[metrics]") {
+TEST_CASE("an instance whose remote_write fails is rejected - the agent's own fails the root", "[metrics]") {
   ConfigRender out = render(R"(
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: GrafanaAgent
@@ -252,7 +252,7 @@ spec: {selector: {}, targetLabels: [team, 9lives], endpoints: [{port: a}, {port:
   CHECK(out.config.find("configs")->as_array()[0].find("scrape_configs") == nullptr);
 }
 
-TEST_CASE("the integrations flavor drops monitors and the replica label, keeps additional jobs", "[metrics]") {
+TEST_CASE("the integrations flavor drops monitors and the replica label keeps additional jobs", "[metrics]") {
   ConfigRender full = render(kBase + kMonitors + extra_jobs("    - job_name: extra\n"));
   ConfigRender integ =
       render(kBase + kMonitors + extra_jobs("    - job_name: extra\n"), model::ConfigFlavor::integrations);

@@ -85,7 +85,7 @@ TEST_CASE("relabel rules keep explicit empty strings outside compat mode", "[met
   CHECK(scrape::metric_relabel_rules({m, c}, "tenant", false) == Value::arr({scrape::relabel_rule(c, false)}));
 }
 
-TEST_CASE("limits: the lower wins by default, enforced wins upstream", "[metrics]") {
+TEST_CASE("limits: the lower wins by default enforced wins upstream", "[metrics]") {
   using L = std::optional<std::int64_t>;
   auto lim = [](L user, L enforced, bool compat) { return scrape::effective_limit(user, enforced, compat); };
   // user, enforced -> default / compat

@@ -19,7 +19,7 @@ std::optional<model::LabelSelector> selector(const std::string& yaml, FieldError
 
 }  // namespace
 
-TEST_CASE("nil selector matches nothing, {} matches everything", "[selector]") {
+TEST_CASE("nil selector matches nothing {} matches everything", "[selector]") {
   FieldErrors errors;
   auto nil = selector("other: {}", errors);
   auto all = selector("selector: {}", errors);
@@ -75,7 +75,7 @@ TEST_CASE("unknown selector operators and bad values are errors with paths", "[s
   CHECK(errors[0].path == "spec.selector.matchLabels.a");
 }
 
-TEST_CASE("namespace selectors: nil is the parent's namespace, {} is all, else Namespace labels", "[selector]") {
+TEST_CASE("namespace selectors: nil is the parent's namespace {} is all else Namespace labels", "[selector]") {
   auto inv = testutil::inventory_from_yaml(R"(
 apiVersion: v1
 kind: Namespace

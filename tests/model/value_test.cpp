@@ -62,7 +62,7 @@ TEST_CASE("duplicate keys and alias bombs are rejected", "[parse]") {
   CHECK_THROWS_AS(model::parse_documents(bomb, "bomb"), model::ParseError);
 }
 
-TEST_CASE("deep nesting is an error, not a crash", "[parse]") {
+TEST_CASE("deep nesting is an error not a crash", "[parse]") {
   std::string deep(100000, '[');
   CHECK_THROWS_AS(model::parse_documents(deep, "deep"), model::ParseError);
   std::string deep_yaml;

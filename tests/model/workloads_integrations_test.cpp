@@ -115,7 +115,7 @@ TEST_CASE("upstream_compat reproduces the identical integrations selectors", "[w
   CHECK(at(ds, "spec.selector.matchLabels").find("operator.agent.grafana.com/shard")->as_string() == "0");
 }
 
-TEST_CASE("integrations DaemonSet pod: merged extras, prefixed volumes, projected keys", "[workloads]") {
+TEST_CASE("integrations DaemonSet pod: merged extras prefixed volumes projected keys", "[workloads]") {
   Loaded r;
   Value ds = model::make_integrations_workload(*r.agent, r.ds, true, model::RenderOptions{});
   CHECK(at(ds, "kind").as_string() == "DaemonSet");
@@ -168,7 +168,7 @@ TEST_CASE("integrations Deployment: no projected volume without references", "[w
   CHECK(at(pod, "containers[1].securityContext") == Value::obj({{"privileged", false}}));
 }
 
-TEST_CASE("pod option merge: first mount path, volume and env name win", "[workloads]") {
+TEST_CASE("pod option merge: first mount path volume and env name win", "[workloads]") {
   model::PodTemplateOptions first, second;
   first.extra_selector_labels = {{"k", "first"}};
   first.extra_volume_mounts = {model::volume_mount("a", "/p", false)};

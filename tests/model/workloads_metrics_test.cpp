@@ -67,7 +67,7 @@ TEST_CASE("D2: three shards of two replicas", "[workloads]") {
   }
 }
 
-TEST_CASE("replicas default to 1, negatives become 0, shards below 2 mean one set", "[workloads]") {
+TEST_CASE("replicas default to 1 negatives become 0 shards below 2 mean one set", "[workloads]") {
   auto base = [](const std::string& metrics) { return agent_from_spec("  metrics: " + metrics + "\n"); };
   model::RenderOptions opts;
   auto plain = model::make_metrics_statefulsets(base("{}"), opts);

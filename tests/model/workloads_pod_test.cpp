@@ -22,7 +22,7 @@ Value shard0(const model::GrafanaAgent& agent, const model::RenderOptions& opts 
 
 }  // namespace
 
-TEST_CASE("containers: reloader first, agent second, with upstream's args", "[workloads]") {
+TEST_CASE("containers: reloader first agent second with upstream's args", "[workloads]") {
   model::RenderOptions opts;
   Value ss = shard0(agent_from_spec("  metrics: {}\n"), opts);
   const Value& reloader = at(ss, "spec.template.spec.containers[0]");
@@ -159,7 +159,7 @@ TEST_CASE("volume names are sanitised like upstream", "[workloads]") {
   CHECK(model::sanitize_volume_name(long_name) == "secret-" + std::string(55, 'a'));
 }
 
-TEST_CASE("container patches merge by name; other containers are appended", "[workloads]") {
+TEST_CASE("container patches merge by name - other containers are appended", "[workloads]") {
   Value ss = shard0(agent_from_spec(R"(  containers:
   - name: grafana-agent
     args: [-custom]
@@ -195,7 +195,7 @@ TEST_CASE("container patches merge by name; other containers are appended", "[wo
   CHECK(at(containers, "[2]") == Value::obj({{"name", "sidecar"}, {"image", "busybox"}}));
 }
 
-TEST_CASE("strategic merge: nulls change nothing, unkeyed lists and type changes replace", "[workloads]") {
+TEST_CASE("strategic merge: nulls change nothing unkeyed lists and type changes replace", "[workloads]") {
   Value base = Value::obj(
       {{"name", "c"},
        {"command", Value::arr({"a", "b"})},
@@ -222,7 +222,7 @@ TEST_CASE("strategic merge: nulls change nothing, unkeyed lists and type changes
   CHECK(out == Value::arr({Value::obj({{"name", "grafana-agent"}, {"image", "two"}})}));
 }
 
-TEST_CASE("logs DaemonSet: privileged, host log paths, HOSTNAME", "[workloads]") {
+TEST_CASE("logs DaemonSet: privileged host log paths HOSTNAME", "[workloads]") {
   model::RenderOptions opts;
   Value ds = model::make_logs_daemonset(agent_from_spec("  logs: {}\n"), opts);
   CHECK(at(ds, "kind").as_string() == "DaemonSet");

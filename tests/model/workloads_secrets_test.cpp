@@ -28,7 +28,7 @@ const Value& labels_of(const Value& o) {
 
 }  // namespace
 
-TEST_CASE("config Secret: agent.yml, gzipped only above the threshold", "[workloads]") {
+TEST_CASE("config Secret: agent.yml gzipped only above the threshold", "[workloads]") {
   auto agent = agent_named_a();
   model::RenderOptions opts;
   opts.gzip_threshold = 64;
@@ -50,7 +50,7 @@ TEST_CASE("config Secret: agent.yml, gzipped only above the threshold", "[worklo
   CHECK(model::make_config_secret(agent, "a-config", big, opts) == zipped);  // deterministic
 }
 
-TEST_CASE("config Secret metadata: managed-by, -labels, non-controller owner", "[workloads]") {
+TEST_CASE("config Secret metadata: managed-by -labels non-controller owner", "[workloads]") {
   model::RenderOptions opts;
   opts.operator_labels = {{"team", "infra"}};
   Value s = model::make_config_secret(agent_named_a(), "a-logs-config", "x: 1\n", opts);
@@ -66,7 +66,7 @@ TEST_CASE("config Secret metadata: managed-by, -labels, non-controller owner", "
                                 {"blockOwnerDeletion", true}})}));
 }
 
-TEST_CASE("assets Secret: sanitised keys, base64 values, no -labels", "[workloads]") {
+TEST_CASE("assets Secret: sanitised keys base64 values no -labels", "[workloads]") {
   model::RenderOptions opts;
   opts.operator_labels = {{"team", "infra"}};
   std::map<std::string, std::string> assets{{"/secrets/app/api-tls/ca.crt", "CA"}, {"/configMaps/app/cm/key", "v"}};
@@ -79,7 +79,7 @@ TEST_CASE("assets Secret: sanitised keys, base64 values, no -labels", "[workload
   CHECK(!model::make_assets_secret(agent_named_a(), {}, opts).find("data"));
 }
 
-TEST_CASE("-labels win everywhere except on <ga>-secrets", "[workloads]") {
+TEST_CASE("operator -labels win everywhere except on <ga>-secrets", "[workloads]") {
   auto inv = testutil::inventory_from_yaml(R"(
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: GrafanaAgent
