@@ -89,9 +89,14 @@ bool is_known_kind(const std::string& kind) {
   return std::any_of(std::begin(kKinds), std::end(kKinds), [&](const KindInfo& k) { return kind == k.kind; });
 }
 
-void Inventory::add(const Value& doc) {
+void Inventory::add(const Value& doc, std::string_view origin) {
+  add(Value(doc), origin);
+}
+
+void Inventory::add(Value&& doc, std::string_view origin) {
   if (!doc.is_object()) {
-    problems_.push_back({"Document", "", "?", "", std::string("expected an object, got ") + doc.type_name()});
+    std::string where = origin.empty() ? "<input>" : std::string(origin);
+    problems_.push_back({"Document", "", where, "", std::string("expected an object, got ") + doc.type_name()});
     return;
   }
   const Value* kind_v = doc.find("kind");
@@ -99,8 +104,8 @@ void Inventory::add(const Value& doc) {
   std::string kind = kind_v && kind_v->is_string() ? kind_v->as_string() : "";
   std::string api = api_v && api_v->is_string() ? api_v->as_string() : "";
   if (kind.ends_with("List")) {
-    if (const Value* items = doc.find("items"); items && items->is_array())
-      for (const auto& item : items->as_array()) add(item);
+    if (Value* items = doc.find("items"); items && items->is_array())
+      for (auto& item : items->as_array()) add(std::move(item), origin);
     return;
   }
   const KindInfo* info = find_kind(kind, api);
@@ -108,51 +113,56 @@ void Inventory::add(const Value& doc) {
     ++ignored_;
     return;
   }
-  // Work on a copy so defaults (the namespace) can be filled in.
-  Value obj = doc;
-  Value& meta = obj.find("metadata") && obj.find("metadata")->is_object() ? *obj.find("metadata")
-                                                                          : obj.set("metadata", Value::object());
+  auto key = normalize_metadata(doc, kind, info->namespaced);
+  if (!key) return;
+  FieldErrors errors;
+  decode_and_store(kind, doc, errors);
+  for (auto& e : errors) problems_.push_back({kind, key->first, key->second, std::move(e.path), std::move(e.message)});
+}
+
+// Checks the name, defaults the namespace as kubectl would, and returns the
+// object's key; nullopt (with a Problem) when the object cannot be stored.
+std::optional<Key> Inventory::normalize_metadata(Value& obj, const std::string& kind, bool namespaced) {
+  Value* meta_v = obj.find("metadata");
+  Value& meta = meta_v && meta_v->is_object() ? *meta_v : obj.set("metadata", Value::object());
   const Value* name_v = meta.find("name");
   if (!name_v || !name_v->is_string() || name_v->as_string().empty()) {
     problems_.push_back({kind, "", "<unnamed>", "metadata.name", "is required"});
-    return;
+    return std::nullopt;
   }
   const std::string name = name_v->as_string();  // meta is modified below
   if (!valid_dns_name(name, 253, true)) {
     problems_.push_back({kind, "", "<invalid>", "metadata.name",
                          to_json(*name_v) + " is not a valid name (lowercase RFC 1123 subdomain)"});
-    return;
+    return std::nullopt;
   }
-  if (info->namespaced) {
-    const Value* ns = meta.find("namespace");
-    if (!ns || ns->is_null() || (ns->is_string() && ns->as_string().empty())) {
-      meta.set("namespace", "default");
-    } else if (!ns->is_string() || !valid_dns_name(ns->as_string(), 63, false)) {
-      problems_.push_back({kind, "<invalid>", name, "metadata.namespace",
-                           to_json(*ns) + " is not a valid namespace (lowercase RFC 1123 label)"});
-      return;
-    }
-  } else {
+  if (!namespaced) {
     meta.erase("namespace");
+    return Key{"", name};
   }
-  FieldErrors errors;
-  if (kind == "GrafanaAgent")
-    store(agents, obj, decode_grafana_agent, errors);
-  else if (kind == "MetricsInstance")
-    store(metrics_instances, obj, decode_metrics_instance, errors);
-  else if (kind == "LogsInstance")
-    store(logs_instances, obj, decode_logs_instance, errors);
-  else if (kind == "PodLogs")
-    store(pod_logs, obj, decode_pod_logs, errors);
-  else if (kind == "Integration")
-    store(integrations, obj, decode_integration, errors);
-  else if (kind == "ServiceMonitor")
-    store(service_monitors, obj, decode_service_monitor, errors);
-  else if (kind == "PodMonitor")
-    store(pod_monitors, obj, decode_pod_monitor, errors);
-  else if (kind == "Probe")
-    store(probes, obj, decode_probe, errors);
-  else if (kind == "Secret") {
+  const Value* ns = meta.find("namespace");
+  if (!ns || ns->is_null() || (ns->is_string() && ns->as_string().empty())) {
+    meta.set("namespace", "default");
+    return Key{"default", name};
+  }
+  if (!ns->is_string() || !valid_dns_name(ns->as_string(), 63, false)) {
+    problems_.push_back({kind, "<invalid>", name, "metadata.namespace",
+                         to_json(*ns) + " is not a valid namespace (lowercase RFC 1123 label)"});
+    return std::nullopt;
+  }
+  return Key{ns->as_string(), name};
+}
+
+void Inventory::decode_and_store(const std::string& kind, const Value& obj, FieldErrors& errors) {
+  if (kind == "GrafanaAgent") return store(agents, obj, decode_grafana_agent, errors);
+  if (kind == "MetricsInstance") return store(metrics_instances, obj, decode_metrics_instance, errors);
+  if (kind == "LogsInstance") return store(logs_instances, obj, decode_logs_instance, errors);
+  if (kind == "PodLogs") return store(pod_logs, obj, decode_pod_logs, errors);
+  if (kind == "Integration") return store(integrations, obj, decode_integration, errors);
+  if (kind == "ServiceMonitor") return store(service_monitors, obj, decode_service_monitor, errors);
+  if (kind == "PodMonitor") return store(pod_monitors, obj, decode_pod_monitor, errors);
+  if (kind == "Probe") return store(probes, obj, decode_probe, errors);
+  if (kind == "Secret") {
     Secret s = decode_secret(obj, errors);
     secrets[{s.meta.ns, s.meta.name}] = std::move(s);
   } else if (kind == "ConfigMap") {
@@ -162,9 +172,6 @@ void Inventory::add(const Value& doc) {
     Namespace n = decode_namespace(obj, errors);
     namespaces[n.meta.name] = std::move(n);
   }
-  const Value* ns = meta.find("namespace");
-  std::string ns_str = ns && ns->is_string() ? ns->as_string() : "";
-  for (auto& e : errors) problems_.push_back({kind, ns_str, name, std::move(e.path), std::move(e.message)});
 }
 
 bool Inventory::remove(const std::string& kind, const Key& key) {

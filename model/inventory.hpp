@@ -6,7 +6,9 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -39,7 +41,9 @@ class Inventory {
   // Adds one manifest (any kind; a v1 List is expanded). Objects of kinds
   // the operator does not read are ignored. Problems are appended to
   // problems_. Re-adding the same namespace/name replaces the object.
-  void add(const Value& doc);
+  // `origin` ("file:line") names the document in problems about it.
+  void add(const Value& doc, std::string_view origin = {});
+  void add(Value&& doc, std::string_view origin = {});
   // Removes an object by kind and key; returns whether it existed.
   bool remove(const std::string& kind, const Key& key);
 
@@ -62,6 +66,9 @@ class Inventory {
   const Labels& namespace_labels(const std::string& ns) const;
 
  private:
+  std::optional<Key> normalize_metadata(Value& obj, const std::string& kind, bool namespaced);
+  void decode_and_store(const std::string& kind, const Value& obj, FieldErrors& errors);
+
   std::vector<Problem> problems_;
   std::size_t ignored_ = 0;
 };

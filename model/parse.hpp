@@ -16,7 +16,8 @@ namespace model {
 
 struct ParseLimits {
   std::size_t max_depth = 200;
-  std::size_t max_nodes = 20'000'000;  // per document, after alias expansion
+  std::size_t max_nodes = 20'000'000;       // per document, after alias expansion
+  std::size_t max_alias_nodes = 1'000'000;  // per stream: nodes copied by aliases
   std::size_t max_bytes = 512ull << 20;
 };
 

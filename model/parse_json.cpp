@@ -1,5 +1,8 @@
 #include <simdjson.h>
 
+#include <string_view>
+#include <unordered_set>
+
 #include "model/parse.hpp"
 
 namespace model {
@@ -19,7 +22,12 @@ class JsonBuilder {
         Value::Object o;
         simdjson::dom::object obj;
         if (el.get(obj)) return Value();
+        std::unordered_set<std::string_view> seen;
         for (auto field : obj) {
+          // The API server would keep the last duplicate and our lookups the
+          // first; refuse rather than guess, as the YAML path does.
+          if (!seen.insert(field.key).second)
+            throw ParseError(std::string(source_), 0, "duplicate key \"" + std::string(field.key) + "\"");
           o.emplace_back(std::string(field.key), build(field.value, depth + 1));
         }
         return Value(std::move(o));

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <unordered_map>
 
 #include "model/parse.hpp"
 
@@ -41,6 +42,7 @@ class Builder : public YAML::EventHandler {
     root.reset();
     doc_line = mark.line + 1;
     nodes_ = 0;
+    anchors_.clear();  // anchors are scoped to their document
   }
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { complete(Value(), anchor, mark, true, ""); }
@@ -48,7 +50,11 @@ class Builder : public YAML::EventHandler {
     auto it = anchors_.find(anchor);
     if (it == anchors_.end()) fail(mark, "unknown alias");
     nodes_ += it->second.second;
+    alias_nodes_ += it->second.second;
     check_nodes(mark);
+    // The per-document cap alone would let many small documents each
+    // expand to millions of nodes; alias expansion is capped per stream.
+    if (alias_nodes_ > limits_.max_alias_nodes) fail(mark, "aliases expand to too many nodes (alias bomb?)");
     complete(it->second.first, 0, mark, false, "");
   }
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
@@ -79,6 +85,9 @@ class Builder : public YAML::EventHandler {
  private:
   struct Frame {
     Value value;
+    // Keys seen so far; true when the value came from a << merge and may
+    // still be overridden by an explicit key.
+    std::unordered_map<std::string, bool> keys;
     YAML::anchor_t anchor = 0;
     std::optional<std::string> key;
     bool key_plain = false;
@@ -99,7 +108,11 @@ class Builder : public YAML::EventHandler {
       fail(mark, "nesting deeper than " + std::to_string(limits_.max_depth) + " levels");
     ++nodes_;
     check_nodes(mark);
-    stack_.push_back(Frame{std::move(v), anchor, std::nullopt, false, 0, mark});
+    Frame f;
+    f.value = std::move(v);
+    f.anchor = anchor;
+    f.mark = mark;
+    stack_.push_back(std::move(f));
   }
   void close() {
     Frame f = std::move(stack_.back());
@@ -126,14 +139,22 @@ class Builder : public YAML::EventHandler {
     }
     std::string key = std::move(*top.key);
     top.key.reset();
-    if (key == "<<" && top.key_plain) return merge(top.value, v, mark);
-    if (top.value.find(key)) fail(mark, "duplicate mapping key \"" + key + "\"");
+    if (key == "<<" && top.key_plain) return merge(top, v, mark);
+    auto [it, fresh] = top.keys.emplace(key, false);
+    if (!fresh) {
+      if (!it->second) fail(mark, "duplicate mapping key \"" + key + "\"");
+      it->second = false;  // an explicit key overrides a merged one
+      top.value.set(key, std::move(v));
+      return;
+    }
     top.value.as_object().emplace_back(std::move(key), std::move(v));
   }
-  void merge(Value& into, const Value& from, const YAML::Mark& mark) {
+  // YAML merge keys: merged entries never replace keys already present, and
+  // earlier maps in a merge list win over later ones.
+  void merge(Frame& into, const Value& from, const YAML::Mark& mark) {
     if (from.is_object()) {
       for (const auto& [k, v] : from.as_object())
-        if (!into.find(k)) into.set(k, v);
+        if (into.keys.emplace(k, true).second) into.value.as_object().emplace_back(k, v);
     } else if (from.is_array()) {
       for (const auto& item : from.as_array()) merge(into, item, mark);
     } else {
@@ -146,6 +167,7 @@ class Builder : public YAML::EventHandler {
   std::vector<Frame> stack_;
   std::map<YAML::anchor_t, std::pair<Value, std::size_t>> anchors_;
   std::size_t nodes_ = 0;
+  std::size_t alias_nodes_ = 0;
 };
 
 bool looks_like_json(std::string_view text) {

@@ -76,9 +76,9 @@ std::vector<const Integration*> resolve_integration_refs(const std::vector<const
 }
 
 void render_integrations(AgentRender& r, const Hierarchy& h, const RenderOptions& opts, AssetRefs& assets) {
-  std::vector<const Integration*> all = h.integrations;
+  // References first: a rejected Integration must not shadow a unique one.
+  std::vector<const Integration*> all = resolve_integration_refs(h.integrations, assets, r.problems);
   if (!opts.upstream_compat) all = dedupe_unique(all, *h.agent, r.problems);
-  all = resolve_integration_refs(all, assets, r.problems);
   for (bool all_nodes : {true, false}) {
     Hierarchy part = h;
     part.integrations.clear();
@@ -133,6 +133,7 @@ AgentRender render_agent(const Inventory& inv, const GrafanaAgent& agent, const 
   AgentRender r;
   r.ns = agent.meta.ns;
   r.name = agent.meta.name;
+  r.paused = agent.paused;
   if (agent.paused) return r;
   Hierarchy h = build_hierarchy(inv, agent);
   AssetRefs assets(inv);
@@ -155,6 +156,7 @@ AgentRender render_agent(const Inventory& inv, const GrafanaAgent& agent, const 
   }
   r.assets = assets.used;
   report_key_collisions(r);
+  std::sort(r.problems.begin(), r.problems.end());
   r.objects.push_back(make_assets_secret(agent, r.assets, opts));
   std::sort(r.objects.begin(), r.objects.end(), object_less);
   return r;
@@ -163,10 +165,25 @@ AgentRender render_agent(const Inventory& inv, const GrafanaAgent& agent, const 
 RenderAll render_all(const Inventory& inv, const RenderOptions& opts) {
   RenderAll out;
   out.problems = inv.problems();
+  // (namespace, kind, name) -> the root that rendered it first.
+  std::map<std::tuple<std::string, std::string, std::string>, std::string> owners;
   for (const auto& [key, entry] : inv.agents) {
     if (!entry.valid) continue;
     AgentRender r = render_agent(inv, entry.obj, opts);
-    for (auto& o : r.objects) out.objects.push_back(std::move(o));
+    for (auto& o : r.objects) {
+      auto id = std::make_tuple(str_field(o, "metadata", "namespace"), str_field(o, "kind"),
+                                str_field(o, "metadata", "name"));
+      auto [it, fresh] = owners.emplace(id, r.name);
+      if (!fresh) {
+        // E.g. GrafanaAgents "a" (logs) and "a-logs" (metrics) both want
+        // Secret "a-logs-config": the second would overwrite the first.
+        out.problems.push_back({"GrafanaAgent", r.ns, r.name, "metadata.name",
+                                std::get<1>(id) + " " + std::get<2>(id) + " is also rendered by GrafanaAgent " + r.ns +
+                                    "/" + it->second + "; rename one of them"});
+        continue;
+      }
+      out.objects.push_back(std::move(o));
+    }
     for (auto& p : r.problems) out.problems.push_back(std::move(p));
   }
   std::stable_sort(out.objects.begin(), out.objects.end(), object_less);

@@ -31,6 +31,9 @@ struct RenderOptions {
 
 struct AgentRender {
   std::string ns, name;
+  // spec.paused: nothing is rendered, and a writer must neither apply nor
+  // prune (empty objects do not mean "delete everything").
+  bool paused = false;
   std::vector<Value> objects;  // sorted by kind, then name
   std::vector<Problem> problems;
   std::map<std::string, std::string> assets;  // store key -> value

@@ -50,7 +50,9 @@ std::string read_file(const std::string& path) {
 void load_paths(const std::vector<std::string>& paths, model::Inventory& inv) {
   for (const auto& path : expand_paths(paths)) {
     std::string text = read_file(path);
-    for (auto& doc : model::parse_documents(text, path == "-" ? "<stdin>" : path)) inv.add(doc.value);
+    std::string source = path == "-" ? "<stdin>" : path;
+    for (auto& doc : model::parse_documents(text, source))
+      inv.add(std::move(doc.value), source + ":" + std::to_string(doc.line));
   }
 }
 

@@ -166,3 +166,75 @@ spec: {name: y_exporter, config: {}, secrets: [{name: c, key: k}]}
         "GrafanaAgent mon/a: referenced keys /secrets/a-b/c/k and /secrets/a/b-c/k map to the same file "
         "_secrets_a_b_c_k; rename one of the Secrets or keys");
 }
+
+TEST_CASE("two roots rendering the same object name are reported", "[render]") {
+  auto inv = testutil::inventory_from_yaml(R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: a, namespace: m}
+spec: {logs: {instanceSelector: {}}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: a-logs, namespace: m}
+spec: {metrics: {instanceSelector: {}}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: LogsInstance
+metadata: {name: l, namespace: m}
+spec: {}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: i, namespace: m}
+spec: {}
+)");
+  auto all = model::render_all(inv, model::RenderOptions{});
+  REQUIRE(all.problems.size() == 1);
+  CHECK(all.problems[0].str() ==
+        "GrafanaAgent m/a-logs: metadata.name: Secret a-logs-config is also rendered by GrafanaAgent m/a; rename one "
+        "of them");
+  int count = 0;
+  for (const auto& o : all.objects)
+    if (o.find("metadata")->find("name")->as_string() == "a-logs-config") ++count;
+  CHECK(count == 1);
+}
+
+TEST_CASE("a unique integration rejected for its references does not shadow the next one", "[render]") {
+  auto inv = testutil::inventory_from_yaml(R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: agent, namespace: mon}
+spec:
+  integrations: {selector: {}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: Integration
+metadata: {name: a, namespace: mon}
+spec: {name: node_exporter, type: {allNodes: true, unique: true}, config: {n: a}, secrets: [{name: gone, key: k}]}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: Integration
+metadata: {name: b, namespace: mon}
+spec: {name: node_exporter, type: {allNodes: true, unique: true}, config: {n: b}}
+)");
+  auto r = model::render_agent(inv, inv.agents.at({"mon", "agent"}).obj, model::RenderOptions{});
+  REQUIRE(r.problems.size() == 1);
+  CHECK(r.problems[0].str() == "Integration mon/a: spec.secrets[0]: Secret mon/gone not found");
+  const auto& configs =
+      *r.configs.at("agent-integrations-ds-config").find("integrations")->find("node_exporter_configs");
+  REQUIRE(configs.size() == 1);
+  CHECK(configs.as_array()[0].find("n")->as_string() == "b");
+}
+
+TEST_CASE("a paused agent is flagged so writers neither apply nor prune", "[render]") {
+  auto inv = testutil::inventory_from_yaml(R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: a, namespace: mon}
+spec: {paused: true}
+)");
+  auto r = model::render_agent(inv, inv.agents.at({"mon", "a"}).obj, model::RenderOptions{});
+  CHECK(r.paused);
+  CHECK(r.objects.empty());
+}

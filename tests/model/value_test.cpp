@@ -69,3 +69,42 @@ TEST_CASE("deep nesting is an error not a crash", "[parse]") {
   for (int i = 0; i < 5000; ++i) deep_yaml += std::string(static_cast<std::size_t>(i), ' ') + "a:\n";
   CHECK_THROWS_AS(model::parse_documents(deep_yaml, "deep"), model::ParseError);
 }
+
+TEST_CASE("merge keys: explicit keys override merged ones in any order", "[parse]") {
+  auto docs = model::parse_documents(
+      "base: &b {name: a, ns: x}\nafter: {<<: *b, name: b}\nbefore: {name: c, <<: *b}\nlist: {<<: [{k: 1}, {k: 2}]}\n",
+      "merge");
+  REQUIRE(docs.size() == 1);
+  const Value& v = docs[0].value;
+  CHECK(v.find("after")->find("name")->as_string() == "b");
+  CHECK(v.find("after")->find("ns")->as_string() == "x");
+  CHECK(v.find("before")->find("name")->as_string() == "c");
+  CHECK(v.find("list")->find("k")->as_int() == 1);
+  CHECK_THROWS_AS(model::parse_documents("m: {<<: {a: 1}, b: 1, b: 2}\n", "dup"), model::ParseError);
+}
+
+TEST_CASE("alias expansion is capped across the whole stream", "[parse]") {
+  // Each document expands to about 100k nodes; 20 of them pass the
+  // per-document cap but not the per-stream one.
+  std::string doc = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  char prev = 'a';
+  for (char c = 'b'; c <= 'e'; ++c, ++prev) {
+    doc += std::string(1, c) + ": &" + c + " [";
+    for (int i = 0; i < 10; ++i) doc += std::string(i ? ", *" : "*") + prev;
+    doc += "]\n";
+  }
+  CHECK_NOTHROW(model::parse_documents(doc, "one"));
+  std::string stream;
+  for (int i = 0; i < 20; ++i) stream += "---\n" + doc;
+  CHECK_THROWS_AS(model::parse_documents(stream, "many"), model::ParseError);
+}
+
+TEST_CASE("a mapping with 100k keys parses and JSON duplicates are refused", "[parse]") {
+  std::string big;
+  for (int i = 0; i < 100000; ++i) big += "k" + std::to_string(i) + ": v\n";
+  auto docs = model::parse_documents(big, "big");
+  REQUIRE(docs.size() == 1);
+  CHECK(docs[0].value.size() == 100000);
+  CHECK_THROWS_AS(model::parse_json(R"({"a": 1, "a": 2})"), model::ParseError);
+  CHECK_THROWS_AS(model::parse_documents(R"({"a": 1, "a": 2})", "dup.json"), model::ParseError);
+}
