@@ -39,6 +39,13 @@ RemoteWriteSpec decode_remote_write(const Reader& r) {
   rw.has_metadata_config = m.present();
   rw.metadata_send = m.boolean("send");
   rw.metadata_send_interval = m.str_or("sendInterval");
+  // Prometheus: at most one of basic_auth, authorization (the bearer token
+  // fields), oauth2 and sigv4.
+  bool bearer = !rw.bearer_token.empty() || !rw.bearer_token_file.empty();
+  check_exclusive(r, {{"basicAuth", rw.basic_auth.has_value()},
+                      {"oauth2", rw.oauth2.has_value()},
+                      {rw.bearer_token.empty() ? "bearerTokenFile" : "bearerToken", bearer},
+                      {"sigv4", rw.sigv4.has_value()}});
   return rw;
 }
 
@@ -61,7 +68,14 @@ LogsClientSpec decode_logs_client(const Reader& r) {
   c.backoff_max_period = b.str_or("maxPeriod");
   c.backoff_max_retries = b.integer("maxRetries");
   c.external_labels = r.string_map("externalLabels");
+  check_label_name_keys(r, "externalLabels", c.external_labels);
   c.timeout = r.str_or("timeout");
+  // Promtail: at most one of basic_auth, oauth2, bearer_token and
+  // bearer_token_file.
+  check_exclusive(r, {{"basicAuth", c.basic_auth.has_value()},
+                      {"oauth2", c.oauth2.has_value()},
+                      {"bearerToken", !c.bearer_token.empty()},
+                      {"bearerTokenFile", !c.bearer_token_file.empty()}});
   return c;
 }
 
@@ -69,16 +83,28 @@ void decode_metrics_subsystem(const Reader& m, MetricsSubsystemSpec& out) {
   out.remote_write = decode_remote_writes(m, "remoteWrite");
   out.replicas = m.integer("replicas");
   out.shards = m.integer("shards");
+  // Each shard is a StatefulSet and each replica a pod: cap both so one
+  // object cannot make the renderer (or the cluster) build millions.
+  if (out.replicas && *out.replicas > kMaxReplicas)
+    m.error("replicas", "must be at most " + std::to_string(kMaxReplicas) + ", got " + std::to_string(*out.replicas));
+  if (out.shards && *out.shards > kMaxShards)
+    m.error("shards", "must be at most " + std::to_string(kMaxShards) + ", got " + std::to_string(*out.shards));
   out.replica_external_label_name = m.str("replicaExternalLabelName");
   out.metrics_external_label_name = m.str("metricsExternalLabelName");
+  if (out.replica_external_label_name)
+    check_label_name(m, "replicaExternalLabelName", *out.replica_external_label_name, true);
+  if (out.metrics_external_label_name)
+    check_label_name(m, "metricsExternalLabelName", *out.metrics_external_label_name, true);
   out.scrape_interval = m.str_or("scrapeInterval");
   out.scrape_timeout = m.str_or("scrapeTimeout");
   out.external_labels = m.string_map("externalLabels");
+  check_label_name_keys(m, "externalLabels", out.external_labels);
   out.deny_fs_access_through_sms = m.object("arbitraryFSAccessThroughSMs").flag("deny");
   out.override_honor_labels = m.flag("overrideHonorLabels");
   out.override_honor_timestamps = m.flag("overrideHonorTimestamps");
   out.ignore_namespace_selectors = m.flag("ignoreNamespaceSelectors");
   out.enforced_namespace_label = m.str_or("enforcedNamespaceLabel");
+  check_label_name(m, "enforcedNamespaceLabel", out.enforced_namespace_label, true);
   out.enforced_sample_limit = m.integer("enforcedSampleLimit");
   out.enforced_target_limit = m.integer("enforcedTargetLimit");
   out.instance_selector = decode_selector(m, "instanceSelector");
@@ -88,10 +114,12 @@ void decode_metrics_subsystem(const Reader& m, MetricsSubsystemSpec& out) {
 void decode_logs_subsystem(const Reader& l, LogsSubsystemSpec& out) {
   out.clients = decode_logs_clients(l, "clients");
   out.logs_external_label_name = l.str("logsExternalLabelName");
+  if (out.logs_external_label_name) check_label_name(l, "logsExternalLabelName", *out.logs_external_label_name, true);
   out.instance_selector = decode_selector(l, "instanceSelector");
   out.instance_namespace_selector = decode_selector(l, "instanceNamespaceSelector");
   out.ignore_namespace_selectors = l.flag("ignoreNamespaceSelectors");
   out.enforced_namespace_label = l.str_or("enforcedNamespaceLabel");
+  check_label_name(l, "enforcedNamespaceLabel", out.enforced_namespace_label, true);
 }
 
 std::optional<APIServerConfig> decode_api_server(const Reader& spec) {

@@ -62,6 +62,11 @@ struct APIServerConfig {
   std::optional<Authorization> authorization;
 };
 
+// Upper bounds on spec.metrics.shards and spec.metrics.replicas; larger
+// values reject the GrafanaAgent (one StatefulSet is built per shard).
+inline constexpr std::int64_t kMaxShards = 1000;
+inline constexpr std::int64_t kMaxReplicas = 10000;
+
 struct MetricsSubsystemSpec {
   std::vector<RemoteWriteSpec> remote_write;
   std::optional<std::int64_t> replicas, shards;

@@ -59,7 +59,9 @@ std::string AssetRefs::value(const std::string& ns, const SecretOrConfigMap& ref
 }
 
 std::string AssetRefs::secret_file(const std::string& ns, const SecretKeySelector& ref, const std::string& path) {
-  lookup(true, ns, ref.name, ref.key, ref.optional, path);
+  // A missing (optional) reference has no file in the secrets volume: ""
+  // tells the caller to leave the field out.
+  if (!lookup(true, ns, ref.name, ref.key, ref.optional, path)) return {};
   return std::string(kSecretsMountPath) + "/" + sanitize_label_name(secret_store_key(ns, ref.name, ref.key));
 }
 
@@ -67,7 +69,7 @@ std::string AssetRefs::file(const std::string& ns, const SecretOrConfigMap& ref,
   if (ref.secret) return secret_file(ns, *ref.secret, path + ".secret");
   if (ref.config_map) {
     const auto& c = *ref.config_map;
-    lookup(false, ns, c.name, c.key, c.optional, path + ".configMap");
+    if (!lookup(false, ns, c.name, c.key, c.optional, path + ".configMap")) return {};
     return std::string(kSecretsMountPath) + "/" + sanitize_label_name(configmap_store_key(ns, c.name, c.key));
   }
   return {};

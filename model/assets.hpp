@@ -3,7 +3,10 @@
 // Values are either inlined into the config or referenced as files under
 // /var/lib/grafana-agent/secrets/, mirroring upstream's choices.
 // Contract: a missing object or key (unless the reference is optional) is
-// recorded as a FieldError at the caller's path; nothing throws. Render one
+// recorded as a FieldError at the caller's path; nothing throws. Every
+// accessor returns "" for a missing reference (optional or not), and callers
+// leave the field out then (set_nonempty) rather than render "" or a path
+// to a file that will not exist. Render one
 // member into its own AssetRefs and absorb() it only if it has no errors, so
 // a rejected member leaves no trace.
 #pragma once

@@ -32,7 +32,8 @@ Value client_list(const LogsContext& ctx, const std::string& ns, const std::vect
                   const std::string& path, AssetRefs& assets) {
   Value out = Value::array();
   for (std::size_t i = 0; i < specs.size(); ++i)
-    out.push(logs::logs_client(ctx.agent, ns, specs[i], path + "[" + std::to_string(i) + "]", assets));
+    out.push(logs::logs_client(ctx.agent, ns, specs[i], path + "[" + std::to_string(i) + "]", assets,
+                               ctx.opts.upstream_compat));
   return out;
 }
 

@@ -55,7 +55,14 @@ std::optional<std::int64_t> Reader::integer(std::string_view key) const {
     double d = v->as_double();
     if (std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 9.0e18) return static_cast<std::int64_t>(d);
   }
-  error(key, std::string("expected integer, got ") + (v->is_number() ? "a fraction" : v->type_name()));
+  if (v->is_number()) {
+    double d = v->as_double();
+    bool whole = std::isfinite(d) && std::floor(d) == d;
+    error(key, whole || !std::isfinite(d) ? std::string("integer out of range")
+                                          : std::string("expected integer, got a fraction"));
+    return std::nullopt;
+  }
+  error(key, std::string("expected integer, got ") + v->type_name());
   return std::nullopt;
 }
 

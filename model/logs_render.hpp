@@ -18,9 +18,10 @@ namespace model::logs {
 
 // --- logs_client.cpp ---
 // One Loki client. `ns` is where its references resolve; `path` prefixes
-// error paths (e.g. "spec.clients[0]").
+// error paths (e.g. "spec.clients[0]"). With `compat`, an OAuth2 clientId
+// from a ConfigMap is neither read nor rendered, as upstream (a TODO there).
 Value logs_client(const GrafanaAgent& agent, const std::string& ns, const LogsClientSpec& spec, const std::string& path,
-                  AssetRefs& assets);
+                  AssetRefs& assets, bool compat = false);
 
 // --- logs_pod_logs.cpp ---
 // The scrape_config of one PodLogs. `sd_fields` is

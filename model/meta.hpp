@@ -5,9 +5,12 @@
 // problems through the Reader's error list; they never throw.
 #pragma once
 
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "model/decode.hpp"
@@ -104,6 +107,19 @@ struct Authorization {
   std::string credentials_file;
 };
 std::optional<Authorization> decode_authorization(const Reader& parent, std::string_view key);
+
+// A Prometheus label name: ^[a-zA-Z_][a-zA-Z0-9_]*$.
+bool is_label_name(std::string_view s);
+// Reports each key of the string map at parent.key that is not a label name.
+void check_label_name_keys(const Reader& parent, std::string_view key, const std::map<std::string, std::string>& m);
+// Reports parent.key unless `value` is a label name ("" is accepted when
+// `allow_empty`, i.e. when "" means "disabled" or "unset").
+void check_label_name(const Reader& parent, std::string_view key, const std::string& value, bool allow_empty);
+
+// Mutually exclusive fields of one object: {field name, is set}. When more
+// than one is set, records one error at the second set field naming both and
+// listing the whole group.
+void check_exclusive(const Reader& r, std::initializer_list<std::pair<const char*, bool>> fields);
 
 // A Prometheus relabel rule as written in the CRDs (camelCase fields).
 struct RelabelConfig {

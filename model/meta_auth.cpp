@@ -77,6 +77,47 @@ std::optional<Authorization> decode_authorization(const Reader& parent, std::str
   return a;
 }
 
+bool is_label_name(std::string_view s) {
+  if (s.empty()) return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (i > 0 && c >= '0' && c <= '9');
+    if (!ok) return false;
+  }
+  return true;
+}
+
+void check_label_name_keys(const Reader& parent, std::string_view key, const std::map<std::string, std::string>& m) {
+  for (const auto& [k, v] : m)
+    if (!is_label_name(k)) parent.error_at(parent.path_of(key) + "." + k, "\"" + k + "\" is not a valid label name");
+}
+
+void check_label_name(const Reader& parent, std::string_view key, const std::string& value, bool allow_empty) {
+  if (value.empty() && allow_empty) return;
+  if (!is_label_name(value)) parent.error(key, "\"" + value + "\" is not a valid label name");
+}
+
+void check_exclusive(const Reader& r, std::initializer_list<std::pair<const char*, bool>> fields) {
+  const char* first = nullptr;
+  for (const auto& [name, set] : fields) {
+    if (!set) continue;
+    if (!first) {
+      first = name;
+      continue;
+    }
+    std::string group;
+    std::size_t i = 0;
+    for (const auto& f : fields) {
+      if (i > 0) group += i + 1 == fields.size() ? " and " : ", ";
+      group += f.first;
+      ++i;
+    }
+    r.error(name,
+            std::string(first) + " and " + name + " are mutually exclusive: at most one of " + group + " may be set");
+    return;
+  }
+}
+
 namespace {
 
 const char* const kActions[] = {"replace",   "keep",      "drop",      "hashmod",   "labelmap", "labeldrop",
@@ -84,18 +125,33 @@ const char* const kActions[] = {"replace",   "keep",      "drop",      "hashmod"
 
 // Compiling a regex costs microseconds and clusters reuse the same few
 // hundred patterns across thousands of monitors, so results are memoised.
+// The message comes from the pattern as the user wrote it; the anchored form
+// Prometheus uses is checked too.
 const std::string& regex_error(const std::string& regex) {
   thread_local std::unordered_map<std::string, std::string> cache;
   if (auto it = cache.find(regex); it != cache.end()) return it->second;
   if (cache.size() > 4096) cache.clear();
   RE2::Options opts;
   opts.set_log_errors(false);
-  RE2 re("^(?:" + regex + ")$", opts);
-  return cache.emplace(regex, re.ok() ? std::string() : re.error()).first->second;
+  std::string err;
+  if (RE2 plain(regex, opts); !plain.ok()) {
+    err = plain.error();
+  } else if (RE2 anchored("^(?:" + regex + ")$", opts); !anchored.ok()) {
+    err = anchored.error();
+  }
+  return cache.emplace(regex, std::move(err)).first->second;
+}
+
+// Prometheus' relabelTarget: a replace rule's target_label may hold $1 or
+// ${name} references, expanded before the result is used as a label name.
+bool is_relabel_target(const std::string& s) {
+  static const RE2 re(R"(^(?:(?:[a-zA-Z_]|\$(?:\{\w+\}|\w+))+\w*)+$)");
+  return RE2::FullMatch(s, re);
 }
 
 void validate_relabel(const Reader& r, const RelabelConfig& c) {
-  std::string action = c.action.value_or("replace");
+  // An empty action is left out when rendering, so it means replace.
+  std::string action = c.action && !c.action->empty() ? *c.action : "replace";
   std::transform(action.begin(), action.end(), action.begin(), [](unsigned char ch) { return std::tolower(ch); });
   if (std::find(std::begin(kActions), std::end(kActions), action) == std::end(kActions)) {
     r.error("action", "unknown relabel action \"" + *c.action + "\"");
@@ -106,12 +162,21 @@ void validate_relabel(const Reader& r, const RelabelConfig& c) {
     if (!err.empty()) r.error("regex", "invalid regular expression \"" + *c.regex + "\": " + err);
   }
   bool has_target = c.target_label && !c.target_label->empty();
-  if ((action == "replace" || action == "hashmod" || action == "lowercase" || action == "uppercase" ||
-       action == "keepequal" || action == "dropequal") &&
-      !has_target)
+  bool needs_target = action == "replace" || action == "hashmod" || action == "lowercase" || action == "uppercase" ||
+                      action == "keepequal" || action == "dropequal";
+  if (needs_target && !has_target) {
     r.error("targetLabel", "is required for action " + action);
+  } else if (needs_target && action == "replace" && !is_relabel_target(*c.target_label)) {
+    r.error("targetLabel",
+            "\"" + *c.target_label + "\" is not a valid label name (or $1 / ${name} template) for action replace");
+  } else if (needs_target && action != "replace" && !is_label_name(*c.target_label)) {
+    r.error("targetLabel", "\"" + *c.target_label + "\" is not a valid label name for action " + action);
+  }
   if (action == "hashmod" && c.modulus.value_or(0) <= 0)
     r.error("modulus", "must be a positive integer for action hashmod");
+  else if (action != "hashmod" && c.modulus && *c.modulus <= 0)
+    r.error("modulus",
+            "must be a positive integer, got " + std::to_string(*c.modulus) + " (and is only used by hashmod)");
   if ((action == "labeldrop" || action == "labelkeep") &&
       (!c.source_labels.empty() || has_target || c.modulus || (c.replacement && *c.replacement != "$1") ||
        (c.separator && *c.separator != ";")))

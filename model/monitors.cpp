@@ -46,9 +46,13 @@ Endpoint decode_endpoint(const Reader& r, bool service_monitor) {
   e.filter_running = r.boolean("filterRunning");
   if (e.scheme != "" && e.scheme != "http" && e.scheme != "https")
     r.error("scheme", "must be http or https, got \"" + e.scheme + "\"");
-  int auths = (e.bearer_token_secret ? 1 : 0) + (e.basic_auth ? 1 : 0) + (e.oauth2 ? 1 : 0) + (e.authorization ? 1 : 0);
-  if (auths > 1)
-    r.error("authorization", "at most one of bearerTokenSecret, basicAuth, oauth2 and authorization may be set");
+  // Prometheus: at most one of basic_auth, oauth2, authorization,
+  // bearer_token and bearer_token_file.
+  check_exclusive(r, {{"basicAuth", e.basic_auth.has_value()},
+                      {"oauth2", e.oauth2.has_value()},
+                      {"authorization", e.authorization.has_value()},
+                      {"bearerTokenSecret", e.bearer_token_secret.has_value()},
+                      {"bearerTokenFile", !e.bearer_token_file.empty()}});
   return e;
 }
 
@@ -120,6 +124,10 @@ Probe decode_probe(const Value& obj, FieldErrors& errors) {
   p.authorization = decode_authorization(spec, "authorization");
   p.metric_relabelings = decode_relabelings(spec, "metricRelabelings");
   p.limits = decode_limits(spec);
+  check_exclusive(spec, {{"basicAuth", p.basic_auth.has_value()},
+                         {"oauth2", p.oauth2.has_value()},
+                         {"authorization", p.authorization.has_value()},
+                         {"bearerTokenSecret", p.bearer_token_secret.has_value()}});
   if (!p.static_targets && !p.ingress_targets) spec.error("targets", "one of staticConfig or ingress is required");
   if (p.prober_url.empty())
     spec.error_at(prober.path_of("url"), "is required");

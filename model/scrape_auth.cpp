@@ -50,15 +50,26 @@ Value tls_config(const std::string& ns, const TLSConfig& tls, const std::string&
 
 Value inline_basic_auth(const std::string& ns, const BasicAuth& ba, const std::string& path, AssetRefs& assets) {
   Value out = Value::object();
-  if (ba.username) out.set("username", assets.secret_value(ns, *ba.username, path + ".username"));
-  if (ba.password) out.set("password", assets.secret_value(ns, *ba.password, path + ".password"));
+  if (ba.username) out.set_nonempty("username", assets.secret_value(ns, *ba.username, path + ".username"));
+  if (ba.password) out.set_nonempty("password", assets.secret_value(ns, *ba.password, path + ".password"));
   return out;
+}
+
+void require_oauth2_field(AssetRefs& assets, bool empty, const std::string& path, const char* field) {
+  // A missing required reference has already been reported at this path.
+  bool reported = !assets.errors.empty() && assets.errors.back().path.rfind(path, 0) == 0;
+  if (empty && !reported)
+    assets.error(
+        path, std::string("resolves to an empty value (a missing optional reference?), but oauth2 requires ") + field);
 }
 
 Value inline_oauth2(const std::string& ns, const OAuth2& o, const std::string& path, AssetRefs& assets) {
   Value out = Value::object();
-  out.set("client_id", assets.value(ns, o.client_id, path + ".clientId"));
-  if (o.client_secret) out.set("client_secret", assets.secret_value(ns, *o.client_secret, path + ".clientSecret"));
+  out.set_nonempty("client_id", assets.value(ns, o.client_id, path + ".clientId"));
+  require_oauth2_field(assets, !out.find("client_id"), path + ".clientId", "client_id");
+  if (o.client_secret)
+    out.set_nonempty("client_secret", assets.secret_value(ns, *o.client_secret, path + ".clientSecret"));
+  require_oauth2_field(assets, !out.find("client_secret"), path + ".clientSecret", "client_secret");
   out.set_nonempty("token_url", o.token_url);
   out.set_nonempty("scopes", Value::strings(o.scopes));
   out.set_nonempty("endpoint_params", string_map(o.endpoint_params));
@@ -67,7 +78,7 @@ Value inline_oauth2(const std::string& ns, const OAuth2& o, const std::string& p
 
 Value inline_authorization(const std::string& ns, const Authorization& a, const std::string& path, AssetRefs& assets) {
   Value out = Value::obj({{"type", a.type.empty() ? std::string("Bearer") : a.type}});
-  if (a.credentials) out.set("credentials", assets.secret_value(ns, *a.credentials, path + ".credentials"));
+  if (a.credentials) out.set_nonempty("credentials", assets.secret_value(ns, *a.credentials, path + ".credentials"));
   return out;
 }
 
@@ -77,7 +88,8 @@ Value api_server_sd_fields(const GrafanaAgent& agent, AssetRefs& assets, bool co
   const APIServerConfig& api = *agent.api_server;
   const std::string& ns = agent.meta.ns;
   out.set_nonempty("api_server", api.host);
-  if (api.basic_auth) out.set("basic_auth", inline_basic_auth(ns, *api.basic_auth, "spec.apiServer.basicAuth", assets));
+  if (api.basic_auth)
+    out.set_nonempty("basic_auth", inline_basic_auth(ns, *api.basic_auth, "spec.apiServer.basicAuth", assets));
   out.set_nonempty("authorization", api_authorization(agent, api, assets, compat));
   if (api.tls_config) out.set("tls_config", tls_config(ns, *api.tls_config, "spec.apiServer.tlsConfig", assets));
   return out;

@@ -70,6 +70,10 @@ Value tls_config(const std::string& ns, const TLSConfig& tls, const std::string&
 // basic_auth with username and password inlined (monitors, kube SD).
 Value inline_basic_auth(const std::string& ns, const BasicAuth& ba, const std::string& path, AssetRefs& assets);
 // oauth2 of a monitor: client id and secret inlined.
+// Prometheus and Promtail reject an oauth2 block without client_id or
+// client_secret(_file): when a (missing optional) reference resolves to ""
+// the member is rejected instead of breaking the whole config.
+void require_oauth2_field(AssetRefs& assets, bool empty, const std::string& path, const char* field);
 Value inline_oauth2(const std::string& ns, const OAuth2& o, const std::string& path, AssetRefs& assets);
 // authorization of a monitor: type (default Bearer) and inlined credentials.
 Value inline_authorization(const std::string& ns, const Authorization& a, const std::string& path, AssetRefs& assets);

@@ -19,8 +19,8 @@ void set_endpoint_auth(Value& job, const JobContext& ctx, const std::string& ns,
   if (e.tls_config) job.set("tls_config", tls_config(ns, *e.tls_config, path + ".tlsConfig", assets));
   job.set_nonempty("bearer_token_file", e.bearer_token_file);
   if (e.bearer_token_secret)
-    job.set("bearer_token", assets.secret_value(ns, *e.bearer_token_secret, path + ".bearerTokenSecret"));
-  if (e.basic_auth) job.set("basic_auth", inline_basic_auth(ns, *e.basic_auth, path + ".basicAuth", assets));
+    job.set_nonempty("bearer_token", assets.secret_value(ns, *e.bearer_token_secret, path + ".bearerTokenSecret"));
+  if (e.basic_auth) job.set_nonempty("basic_auth", inline_basic_auth(ns, *e.basic_auth, path + ".basicAuth", assets));
   if (ctx.compat()) return;  // upstream ignores oauth2 and authorization
   if (e.oauth2) job.set("oauth2", inline_oauth2(ns, *e.oauth2, path + ".oauth2", assets));
   if (e.authorization)

@@ -60,8 +60,8 @@ void set_auth(Value& job, const JobContext& ctx, const Probe& p, AssetRefs& asse
   const std::string& ns = p.meta.ns;
   if (p.tls_config) job.set("tls_config", tls_config(ns, *p.tls_config, "spec.tlsConfig", assets));
   if (p.bearer_token_secret)
-    job.set("bearer_token", assets.secret_value(ns, *p.bearer_token_secret, "spec.bearerTokenSecret"));
-  if (p.basic_auth) job.set("basic_auth", inline_basic_auth(ns, *p.basic_auth, "spec.basicAuth", assets));
+    job.set_nonempty("bearer_token", assets.secret_value(ns, *p.bearer_token_secret, "spec.bearerTokenSecret"));
+  if (p.basic_auth) job.set_nonempty("basic_auth", inline_basic_auth(ns, *p.basic_auth, "spec.basicAuth", assets));
   if (ctx.compat()) return;
   if (p.oauth2) job.set("oauth2", inline_oauth2(ns, *p.oauth2, "spec.oauth2", assets));
   if (p.authorization)

@@ -91,19 +91,23 @@ void append_selector_rules(Value& rules, const LabelSelector& selector, const st
 Value relabel_rule(const RelabelConfig& c, bool compat) {
   Value out = Value::object();
   out.set_nonempty("source_labels", Value::strings(c.source_labels));
-  auto put = [&](const char* key, const std::optional<std::string>& v) {
+  // An explicit "" is kept (outside compat mode) only where it means
+  // something different from the default: separator and replacement. An
+  // empty regex, target_label or action is dropped, as upstream and
+  // prometheus-operator do, so Prometheus applies its defaults.
+  auto put = [&](const char* key, const std::optional<std::string>& v, bool keep_empty) {
     if (!v) return;
-    if (compat)
+    if (compat || !keep_empty)
       out.set_nonempty(key, *v);
     else
       out.set(key, *v);
   };
-  put("separator", c.separator);
-  put("regex", c.regex);
+  put("separator", c.separator, true);
+  put("regex", c.regex, false);
   if (c.modulus && *c.modulus != 0) out.set("modulus", *c.modulus);
-  put("target_label", c.target_label);
-  put("replacement", c.replacement);
-  put("action", c.action);
+  put("target_label", c.target_label, false);
+  put("replacement", c.replacement, true);
+  put("action", c.action, false);
   return out;
 }
 

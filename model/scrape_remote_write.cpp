@@ -16,16 +16,21 @@ Value string_map(const std::map<std::string, std::string>& m) {
 
 Value basic_auth(const std::string& ns, const BasicAuth& ba, const std::string& path, AssetRefs& assets) {
   Value out = Value::object();
-  if (ba.username) out.set("username", assets.secret_value(ns, *ba.username, path + ".username"));
-  if (ba.password) out.set("password_file", assets.secret_file(ns, *ba.password, path + ".password"));
+  if (ba.username) out.set_nonempty("username", assets.secret_value(ns, *ba.username, path + ".username"));
+  if (ba.password) out.set_nonempty("password_file", assets.secret_file(ns, *ba.password, path + ".password"));
   return out;
 }
 
 // Upstream reads clientId only from a Secret (its ConfigMap form is a TODO).
 Value oauth2(const std::string& ns, const OAuth2& o, const std::string& path, AssetRefs& assets, bool compat) {
   Value out = Value::object();
-  if (o.client_id.secret || !compat) out.set_nonempty("client_id", assets.value(ns, o.client_id, path + ".clientId"));
-  if (o.client_secret) out.set("client_secret_file", assets.secret_file(ns, *o.client_secret, path + ".clientSecret"));
+  if (o.client_id.secret || !compat) {
+    out.set_nonempty("client_id", assets.value(ns, o.client_id, path + ".clientId"));
+    scrape::require_oauth2_field(assets, !out.find("client_id"), path + ".clientId", "client_id");
+  }
+  if (o.client_secret)
+    out.set_nonempty("client_secret_file", assets.secret_file(ns, *o.client_secret, path + ".clientSecret"));
+  scrape::require_oauth2_field(assets, !out.find("client_secret_file"), path + ".clientSecret", "client_secret");
   out.set_nonempty("token_url", o.token_url);
   out.set_nonempty("scopes", Value::strings(o.scopes));
   out.set_nonempty("endpoint_params", string_map(o.endpoint_params));
@@ -46,8 +51,8 @@ Value sigv4(const std::string& ns, const SigV4& s, const std::string& path, Asse
   out.set_nonempty("region", s.region);
   out.set_nonempty("profile", s.profile);
   out.set_nonempty("role_arn", s.role_arn);
-  if (s.access_key) out.set("access_key", assets.secret_value(ns, *s.access_key, path + ".accessKey"));
-  if (s.secret_key) out.set("secret_key", assets.secret_value(ns, *s.secret_key, path + ".secretKey"));
+  if (s.access_key) out.set_nonempty("access_key", assets.secret_value(ns, *s.access_key, path + ".accessKey"));
+  if (s.secret_key) out.set_nonempty("secret_key", assets.secret_value(ns, *s.secret_key, path + ".secretKey"));
   return out;
 }
 
@@ -70,7 +75,7 @@ Value queue_config(const QueueConfig& q, bool compat) {
 void set_auth(Value& out, const std::string& ns, const RemoteWriteSpec& rw, const std::string& path, AssetRefs& assets,
               bool compat) {
   if (rw.tls_config) out.set("tls_config", tls_config(ns, *rw.tls_config, path + ".tlsConfig", assets));
-  if (rw.basic_auth) out.set("basic_auth", basic_auth(ns, *rw.basic_auth, path + ".basicAuth", assets));
+  if (rw.basic_auth) out.set_nonempty("basic_auth", basic_auth(ns, *rw.basic_auth, path + ".basicAuth", assets));
   if (rw.oauth2) out.set("oauth2", oauth2(ns, *rw.oauth2, path + ".oauth2", assets, compat));
   if (!rw.bearer_token.empty() || !rw.bearer_token_file.empty())
     out.set("authorization", bearer_authorization(rw, compat));

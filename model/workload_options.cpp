@@ -1,5 +1,6 @@
 #include "model/workload_options.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "model/assets.hpp"
@@ -72,12 +73,13 @@ void add_integration_secrets(PodTemplateOptions& o, const GrafanaAgent& agent,
 }  // namespace
 
 std::int64_t metrics_shard_count(const GrafanaAgent& agent) {
-  return agent.metrics.shards && *agent.metrics.shards > 1 ? *agent.metrics.shards : 1;
+  // Decoding rejects more than kMaxShards; the clamp guards agents built in code.
+  return agent.metrics.shards && *agent.metrics.shards > 1 ? std::min(*agent.metrics.shards, kMaxShards) : 1;
 }
 
 std::int64_t metrics_replicas(const GrafanaAgent& agent) {
   if (!agent.metrics.replicas) return 1;
-  return *agent.metrics.replicas < 0 ? 0 : *agent.metrics.replicas;
+  return std::clamp<std::int64_t>(*agent.metrics.replicas, 0, kMaxReplicas);
 }
 
 std::string metrics_shard_name(const GrafanaAgent& agent, std::int64_t shard) {

@@ -30,7 +30,6 @@ spec:
     batchSize: 1048576
     timeout: 15s
     proxyUrl: http://proxy:3128
-    bearerTokenFile: /var/run/token
     externalLabels: {cluster: team-override, env: prod}
     tlsConfig:
       ca: {configMap: {name: loki-ca, key: ca.crt}}
@@ -90,7 +89,6 @@ clients:
   batchsize: 1048576
   timeout: 15s
   proxy_url: http://proxy:3128
-  bearer_token_file: /var/run/token
   external_labels: {cluster: team-override, env: prod}
   tls_config:
     ca_file: /var/lib/grafana-agent/secrets/_configMaps_team_loki_ca_ca_crt
@@ -197,4 +195,34 @@ TEST_CASE("a missing Secret in the GrafanaAgent's clients invalidates the root",
   CHECK(ar.problems[0].str() ==
         "GrafanaAgent monitoring/agent: spec.logs.clients[0].basicAuth.password: "
         "key \"nope\" not found in Secret monitoring/global-auth");
+}
+
+TEST_CASE("compat mode ignores an OAuth2 clientId from a ConfigMap like upstream", "[logs]") {
+  std::string text = std::string(kLogsAgent) + kClientCase + R"(
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: oauth-id, namespace: team}
+data: {id: cm-client}
+)";
+  const std::string from = "clientId: {secret: {name: oauth, key: id}}";
+  text.replace(text.find(from), from.size(), "clientId: {configMap: {name: oauth-id, key: id}}");
+  model::Inventory inv = valid_inventory(text);
+  auto oauth2 = [](const ConfigRender& r) {
+    return *logs_instance(r, 1).find("clients")->as_array()[0].find("oauth2");
+  };
+  ConfigRender fixed = render_logs(inv);
+  testutil::require_clean(fixed);
+  CHECK(*oauth2(fixed).find("client_id") == model::Value("cm-client"));
+  CHECK(fixed.used.count("/configMaps/team/oauth-id/id") == 1);
+  ConfigRender compat = render_logs(inv, true);
+  testutil::require_clean(compat);
+  CHECK(oauth2(compat).find("client_id") == nullptr);
+  CHECK(compat.used.count("/configMaps/team/oauth-id/id") == 0);
+  // Not read at all: a missing ConfigMap does not reject the instance.
+  std::string missing = text;
+  const std::string cm = "name: oauth-id, key: id";
+  missing.replace(missing.find(cm), cm.size(), "name: absent, key: id");
+  ConfigRender m = render_logs(valid_inventory(missing), true);
+  testutil::require_clean(m);
 }

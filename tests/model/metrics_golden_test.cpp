@@ -5,6 +5,8 @@
 // Regenerate with UPDATE_GOLDEN=1 and review the diff.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "golden_util.hpp"
 #include "model/yaml_emit.hpp"
 #include "test_render.hpp"
@@ -284,4 +286,24 @@ spec:
   // Upstream: single-source selector rules with raw regex values, no
   // sharding, no proxy_url, metric relabelings or limits.
   check_goldens("ingress_probe", in);
+}
+
+TEST_CASE("the promtool edge-case input renders cleanly", "[metrics]") {
+  // tests/golden/promtool/edge-cases.yaml must not be rejected, or the
+  // promtool test would silently check less than it claims.
+  auto inv =
+      testutil::valid_inventory(testutil::read_text(testutil::source_path("tests/golden/promtool/edge-cases.yaml")));
+  auto r = testutil::render_metrics(inv);
+  testutil::require_clean(r);
+  const auto& job = testutil::only_metrics_job(r.config);
+  std::vector<std::string> targets;
+  for (const auto& rule : job.find("relabel_configs")->as_array())
+    if (const auto* t = rule.find("target_label")) targets.push_back(t->as_string());
+  for (const char* want : {"$1", "label_${1}_x", "${n}suffix", "joined"})
+    CHECK(std::find(targets.begin(), targets.end(), want) != targets.end());
+  CHECK(job.find("bearer_token") == nullptr);
+  const auto& rw = testutil::at(r.config, "metrics.configs[0].remote_write");
+  CHECK(testutil::at(rw, "[0].basic_auth") == testutil::yaml("{username: u}"));
+  CHECK(testutil::at(rw, "[1].write_relabel_configs[0]") ==
+        testutil::yaml("{source_labels: [__name__], action: keep}"));
 }

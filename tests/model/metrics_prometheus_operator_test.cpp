@@ -107,8 +107,10 @@ TEST_CASE("prometheus-operator ServiceMonitor with matchExpressions and enforced
   // role. Its relabeling gains a target_label (a replace without one is
   // rejected at decode time). The agent drops metric relabelings that
   // target the enforced label and appends no enforced metric rule, so
-  // metric_relabel_configs disappears.
-  Value job = agent_job("{instanceSelector: {}, enforcedNamespaceLabel: ns-key}", R"(
+  // metric_relabel_configs disappears. The enforced label is ns_key, not
+  // the golden's ns-key: "ns-key" is not a label name, so the GrafanaAgent
+  // is rejected at decode time (Prometheus rejects it as a target_label).
+  Value job = agent_job("{instanceSelector: {}, enforcedNamespaceLabel: ns_key}", R"(
 apiVersion: monitoring.coreos.com/v1
 kind: ServiceMonitor
 metadata: {name: test, namespace: default}
@@ -120,13 +122,14 @@ spec:
   - port: web
     interval: 30s
     relabelings: [{sourceLabels: [__meta_kubernetes_pod_ready], regex: (.*), replacement: $1, action: replace, targetLabel: pod_ready}]
-    metricRelabelings: [{sourceLabels: [pod_name], targetLabel: ns-key, regex: my-job-pod-.+, action: drop}]
+    metricRelabelings: [{sourceLabels: [pod_name], targetLabel: ns_key, regex: my-job-pod-.+, action: drop}]
 )");
   std::string text = testutil::read_text(
       testutil::reference_path("golden/prometheus-operator/TestServiceMonitorWithEndpointSliceEnable_Expected.golden"));
   for (std::size_t at; (at = text.find("endpointslice")) != std::string::npos;) text.replace(at, 13, "endpoint");
   for (std::size_t at; (at = text.find("role: endpoint\n")) != std::string::npos;)
     text.replace(at, 14, "role: endpoints");
+  for (std::size_t at; (at = text.find("ns-key")) != std::string::npos;) text.replace(at, 6, "ns_key");
   Value expected = yaml(text).find("scrape_configs")->as_array().at(0);
   normalize(expected);
   expected.erase("metric_relabel_configs");
@@ -139,8 +142,9 @@ spec:
 TEST_CASE("prometheus-operator EnforcedNamespaceLabelPodMonitor", "[metrics]") {
   // Differences: the agent also copies the service name and orders the
   // copies namespace/service/pod/container; it adds no enforced rule to
-  // metric_relabel_configs; the user relabeling gains a target_label.
-  Value job = agent_job("{instanceSelector: {}, enforcedNamespaceLabel: ns-key}", R"(
+  // metric_relabel_configs; the user relabeling gains a target_label. The
+  // enforced label is ns_key: "ns-key" is not a label name.
+  Value job = agent_job("{instanceSelector: {}, enforcedNamespaceLabel: ns_key}", R"(
 apiVersion: monitoring.coreos.com/v1
 kind: PodMonitor
 metadata: {name: testpodmonitor1, namespace: pod-monitor-ns}
@@ -155,6 +159,8 @@ spec:
 )");
   Value expected = golden_job("EnforcedNamespaceLabelPodMonitor_Expected");
   auto& r = rules(expected);
+  for (auto& rule : r)
+    if (rule.find("target_label") && *rule.find("target_label") == Value("ns-key")) rule.set("target_label", "ns_key");
   REQUIRE(r[4] == yaml("{source_labels: [__meta_kubernetes_pod_container_name], target_label: container}"));
   r.erase(r.begin() + 3, r.begin() + 6);
   r.insert(r.begin() + 3, {yaml("{source_labels: [__meta_kubernetes_namespace], target_label: namespace}"),

@@ -125,8 +125,8 @@ TEST_CASE("a monitor with a missing Secret is rejected alone", "[metrics]") {
 
 TEST_CASE("render_agent reports rejected monitors and still writes the config", "[metrics]") {
   auto r = testutil::render_only_agent(testutil::valid_inventory(kBase + kMonitors + extra_jobs("    []\n")));
-  REQUIRE(r.problems.size() == 3);
-  CHECK(r.problems[0].str() ==
+  REQUIRE(r.problems.size() == 3);  // sorted by namespace, kind, name
+  CHECK(r.problems[2].str() ==
         "ServiceMonitor app/api: spec.endpoints[0].bearerTokenSecret: Secret app/api-token not found");
   REQUIRE(r.configs.count("agent-config") == 1);
   CHECK(r.assets.count("/secrets/app/creds/ca") == 0);
@@ -260,4 +260,75 @@ TEST_CASE("the integrations flavor drops monitors and the replica label keeps ad
   CHECK(integ.problems.empty());  // monitors are not rendered, so not rejected either
   CHECK(*integ.config.find("global")->find("external_labels") == Value::obj({{"cluster", "mon/agent"}}));
   CHECK(full.config.find("global")->find("external_labels")->find("__replica__") != nullptr);
+}
+
+TEST_CASE("missing optional references leave their fields out", "[metrics]") {
+  std::string text = testutil::metrics_agent_yaml("mon", "{instanceSelector: {}}") + R"(---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: primary, namespace: mon}
+spec:
+  serviceMonitorNamespaceSelector: {}
+  serviceMonitorSelector: {}
+  remoteWrite:
+  - url: https://rw.example/push
+    basicAuth:
+      username: {name: rw, key: user}
+      password: {name: rw, key: nope, optional: true}
+    tlsConfig:
+      ca: {configMap: {name: gone, key: ca.crt, optional: true}}
+      cert: {secret: {name: gone, key: tls.crt, optional: true}}
+      keySecret: {name: rw, key: nope, optional: true}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: secondary, namespace: mon}
+spec:
+  remoteWrite:
+  - url: https://rw2.example/push
+    oauth2:
+      clientId: {secret: {name: gone, key: id, optional: true}}
+      clientSecret: {name: gone, key: secret, optional: true}
+      tokenUrl: https://idp/token
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: rw, namespace: mon}
+stringData: {user: u}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: api, namespace: app}
+spec:
+  selector: {}
+  endpoints:
+  - port: web
+    bearerTokenSecret: {name: gone, key: token, optional: true}
+  - port: web
+    basicAuth:
+      username: {name: gone, key: u, optional: true}
+      password: {name: gone, key: p, optional: true}
+)";
+  ConfigRender r = testutil::render_metrics(testutil::valid_inventory(text));
+  CHECK(r.root_errors.empty());
+  // Prometheus rejects oauth2 without client_id or client_secret(_file), so
+  // an instance whose optional OAuth2 references are missing is rejected.
+  CHECK(problem_texts(r.problems) ==
+        std::vector<std::string>{
+            "MetricsInstance mon/secondary: spec.remoteWrite[0].oauth2.clientId: resolves to an empty value (a "
+            "missing optional reference?), but oauth2 requires client_id",
+            "MetricsInstance mon/secondary: spec.remoteWrite[0].oauth2.clientSecret: resolves to an empty value (a "
+            "missing optional reference?), but oauth2 requires client_secret"});
+  CHECK(instance_names(r.config.find("metrics") ? *r.config.find("metrics") : r.config) ==
+        std::vector<std::string>{"mon/primary"});
+  const Value& rw = testutil::at(r.config, "metrics.configs[0].remote_write");
+  REQUIRE(rw.size() == 1);
+  CHECK(rw.as_array().at(0) ==
+        testutil::yaml("{url: 'https://rw.example/push', basic_auth: {username: u}, tls_config: {}}"));
+  const Value& jobs = testutil::metrics_jobs(r.config);
+  REQUIRE(jobs.size() == 2);
+  for (const auto& job : jobs.as_array()) {
+    CHECK(job.find("bearer_token") == nullptr);
+    CHECK(job.find("basic_auth") == nullptr);
+  }
 }

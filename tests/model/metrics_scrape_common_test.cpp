@@ -85,6 +85,26 @@ TEST_CASE("relabel rules keep explicit empty strings outside compat mode", "[met
   CHECK(scrape::metric_relabel_rules({m, c}, "tenant", false) == Value::arr({scrape::relabel_rule(c, false)}));
 }
 
+TEST_CASE("relabel rules drop an empty regex target_label or action in every mode", "[metrics]") {
+  // An explicit "" regex would match only the empty string (Prometheus'
+  // default is (.*)), so it is dropped like upstream and
+  // prometheus-operator drop it; so are "" target_label and action.
+  model::RelabelConfig c;
+  c.source_labels = {"a"};
+  c.regex = "";
+  c.target_label = "";
+  c.action = "";
+  c.replacement = "";
+  c.separator = "";
+  CHECK(scrape::relabel_rule(c, false) == yaml("{source_labels: [a], replacement: '', separator: ''}"));
+  CHECK(scrape::relabel_rule(c, true) == yaml("{source_labels: [a]}"));
+  c.regex = "x";
+  c.target_label = "t";
+  c.action = "replace";
+  CHECK(scrape::relabel_rule(c, false) ==
+        yaml("{source_labels: [a], regex: x, target_label: t, action: replace, replacement: '', separator: ''}"));
+}
+
 TEST_CASE("limits: the lower wins by default enforced wins upstream", "[metrics]") {
   using L = std::optional<std::int64_t>;
   auto lim = [](L user, L enforced, bool compat) { return scrape::effective_limit(user, enforced, compat); };
