@@ -57,13 +57,20 @@ Flags parse(int argc, char** argv) {
       continue;
     }
     list = nullptr;
-    if (a == "--listen") parse_listen(value(), f);
-    else if (a == "--kubeconfig-out") f.kubeconfig_out = value();
-    else if (a == "--crds") (list = &f.crds)->push_back(value());
-    else if (a == "--load") (list = &f.load)->push_back(value());
-    else if (a == "--history") f.history = std::strtoul(value().c_str(), nullptr, 10);
-    else if (a == "--bookmark-interval-ms") f.bookmark_ms = std::strtol(value().c_str(), nullptr, 10);
-    else usage("unknown flag " + a);
+    if (a == "--listen")
+      parse_listen(value(), f);
+    else if (a == "--kubeconfig-out")
+      f.kubeconfig_out = value();
+    else if (a == "--crds")
+      (list = &f.crds)->push_back(value());
+    else if (a == "--load")
+      (list = &f.load)->push_back(value());
+    else if (a == "--history")
+      f.history = std::strtoul(value().c_str(), nullptr, 10);
+    else if (a == "--bookmark-interval-ms")
+      f.bookmark_ms = std::strtol(value().c_str(), nullptr, 10);
+    else
+      usage("unknown flag " + a);
   }
   if (f.kubeconfig_out.empty()) usage("--kubeconfig-out is required");
   return f;

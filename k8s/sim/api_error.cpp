@@ -47,10 +47,10 @@ ApiError ApiError::already_exists(const std::string& group, const std::string& r
 
 ApiError ApiError::conflict(const std::string& group, const std::string& resource, const std::string& name,
                             const std::string& why) {
-  return ApiError(409, "Conflict",
-                  "Operation cannot be fulfilled on " + qualified_resource(group, resource) + " \"" + name +
-                      "\": " + why,
-                  resource_details(group, resource, name));
+  return ApiError(
+      409, "Conflict",
+      "Operation cannot be fulfilled on " + qualified_resource(group, resource) + " \"" + name + "\": " + why,
+      resource_details(group, resource, name));
 }
 
 ApiError ApiError::invalid(const std::string& group, const std::string& kind, const std::string& name,
@@ -70,9 +70,13 @@ ApiError ApiError::invalid(const std::string& group, const std::string& kind, co
   return ApiError(422, "Invalid", message, std::move(details));
 }
 
-ApiError ApiError::expired(const std::string& message) { return ApiError(410, "Expired", message); }
+ApiError ApiError::expired(const std::string& message) {
+  return ApiError(410, "Expired", message);
+}
 
-ApiError ApiError::bad_request(const std::string& message) { return ApiError(400, "BadRequest", message); }
+ApiError ApiError::bad_request(const std::string& message) {
+  return ApiError(400, "BadRequest", message);
+}
 
 ApiError ApiError::method_not_allowed(const std::string& message) {
   return ApiError(405, "MethodNotAllowed", message);
@@ -83,6 +87,8 @@ ApiError ApiError::unsupported_media_type(const std::string& accepted) {
                   "the body of the request was in an unknown format - accepted media types include: " + accepted);
 }
 
-ApiError ApiError::internal(const std::string& message) { return ApiError(500, "InternalError", message); }
+ApiError ApiError::internal(const std::string& message) {
+  return ApiError(500, "InternalError", message);
+}
 
 }  // namespace k8s::sim

@@ -24,7 +24,9 @@ Value json_merge_patch(Value target, const Value& patch) {
 
 namespace {
 
-[[noreturn]] void patch_fail(const std::string& why) { throw ApiError(422, "Invalid", why); }
+[[noreturn]] void patch_fail(const std::string& why) {
+  throw ApiError(422, "Invalid", why);
+}
 
 std::vector<std::string> split_pointer(const std::string& pointer) {
   std::vector<std::string> parts;
@@ -58,9 +60,12 @@ std::size_t array_index(const Value& arr, const std::string& token, bool allow_e
 Value& parent_of(Value& root, const std::vector<std::string>& parts) {
   Value* cur = &root;
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-    if (cur->is_object()) cur = cur->find(parts[i]);
-    else if (cur->is_array()) cur = &cur->as_array()[array_index(*cur, parts[i], false)];
-    else cur = nullptr;
+    if (cur->is_object())
+      cur = cur->find(parts[i]);
+    else if (cur->is_array())
+      cur = &cur->as_array()[array_index(*cur, parts[i], false)];
+    else
+      cur = nullptr;
     if (!cur) patch_fail("doc is missing path: " + parts[i]);
   }
   return *cur;
@@ -92,10 +97,13 @@ void put(Value& root, const std::vector<std::string>& parts, Value v, bool repla
   if (parent.is_array()) {
     auto& a = parent.as_array();
     std::size_t i = array_index(parent, parts.back(), !replace);
-    if (replace) a[i] = std::move(v);
-    else a.insert(a.begin() + static_cast<std::ptrdiff_t>(i), std::move(v));
+    if (replace)
+      a[i] = std::move(v);
+    else
+      a.insert(a.begin() + static_cast<std::ptrdiff_t>(i), std::move(v));
   } else if (parent.is_object()) {
-    if (replace && !parent.find(parts.back())) patch_fail("replace operation does not apply: doc is missing key: " + parts.back());
+    if (replace && !parent.find(parts.back()))
+      patch_fail("replace operation does not apply: doc is missing key: " + parts.back());
     parent.set(parts.back(), std::move(v));
   } else {
     patch_fail("doc is missing path: " + parts.back());
@@ -123,11 +131,16 @@ void apply_op(Value& doc, const Value& op) {
   const Value* value = op.find("value");
   if ((kind == "add" || kind == "replace" || kind == "test") && !value)
     patch_fail("missing \"value\" in JSON patch " + kind + " operation");
-  if (kind == "add") put(doc, path, *value, false);
-  else if (kind == "replace") put(doc, path, *value, true);
-  else if (kind == "remove") take(doc, path);
-  else if (kind == "move") put(doc, path, take(doc, split_pointer(string_field(op, "from"))), false);
-  else if (kind == "copy") put(doc, path, lookup(doc, split_pointer(string_field(op, "from"))), false);
+  if (kind == "add")
+    put(doc, path, *value, false);
+  else if (kind == "replace")
+    put(doc, path, *value, true);
+  else if (kind == "remove")
+    take(doc, path);
+  else if (kind == "move")
+    put(doc, path, take(doc, split_pointer(string_field(op, "from"))), false);
+  else if (kind == "copy")
+    put(doc, path, lookup(doc, split_pointer(string_field(op, "from"))), false);
   else if (kind == "test") {
     if (lookup(doc, path) != *value) patch_fail("testing value " + string_field(op, "path") + " failed");
   } else {
@@ -138,7 +151,8 @@ void apply_op(Value& doc, const Value& op) {
 }  // namespace
 
 Value json_patch(Value target, const Value& operations) {
-  if (!operations.is_array()) throw ApiError::bad_request("json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+  if (!operations.is_array())
+    throw ApiError::bad_request("json: cannot unmarshal object into Go value of type jsonpatch.Patch");
   for (const Value& op : operations.as_array()) {
     if (!op.is_object()) patch_fail("invalid JSON patch operation");
     apply_op(target, op);

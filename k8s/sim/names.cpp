@@ -4,8 +4,12 @@ namespace k8s::sim {
 
 namespace {
 
-bool lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-bool alnum(char c) { return lower_alnum(c) || (c >= 'A' && c <= 'Z'); }
+bool lower_alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+bool alnum(char c) {
+  return lower_alnum(c) || (c >= 'A' && c <= 'Z');
+}
 
 // [a-z0-9]([-a-z0-9]*[a-z0-9])?
 bool is_dns_label(std::string_view s) {

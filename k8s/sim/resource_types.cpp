@@ -51,12 +51,26 @@ std::vector<ResourceType> builtin_types() {
       {"", "ConfigMap", "configmaps", true, {"cm"}},
       {"", "Service", "services", true, {"svc"}, true, false, all},
       {"", "Endpoints", "endpoints", true, {"ep"}},
-      {"", "Pod", "pods", true, {"po"}, true, false, all,
+      {"",
+       "Pod",
+       "pods",
+       true,
+       {"po"},
+       true,
+       false,
+       all,
        {"spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName", "spec.hostNetwork",
         "status.phase", "status.podIP", "status.nominatedNodeName"}},
       {"", "ServiceAccount", "serviceaccounts", true, {"sa"}},
       {"", "Node", "nodes", false, {"no"}, true, false, {}, {"spec.unschedulable"}},
-      {"", "Event", "events", true, {"ev"}, false, false, {},
+      {"",
+       "Event",
+       "events",
+       true,
+       {"ev"},
+       false,
+       false,
+       {},
        {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
         "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason",
         "reportingComponent", "source", "type"}},
@@ -64,14 +78,19 @@ std::vector<ResourceType> builtin_types() {
       {"apps", "DaemonSet", "daemonsets", true, {"ds"}, true, true, all},
       {"apps", "Deployment", "deployments", true, {"deploy"}, true, true, all},
       {"coordination.k8s.io", "Lease", "leases", true, {}},
-      {"discovery.k8s.io", "EndpointSlice", "endpointslices", true, {}, false, false, {},
-       {"addressType"}},
+      {"discovery.k8s.io", "EndpointSlice", "endpointslices", true, {}, false, false, {}, {"addressType"}},
       {"rbac.authorization.k8s.io", "ClusterRole", "clusterroles", false, {}},
       {"rbac.authorization.k8s.io", "ClusterRoleBinding", "clusterrolebindings", false, {}},
       {"rbac.authorization.k8s.io", "Role", "roles", true, {}},
       {"rbac.authorization.k8s.io", "RoleBinding", "rolebindings", true, {}},
-      {"apiextensions.k8s.io", "CustomResourceDefinition", "customresourcedefinitions", false, {"crd", "crds"}, true,
-       true, {"api-extensions"}},
+      {"apiextensions.k8s.io",
+       "CustomResourceDefinition",
+       "customresourcedefinitions",
+       false,
+       {"crd", "crds"},
+       true,
+       true,
+       {"api-extensions"}},
   };
   std::vector<ResourceType> out;
   for (const Spec& s : specs) {
@@ -85,6 +104,7 @@ std::vector<ResourceType> builtin_types() {
     t.short_names = s.short_names;
     t.categories = s.categories;
     t.status_subresource = s.status;
+    t.scale_subresource = t.group == "apps" && (t.kind == "Deployment" || t.kind == "StatefulSet");
     t.tracks_generation = s.generation;
     t.field_selectors = s.fields;
     t.schema_ref = schema_prefix(t.group) + t.kind;

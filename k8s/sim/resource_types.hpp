@@ -22,8 +22,9 @@ struct ResourceType {
   std::vector<std::string> short_names;
   std::vector<std::string> categories;
   bool status_subresource = false;
-  bool tracks_generation = false;  // metadata.generation bumps on spec changes
-  bool custom = false;             // served for a CRD (merge patch only)
+  bool scale_subresource = false;            // /scale serves autoscaling/v1 Scale
+  bool tracks_generation = false;            // metadata.generation bumps on spec changes
+  bool custom = false;                       // served for a CRD (merge patch only)
   std::vector<std::string> field_selectors;  // beyond metadata.name/namespace
   std::string schema_ref;                    // OpenAPI component describing the kind
 

@@ -18,8 +18,8 @@ struct Token {
 };
 
 bool is_special(char c) {
-  return c == ',' || c == '=' || c == '!' || c == '(' || c == ')' || c == '<' || c == '>' || c == ' ' ||
-         c == '\t' || c == '\n';
+  return c == ',' || c == '=' || c == '!' || c == '(' || c == ')' || c == '<' || c == '>' || c == ' ' || c == '\t' ||
+         c == '\n';
 }
 
 std::vector<Token> lex(std::string_view s) {
@@ -47,7 +47,9 @@ std::vector<Token> lex(std::string_view s) {
   return out;
 }
 
-[[noreturn]] void fail(const std::string& why) { throw ApiError::bad_request("unable to parse requirement: " + why); }
+[[noreturn]] void fail(const std::string& why) {
+  throw ApiError::bad_request("unable to parse requirement: " + why);
+}
 
 class Parser {
  public:
@@ -70,7 +72,8 @@ class Parser {
 
   std::string key() {
     const Token& t = next();
-    if (t.type != Token::Type::ident) fail("found '" + t.text + "', expected: identifier");
+    if (t.type != Token::Type::ident || t.text == "in" || t.text == "notin")
+      fail("found '" + t.text + "', expected: identifier");
     std::string problem = qualified_name_problem(t.text);
     if (!problem.empty()) fail("key: Invalid value: \"" + t.text + "\": " + problem);
     return t.text;
@@ -141,12 +144,18 @@ bool requirement_matches(const LabelRequirement& r, const Value* labels) {
   const std::string& s = has ? v->as_string() : empty;
   using Op = LabelRequirement::Op;
   switch (r.op) {
-    case Op::exists: return has;
-    case Op::not_exists: return !has;
-    case Op::equals: return has && s == r.values[0];
-    case Op::not_equals: return !has || s != r.values[0];
-    case Op::in: return has && std::binary_search(r.values.begin(), r.values.end(), s);
-    case Op::not_in: return !has || !std::binary_search(r.values.begin(), r.values.end(), s);
+    case Op::exists:
+      return has;
+    case Op::not_exists:
+      return !has;
+    case Op::equals:
+      return has && s == r.values[0];
+    case Op::not_equals:
+      return !has || s != r.values[0];
+    case Op::in:
+      return has && std::binary_search(r.values.begin(), r.values.end(), s);
+    case Op::not_in:
+      return !has || !std::binary_search(r.values.begin(), r.values.end(), s);
     case Op::greater:
     case Op::less: {
       if (!has) return false;
@@ -166,7 +175,9 @@ bool LabelSelector::matches(const Value* labels) const {
   return std::all_of(reqs_.begin(), reqs_.end(), [&](const auto& r) { return requirement_matches(r, labels); });
 }
 
-LabelSelector parse_label_selector(std::string_view text) { return LabelSelector(Parser(text).parse()); }
+LabelSelector parse_label_selector(std::string_view text) {
+  return LabelSelector(Parser(text).parse());
+}
 
 std::string field_text(const Value& object, std::string_view path) {
   const Value* cur = &object;
@@ -223,7 +234,8 @@ std::string trim(std::string_view s) {
 FieldRequirement field_term(const std::string& term) {
   FieldRequirement r;
   std::size_t op = term.find_first_of("=!");
-  if (op == std::string::npos) throw ApiError::bad_request("invalid selector: '" + term + "'; can't understand '" + term + "'");
+  if (op == std::string::npos)
+    throw ApiError::bad_request("invalid selector: '" + term + "'; can't understand '" + term + "'");
   std::size_t value_at = op + 1;
   if (term[op] == '!') {
     if (op + 1 >= term.size() || term[op + 1] != '=')

@@ -13,11 +13,15 @@ namespace {
 
 const char* kModified = "the object has been modified; please apply your changes to the latest version and try again";
 
-std::uint64_t seed_of(std::uint64_t seed) { return seed ? seed : std::random_device{}(); }
+std::uint64_t seed_of(std::uint64_t seed) {
+  return seed ? seed : std::random_device{}();
+}
 
 }  // namespace
 
-std::string object_key(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+std::string object_key(const std::string& ns, const std::string& name) {
+  return ns + "/" + name;
+}
 
 Store::Store(const Clock& clock, StoreOptions options)
     : clock_(clock), options_(options), rng_(seed_of(options.seed)) {}
@@ -73,6 +77,7 @@ SnapshotPtr Store::create(const ResourceType& t, Value object, bool dry_run) {
   m.set("resourceVersion", std::to_string(++rv_));
   SnapshotPtr snap = make_snapshot(std::move(object), rv_);
   c[object_key(ns, name)] = snap;
+  index_owners(t.storage_key(), nullptr, snap);
   emit(EventType::added, t, snap, nullptr);
   return snap;
 }
@@ -89,7 +94,8 @@ SnapshotPtr Store::get(const ResourceType& t, const std::string& ns, const std::
 
 SnapshotPtr Store::update(const ResourceType& t, const std::string& ns, const std::string& name, Value object,
                           Subresource sub, bool dry_run) {
-  return mutate(t, ns, name, [&](const Value&) { return std::move(object); }, sub, dry_run);
+  return mutate(
+      t, ns, name, [&](const Value&) { return std::move(object); }, sub, dry_run);
 }
 
 SnapshotPtr Store::mutate(const ResourceType& t, const std::string& ns, const std::string& name, const Mutator& f,
@@ -109,16 +115,20 @@ Value merge_for_update(const ResourceType& t, const Value& old, Value next, Subr
   if (sub == Subresource::status) {
     Value merged = old;
     const Value* status = next.find("status");
-    if (status) merged.set("status", *status);
-    else merged.erase("status");
+    if (status)
+      merged.set("status", *status);
+    else
+      merged.erase("status");
     meta(merged).set("resourceVersion", meta_string(next, "resourceVersion"));
     meta(merged).set("uid", meta_string(next, "uid"));
     return merged;
   }
   if (t.status_subresource) {
     const Value* status = old.find("status");
-    if (status) next.set("status", *status);
-    else next.erase("status");
+    if (status)
+      next.set("status", *status);
+    else
+      next.erase("status");
   }
   return next;
 }
@@ -135,16 +145,18 @@ SnapshotPtr Store::commit_update(const ResourceType& t, const SnapshotPtr& old, 
     throw ApiError::conflict(t.group, t.plural, name, kModified);
   std::string uid = meta_string(next, "uid");
   if (!uid.empty() && uid != meta_string(prev, "uid"))
-    throw ApiError::conflict(t.group, t.plural, name,
-                             "Precondition failed: UID in precondition: " + uid + ", UID in object meta: " +
-                                 meta_string(prev, "uid"));
+    throw ApiError::conflict(
+        t.group, t.plural, name,
+        "Precondition failed: UID in precondition: " + uid + ", UID in object meta: " + meta_string(prev, "uid"));
   Value& m = meta(next);
   const Value& pm = *prev.find("metadata");
   for (const char* f : {"name", "namespace", "uid", "creationTimestamp", "deletionTimestamp",
                         "deletionGracePeriodSeconds", "generation", "resourceVersion"}) {
     const Value* v = pm.find(f);
-    if (v) m.set(f, *v);
-    else m.erase(f);
+    if (v)
+      m.set(f, *v);
+    else
+      m.erase(f);
   }
   if (t.tracks_generation && generation_view(prev) != generation_view(next)) {
     const Value* g = pm.find("generation");
@@ -159,6 +171,7 @@ SnapshotPtr Store::commit_update(const ResourceType& t, const SnapshotPtr& old, 
   m.set("resourceVersion", std::to_string(++rv_));
   SnapshotPtr snap = make_snapshot(std::move(next), rv_);
   c[object_key(meta_string(snap->value, "namespace"), name)] = snap;
+  index_owners(t.storage_key(), old, snap);
   emit(EventType::modified, t, snap, old);
   return snap;
 }
@@ -168,6 +181,7 @@ SnapshotPtr Store::erase_locked(const ResourceType& t, const SnapshotPtr& old, C
   meta(last).set("resourceVersion", std::to_string(++rv_));
   SnapshotPtr snap = make_snapshot(std::move(last), rv_);
   c.erase(object_key(meta_string(snap->value, "namespace"), meta_string(snap->value, "name")));
+  index_owners(t.storage_key(), old, nullptr);
   emit(EventType::deleted, t, snap, nullptr);
   return snap;
 }
@@ -200,6 +214,47 @@ SnapshotPtr Store::remove(const ResourceType& t, const std::string& ns, const st
   it->second = snap;
   emit(EventType::modified, t, snap, old);
   return snap;
+}
+
+namespace {
+
+std::vector<std::string> owner_uids(const SnapshotPtr& s) {
+  std::vector<std::string> out;
+  const Value* m = s ? s->value.find("metadata") : nullptr;
+  const Value* refs = m ? m->find("ownerReferences") : nullptr;
+  if (refs && refs->is_array())
+    for (const Value& r : refs->as_array())
+      if (const Value* uid = r.find("uid"); uid && uid->is_string()) out.push_back(uid->as_string());
+  return out;
+}
+
+}  // namespace
+
+void Store::index_owners(const std::string& collection, const SnapshotPtr& before, const SnapshotPtr& after) {
+  const SnapshotPtr& any = after ? after : before;
+  std::pair<std::string, std::string> entry{
+      collection, object_key(meta_string(any->value, "namespace"), meta_string(any->value, "name"))};
+  for (const std::string& uid : owner_uids(before)) {
+    auto it = dependents_.find(uid);
+    if (it == dependents_.end()) continue;
+    it->second.erase(entry);
+    if (it->second.empty()) dependents_.erase(it);
+  }
+  for (const std::string& uid : owner_uids(after)) dependents_[uid].insert(entry);
+}
+
+std::vector<std::pair<std::string, SnapshotPtr>> Store::dependents(const std::string& uid) const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::pair<std::string, SnapshotPtr>> out;
+  auto it = dependents_.find(uid);
+  if (it == dependents_.end()) return out;
+  for (const auto& [collection, key] : it->second) {
+    auto c = collections_.find(collection);
+    if (c == collections_.end()) continue;
+    auto obj = c->second.find(key);
+    if (obj != c->second.end()) out.emplace_back(collection, obj->second);
+  }
+  return out;
 }
 
 std::uint64_t Store::current_rv() const {

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -29,9 +30,9 @@
 namespace k8s::sim {
 
 struct StoreOptions {
-  std::size_t history_limit = 10000;     // events kept for watch resumption
+  std::size_t history_limit = 10000;  // events kept for watch resumption
   std::size_t watcher_queue_limit = 100000;
-  std::uint64_t seed = 0;                // uids and generated names; 0 = random
+  std::uint64_t seed = 0;  // uids and generated names; 0 = random
 };
 
 struct ListOptions {
@@ -59,6 +60,9 @@ struct DeleteOptions {
   std::optional<std::string> uid;               // precondition
   std::optional<std::string> resource_version;  // precondition
   bool dry_run = false;
+  // "Background" (default), "Foreground" or "Orphan": what happens to the
+  // objects whose ownerReferences name the deleted one (Cluster::remove).
+  std::string propagation;
 };
 
 enum class Subresource { main, status };
@@ -93,6 +97,9 @@ class Store {
   // no undelivered events.
   std::optional<std::uint64_t> bookmark_rv(const Watcher& w) const;
 
+  // Objects whose ownerReferences name `uid`, as (storage key, object).
+  std::vector<std::pair<std::string, SnapshotPtr>> dependents(const std::string& uid) const;
+
   std::uint64_t current_rv() const;
   // Forgets the event history, so watches from any older version get 410.
   void compact();
@@ -108,6 +115,7 @@ class Store {
   std::string new_uid();
   std::string random_suffix();
   void replay(Watcher& w, const ResourceType& t, const std::string& ns, const WatchOptions& o);
+  void index_owners(const std::string& collection, const SnapshotPtr& before, const SnapshotPtr& after);
 
   const Clock& clock_;
   StoreOptions options_;
@@ -117,6 +125,8 @@ class Store {
   std::unordered_map<std::string, Collection> collections_;
   std::deque<Event> history_;
   std::vector<std::shared_ptr<Watcher>> watchers_;
+  // owner uid -> (storage key, object key) of its dependents
+  std::unordered_map<std::string, std::set<std::pair<std::string, std::string>>> dependents_;
   std::mt19937_64 rng_;
 };
 

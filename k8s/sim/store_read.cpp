@@ -40,8 +40,9 @@ ContinueToken decode_continue(const std::string& token) {
     if (!rv || !rv->is_int() || !start || !start->is_string()) throw model::ParseError("continue", 0, "fields");
     return {static_cast<std::uint64_t>(rv->as_int()), start->as_string()};
   } catch (const model::ParseError&) {
-    throw ApiError::bad_request("continue key is not valid: incorrect encoded start resourceVersion (version "
-                                "meta.k8s.io/v1)");
+    throw ApiError::bad_request(
+        "continue key is not valid: incorrect encoded start resourceVersion (version "
+        "meta.k8s.io/v1)");
   }
 }
 

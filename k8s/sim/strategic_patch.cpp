@@ -16,7 +16,9 @@ namespace {
 const std::string kOrder = "$setElementOrder/";
 const std::string kDeletePrimitive = "$deleteFromPrimitiveList/";
 
-bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+bool starts_with(const std::string& s, const std::string& prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
 
 std::string directive(const Value& v) {
   const Value* d = v.is_object() ? v.find("$patch") : nullptr;
@@ -164,8 +166,8 @@ bool Merger::merge_map(Value& original, const Value& patch, const Value* schema)
   }
   for (const auto& [field, order] : orders)
     if (Value* list = original.find(field))
-      reorder(*list, *order.first, SchemaSet::extension(SchemaSet::property(schema, field), "x-kubernetes-patch-merge-key"),
-              order.second);
+      reorder(*list, *order.first,
+              SchemaSet::extension(SchemaSet::property(schema, field), "x-kubernetes-patch-merge-key"), order.second);
   return true;
 }
 

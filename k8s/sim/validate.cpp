@@ -10,19 +10,28 @@ namespace {
 
 std::string json_type(const Value& v) {
   switch (v.type()) {
-    case Value::Type::null: return "null";
-    case Value::Type::boolean: return "boolean";
-    case Value::Type::integer: return "integer";
-    case Value::Type::number: return "number";
-    case Value::Type::string: return "string";
-    case Value::Type::array: return "array";
-    case Value::Type::object: return "object";
+    case Value::Type::null:
+      return "null";
+    case Value::Type::boolean:
+      return "boolean";
+    case Value::Type::integer:
+      return "integer";
+    case Value::Type::number:
+      return "number";
+    case Value::Type::string:
+      return "string";
+    case Value::Type::array:
+      return "array";
+    case Value::Type::object:
+      return "object";
   }
   return "null";
 }
 
 bool type_ok(const std::string& want, const Value& v) {
-  if (want == "integer") return v.is_int() || (v.type() == Value::Type::number && v.as_double() == static_cast<double>(static_cast<long long>(v.as_double())));
+  if (want == "integer")
+    return v.is_int() || (v.type() == Value::Type::number &&
+                          v.as_double() == static_cast<double>(static_cast<long long>(v.as_double())));
   if (want == "number") return v.is_number();
   return want == json_type(v);
 }
@@ -32,7 +41,9 @@ bool flag(const Value* s, const char* name) {
   return v && v->is_bool() && v->as_bool();
 }
 
-std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+std::string join(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
 
 class Checker {
  public:
@@ -55,15 +66,16 @@ class Checker {
 bool Checker::check_type(const Value* s, const Value& v, const std::string& path) {
   if (flag(s, "x-kubernetes-int-or-string")) {
     if (v.is_int() || v.is_string()) return true;
-    invalid(path, "FieldValueInvalid", "Invalid value: \"" + json_type(v) + "\": " + path +
-                                           " in body must be of type int-or-string: \"" + json_type(v) + "\"");
+    invalid(path, "FieldValueInvalid",
+            "Invalid value: \"" + json_type(v) + "\": " + path + " in body must be of type int-or-string: \"" +
+                json_type(v) + "\"");
     return false;
   }
   const Value* type = s->find("type");
   if (!type || !type->is_string() || type_ok(type->as_string(), v)) return true;
-  invalid(path, "FieldValueTypeInvalid", "Invalid value: \"" + json_type(v) + "\": " + path +
-                                             " in body must be of type " + type->as_string() + ": \"" +
-                                             json_type(v) + "\"");
+  invalid(path, "FieldValueTypeInvalid",
+          "Invalid value: \"" + json_type(v) + "\": " + path + " in body must be of type " + type->as_string() +
+              ": \"" + json_type(v) + "\"");
   return false;
 }
 
@@ -83,11 +95,11 @@ void Checker::walk(const Value* schema, Value& v, const std::string& path) {
   const Value* s = set_.resolve(schema);
   if (!s || !check_type(s, v, path)) return;
   check_enum(s, v, path);
+  check_constraints(*s, v, path, report_.causes);
   if (v.is_object()) walk_object(s, v, path);
   if (v.is_array())
     if (const Value* items = s->find("items"))
-      for (std::size_t i = 0; i < v.size(); ++i)
-        walk(items, v.as_array()[i], path + "[" + std::to_string(i) + "]");
+      for (std::size_t i = 0; i < v.size(); ++i) walk(items, v.as_array()[i], path + "[" + std::to_string(i) + "]");
 }
 
 void Checker::walk_object(const Value* s, Value& v, const std::string& path) {
@@ -96,6 +108,9 @@ void Checker::walk_object(const Value* s, Value& v, const std::string& path) {
   bool open = flag(s, "x-kubernetes-preserve-unknown-fields") || (extra && extra->is_bool() && extra->as_bool());
   bool embedded = flag(s, "x-kubernetes-embedded-resource");
   bool root_meta = path.empty() && opts_.skip_root_meta;
+  if (opts_.prune && props && props->is_object())
+    for (const auto& [key, prop] : props->as_object())
+      if (const Value* d = prop.find("default"); d && !v.find(key)) v.set(key, *d);
   auto& members = v.as_object();
   for (std::size_t i = 0; i < members.size();) {
     auto& [key, child] = members[i];
@@ -121,7 +136,8 @@ void Checker::walk_object(const Value* s, Value& v, const std::string& path) {
   }
   if (const Value* required = s->find("required"); required && required->is_array())
     for (const Value& r : required->as_array())
-      if (r.is_string() && !v.find(r.as_string())) invalid(join(path, r.as_string()), "FieldValueRequired", "Required value");
+      if (r.is_string() && !v.find(r.as_string()))
+        invalid(join(path, r.as_string()), "FieldValueRequired", "Required value");
 }
 
 }  // namespace

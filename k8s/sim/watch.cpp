@@ -14,11 +14,16 @@ SnapshotPtr make_snapshot(model::Value v, std::uint64_t rv) {
 
 const char* event_type_name(EventType t) {
   switch (t) {
-    case EventType::added: return "ADDED";
-    case EventType::modified: return "MODIFIED";
-    case EventType::deleted: return "DELETED";
-    case EventType::bookmark: return "BOOKMARK";
-    case EventType::error: return "ERROR";
+    case EventType::added:
+      return "ADDED";
+    case EventType::modified:
+      return "MODIFIED";
+    case EventType::deleted:
+      return "DELETED";
+    case EventType::bookmark:
+      return "BOOKMARK";
+    case EventType::error:
+      return "ERROR";
   }
   return "ERROR";
 }
@@ -42,9 +47,12 @@ void Watcher::offer(const Event& e) {
     return;
   }
   bool before = e.old && filter_.matches(e.old->value);
-  if (before && now) push(EventType::modified, e.object);
-  else if (now) push(EventType::added, e.object);
-  else if (before) push(EventType::deleted, e.object);
+  if (before && now)
+    push(EventType::modified, e.object);
+  else if (now)
+    push(EventType::added, e.object);
+  else if (before)
+    push(EventType::deleted, e.object);
 }
 
 void Watcher::push(EventType type, SnapshotPtr object) {
@@ -65,7 +73,7 @@ std::vector<std::pair<EventType, SnapshotPtr>> Watcher::take(std::chrono::millis
   std::unique_lock lock(mutex_);
   cv_.wait_for(lock, timeout, [&] { return closed_ || !queue_.empty(); });
   std::vector<std::pair<EventType, SnapshotPtr>> out(std::make_move_iterator(queue_.begin()),
-                                                      std::make_move_iterator(queue_.end()));
+                                                     std::make_move_iterator(queue_.end()));
   queue_.clear();
   return out;
 }

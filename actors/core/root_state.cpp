@@ -1,0 +1,154 @@
+#include "actors/core/root_state.hpp"
+
+#include <algorithm>
+
+namespace actors::core {
+namespace {
+
+using model::Value;
+
+template <class Table>
+void move_table(Table& from, Table& to) {
+  for (auto& [k, v] : from) to[k] = std::move(v);
+}
+
+void merge_into(model::Inventory& from, model::Inventory& to) {
+  move_table(from.agents, to.agents);
+  move_table(from.metrics_instances, to.metrics_instances);
+  move_table(from.logs_instances, to.logs_instances);
+  move_table(from.pod_logs, to.pod_logs);
+  move_table(from.integrations, to.integrations);
+  move_table(from.service_monitors, to.service_monitors);
+  move_table(from.pod_monitors, to.pod_monitors);
+  move_table(from.probes, to.probes);
+  move_table(from.secrets, to.secrets);
+  move_table(from.config_maps, to.config_maps);
+  move_table(from.namespaces, to.namespaces);
+}
+
+// Decoding goes through a one-object scratch Inventory, so each object's
+// decode problems are known and replaced (never accumulated) on update.
+void upsert(RootState& s, const ObjectId& id, const ObjectPtr& obj) {
+  model::Key inv_key = id.first == "Namespace" ? model::Key{"", id.second.second} : id.second;
+  s.inventory.remove(id.first, inv_key);
+  model::Inventory scratch;
+  scratch.add(*obj);
+  merge_into(scratch, s.inventory);
+  if (scratch.problems().empty())
+    s.decode_problems.erase(id);
+  else
+    s.decode_problems[id] = scratch.problems();
+  s.objects[id] = obj;
+}
+
+void erase(RootState& s, const ObjectId& id) {
+  model::Key inv_key = id.first == "Namespace" ? model::Key{"", id.second.second} : id.second;
+  s.inventory.remove(id.first, inv_key);
+  s.decode_problems.erase(id);
+  s.objects.erase(id);
+}
+
+Value without_noise(const Value& v) {
+  Value out = v;
+  out.erase("status");
+  if (Value* meta = out.find("metadata")) {
+    for (const char* k : {"resourceVersion", "managedFields", "generation"}) meta->erase(k);
+  }
+  return out;
+}
+
+std::vector<model::Problem> sorted_unique(std::vector<model::Problem> p) {
+  std::sort(p.begin(), p.end());
+  p.erase(std::unique(p.begin(), p.end()), p.end());
+  return p;
+}
+
+}  // namespace
+
+bool same_content(const Value& a, const Value& b) {
+  return without_noise(a) == without_noise(b);
+}
+
+RootState make_root(const RootKey& root) {
+  RootState s;
+  s.root = root;
+  return s;
+}
+
+void apply(RootState& s, const Event& e, Delivery d) {
+  if (!e.object) return;
+  ObjectId id{e.kind, object_key(*e.object)};
+  s.last_seq = std::max(s.last_seq, e.seq);
+  auto it = s.objects.find(id);
+  bool changed;
+  if (e.type == EventType::deleted) {
+    changed = it != s.objects.end();
+    erase(s, id);
+  } else {
+    changed = it == s.objects.end() || !same_content(*it->second, *e.object);
+    if (changed)
+      upsert(s, id, e.object);
+    else
+      it->second = e.object;  // same content: keep the decoded form, skip decoding
+  }
+  if (changed && d == Delivery::dirty) s.dirty = true;
+}
+
+RootState apply(RootState s, const Event& e) {
+  apply(s, e, Delivery::dirty);
+  return s;
+}
+
+void absorb(RootState& s, const SubscriptionDelta& delta) {
+  for (const auto& [kind, key] : delta.lost) erase(s, {kind, key});
+  for (const auto& [kind, obj] : delta.gained) upsert(s, {kind, object_key(*obj)}, obj);
+  s.dirty = true;
+}
+
+void acknowledge(RootState& s, Subscriptions subs, const SubscriptionDelta& delta) {
+  s.subscriptions = std::move(subs);
+  absorb(s, delta);
+}
+
+namespace {
+
+// Renders a present, valid root; returns false (and sets fx.subscribe)
+// when the subscriptions must be acknowledged first.
+bool render_valid(RootState& s, const model::GrafanaAgent& agent, const model::RenderOptions& opts, Effects& fx) {
+  Subscriptions subs = subscriptions_for(model::build_hierarchy(s.inventory, agent));
+  if (!subs.same_as(s.subscriptions)) {
+    fx.subscribe = std::move(subs);
+    return false;
+  }
+  model::AgentRender r = model::render_agent(s.inventory, agent, opts);
+  fx.desired = std::move(r.objects);
+  fx.problems = std::move(r.problems);
+  return true;
+}
+
+}  // namespace
+
+Effects reconcile(RootState& s, const model::RenderOptions& opts) {
+  Effects fx;
+  auto agent = s.inventory.agents.find(s.root);
+  fx.root_present = agent != s.inventory.agents.end();
+  fx.root_valid = fx.root_present && agent->second.valid;
+  if (fx.root_valid && !render_valid(s, agent->second.obj, opts, fx)) return fx;
+  if (!fx.root_present && !s.subscriptions.same_as(Subscriptions{})) {
+    fx.subscribe = Subscriptions{};
+    return fx;
+  }
+  // An invalid root keeps its subscriptions (and store) until it is fixed.
+  for (const auto& [id, problems] : s.decode_problems)
+    fx.problems.insert(fx.problems.end(), problems.begin(), problems.end());
+  fx.problems = sorted_unique(std::move(fx.problems));
+  fx.rendered = true;
+  s.desired = fx.desired;
+  s.problems = fx.problems;
+  s.rendered_seq = s.last_seq;
+  ++s.renders;
+  s.dirty = false;
+  return fx;
+}
+
+}  // namespace actors::core

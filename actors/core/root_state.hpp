@@ -1,0 +1,75 @@
+// The state of one root actor (one GrafanaAgent): the objects routed to it,
+// decoded into a model::Inventory restricted to what the root selects or
+// references, the subscriptions the router has acknowledged, and the last
+// rendered outputs.
+// Contract: level-based and pure. apply() only updates the store and marks
+// the root dirty (unless the object did not change meaningfully, or the
+// caller delivers it quietly); reconcile() derives everything from the
+// store: first the subscriptions (when they differ from the acknowledged
+// ones it returns them instead of rendering, because the store may still
+// lack objects the new subscriptions select), then model::render_agent.
+// Equal stores give byte-identical desired objects.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "actors/core/event.hpp"
+#include "actors/core/router.hpp"
+#include "actors/core/subscriptions.hpp"
+#include "model/render.hpp"
+
+namespace actors::core {
+
+using ObjectId = std::pair<std::string, model::Key>;  // kind, namespace/name
+
+struct RootState {
+  RootKey root;
+  std::map<ObjectId, ObjectPtr> objects;  // the raw objects behind `inventory`
+  model::Inventory inventory;
+  std::map<ObjectId, std::vector<model::Problem>> decode_problems;
+  Subscriptions subscriptions;  // as acknowledged by the router
+  bool dirty = true;
+  std::uint64_t last_seq = 0;
+  // Outputs of the last render.
+  std::vector<model::Value> desired;
+  std::vector<model::Problem> problems;
+  std::uint64_t rendered_seq = 0;
+  std::uint64_t renders = 0;
+};
+
+enum class Delivery { dirty, quiet };
+
+RootState make_root(const RootKey& root);
+
+// Updates the store with `e`. Delivery::quiet stores without marking dirty
+// (Namespace broadcasts the router did not flag for this root).
+void apply(RootState& s, const Event& e, Delivery d = Delivery::dirty);
+RootState apply(RootState s, const Event& e);
+// Applies the router's answer to subscriptions returned by reconcile().
+void acknowledge(RootState& s, Subscriptions subs, const SubscriptionDelta& delta);
+// Adds and forgets members as a delta says (a Namespace relabel); marks dirty.
+void absorb(RootState& s, const SubscriptionDelta& delta);
+
+struct Effects {
+  std::optional<Subscriptions> subscribe;  // set: hand to the router, acknowledge, reconcile again
+  bool rendered = false;
+  bool root_present = true;  // false: the GrafanaAgent is gone; desired is empty
+  // false: the GrafanaAgent does not decode; desired is empty but the writer
+  // must not prune (an invalid edit must not delete running workloads).
+  bool root_valid = true;
+  std::vector<model::Value> desired;     // sorted by kind, then name
+  std::vector<model::Problem> problems;  // render problems plus decode problems of routed objects
+};
+
+Effects reconcile(RootState& s, const model::RenderOptions& opts);
+
+// Equal up to metadata noise (resourceVersion, managedFields, generation)
+// and status: such changes never change what a root renders.
+bool same_content(const model::Value& a, const model::Value& b);
+
+}  // namespace actors::core

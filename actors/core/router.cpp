@@ -1,0 +1,150 @@
+#include "actors/core/router.hpp"
+
+namespace actors::core {
+
+const std::vector<std::string>& selected_kinds() {
+  static const std::vector<std::string> kinds = {"MetricsInstance", "LogsInstance", "Integration", "ServiceMonitor",
+                                                 "PodMonitor",      "Probe",        "PodLogs"};
+  return kinds;
+}
+
+std::optional<RootKey> owner_root(const model::Value& obj) {
+  const model::Value* meta = obj.find("metadata");
+  const model::Value* refs = meta ? meta->find("ownerReferences") : nullptr;
+  if (!refs || !refs->is_array()) return std::nullopt;
+  for (const auto& r : refs->as_array()) {
+    const model::Value* kind = r.find("kind");
+    const model::Value* api = r.find("apiVersion");
+    const model::Value* name = r.find("name");
+    if (kind && kind->is_string() && kind->as_string() == "GrafanaAgent" && api && api->is_string() &&
+        api->as_string().starts_with("monitoring.grafana.com/") && name && name->is_string())
+      return RootKey{object_key(obj).first, name->as_string()};
+  }
+  return std::nullopt;
+}
+
+void NameIndex::route(const Event& e, std::set<RootKey>& out) {
+  if (!e.object) return;
+  model::Key key = object_key(*e.object);
+  if (e.type == EventType::deleted)
+    objects_.erase(key);
+  else
+    objects_[key] = e.object;
+  auto it = refs_.find(key);
+  if (it == refs_.end()) return;
+  examined_ += it->second.size();
+  out.insert(it->second.begin(), it->second.end());
+}
+
+KindDelta NameIndex::set_references(const RootKey& root, const std::set<model::Key>& refs) {
+  std::set<model::Key>& mine = by_root_[root];
+  KindDelta delta;
+  for (const auto& key : refs) {
+    if (mine.count(key)) continue;
+    refs_[key].insert(root);
+    if (auto it = objects_.find(key); it != objects_.end()) delta.gained.push_back(it->second);
+  }
+  for (const auto& key : mine) {
+    if (refs.count(key)) continue;
+    auto it = refs_.find(key);
+    it->second.erase(root);
+    if (it->second.empty()) refs_.erase(it);
+    if (objects_.count(key)) delta.lost.push_back(key);
+  }
+  if (refs.empty())
+    by_root_.erase(root);
+  else
+    mine = refs;
+  return delta;
+}
+
+std::set<model::Key> NameIndex::referenced() const {
+  std::set<model::Key> out;
+  for (const auto& [key, roots] : refs_) out.insert(key);
+  return out;
+}
+
+Router::Router() {
+  for (const auto& kind : selected_kinds()) selectors_.emplace(kind, SelectorIndex(kind));
+}
+
+Routing Router::route(const Event& e) {
+  Routing out;
+  if (!e.object) return out;
+  if (auto owner = owner_root(*e.object)) out.owners.insert(*owner);
+  if (e.kind == "GrafanaAgent") {
+    out.roots.insert(object_key(*e.object));
+  } else if (auto it = selectors_.find(e.kind); it != selectors_.end()) {
+    it->second.route(e, ns_labels_, out.roots);
+  } else if (e.kind == "Secret") {
+    secrets_.route(e, out.roots);
+  } else if (e.kind == "ConfigMap") {
+    config_maps_.route(e, out.roots);
+  } else if (e.kind == "Namespace") {
+    route_namespace(e, out);
+  }
+  return out;
+}
+
+void Router::route_namespace(const Event& e, Routing& out) {
+  const std::string name = object_key(*e.object).second;
+  model::Labels before = ns_labels_.count(name) ? ns_labels_[name] : model::Labels{};
+  model::Labels after = e.type == EventType::deleted ? model::Labels{} : object_labels(*e.object);
+  if (e.type == EventType::deleted) {
+    ns_labels_.erase(name);
+    ns_objects_.erase(name);
+  } else {
+    ns_labels_[name] = after;
+    ns_objects_[name] = e.object;
+  }
+  out.broadcast = true;
+  if (before == after) return;
+  for (const auto& [kind, index] : selectors_) {
+    std::map<RootKey, KindDelta> per_root;
+    index.namespace_changed(name, before, after, ns_labels_, per_root);
+    for (auto& [root, d] : per_root) {
+      out.roots.insert(root);
+      SubscriptionDelta& sd = out.deltas[root];
+      for (auto& o : d.gained) sd.gained.emplace_back(kind, std::move(o));
+      for (auto& k : d.lost) sd.lost.emplace_back(kind, std::move(k));
+    }
+  }
+}
+
+SubscriptionDelta Router::set_subscriptions(const RootKey& root, const Subscriptions& subs) {
+  SubscriptionDelta out;
+  auto absorb = [&](const std::string& kind, KindDelta&& d) {
+    for (auto& o : d.gained) out.gained.emplace_back(kind, std::move(o));
+    for (auto& k : d.lost) out.lost.emplace_back(kind, std::move(k));
+  };
+  for (auto& [kind, index] : selectors_) absorb(kind, index.set_subscriptions(root, subs.selectors, ns_labels_));
+  absorb("Secret", secrets_.set_references(root, subs.secrets));
+  absorb("ConfigMap", config_maps_.set_references(root, subs.config_maps));
+  return out;
+}
+
+void Router::remove_root(const RootKey& root) {
+  for (auto& [kind, index] : selectors_) index.remove_root(root);
+  secrets_.remove_root(root);
+  config_maps_.remove_root(root);
+}
+
+std::vector<ObjectPtr> Router::namespaces() const {
+  std::vector<ObjectPtr> out;
+  for (const auto& [name, obj] : ns_objects_) out.push_back(obj);
+  return out;
+}
+
+std::uint64_t Router::examined() const {
+  std::uint64_t n = secrets_.examined() + config_maps_.examined();
+  for (const auto& [kind, index] : selectors_) n += index.examined();
+  return n;
+}
+
+void Router::reset_examined() {
+  secrets_.reset_examined();
+  config_maps_.reset_examined();
+  for (auto& [kind, index] : selectors_) index.reset_examined();
+}
+
+}  // namespace actors::core

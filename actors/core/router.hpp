@@ -1,0 +1,91 @@
+// The routing layer in one place: a SelectorIndex per member kind, a name
+// index for Secrets and ConfigMaps, and the Namespace labels every
+// namespace selector reads. route(event) says which roots must see an
+// event; set_subscriptions() replaces a root's subscriptions wholesale and
+// says which stored objects the root gains or loses, so a root that starts
+// selecting something receives its current state even if the object's last
+// event was routed before the subscription existed.
+// Contract: deterministic; routing examines only candidate subscriptions
+// (examined() reports how many); Namespace events mark dirty only the
+// roots whose namespace-selector result changes for some member, and ask
+// for a quiet broadcast so every root's copy of Namespace labels stays
+// current. Objects owned by a GrafanaAgent are reported in `owners`.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "actors/core/selector_index.hpp"
+
+namespace actors::core {
+
+struct SubscriptionDelta {
+  std::vector<std::pair<std::string, ObjectPtr>> gained;  // kind, current object
+  std::vector<std::pair<std::string, model::Key>> lost;   // kind, key
+  bool empty() const { return gained.empty() && lost.empty(); }
+};
+
+struct Routing {
+  std::set<RootKey> roots;   // deliver and mark dirty
+  std::set<RootKey> owners;  // the object is owned by these roots (writer drift)
+  bool broadcast = false;    // a Namespace: deliver quietly to every other root
+  // A Namespace relabel: members each affected root must add or forget
+  // (every key here is also in `roots`).
+  std::map<RootKey, SubscriptionDelta> deltas;
+};
+
+// Secrets or ConfigMaps by name, and which roots reference each one.
+class NameIndex {
+ public:
+  void route(const Event& e, std::set<RootKey>& out);
+  KindDelta set_references(const RootKey& root, const std::set<model::Key>& refs);
+  void remove_root(const RootKey& root) { set_references(root, {}); }
+  std::set<model::Key> referenced() const;
+  std::size_t size() const { return objects_.size(); }
+  std::uint64_t examined() const { return examined_; }
+  void reset_examined() { examined_ = 0; }
+
+ private:
+  std::map<model::Key, ObjectPtr> objects_;
+  std::map<model::Key, std::set<RootKey>> refs_;
+  std::map<RootKey, std::set<model::Key>> by_root_;
+  std::uint64_t examined_ = 0;
+};
+
+// The member kinds routed by label selectors.
+const std::vector<std::string>& selected_kinds();
+// The GrafanaAgent owning `obj` through an ownerReference, if any.
+std::optional<RootKey> owner_root(const model::Value& obj);
+
+class Router {
+ public:
+  Router();
+
+  Routing route(const Event& e);
+  SubscriptionDelta set_subscriptions(const RootKey& root, const Subscriptions& subs);
+  void remove_root(const RootKey& root);
+
+  std::vector<ObjectPtr> namespaces() const;
+  const NamespaceLabels& namespace_labels() const { return ns_labels_; }
+  const SelectorIndex& index(const std::string& kind) const { return selectors_.at(kind); }
+  const NameIndex& secrets() const { return secrets_; }
+  const NameIndex& config_maps() const { return config_maps_; }
+  // ConfigMaps some root references (the journal redacts their values).
+  std::set<model::Key> secret_config_maps() const { return config_maps_.referenced(); }
+  std::uint64_t examined() const;
+  void reset_examined();
+
+ private:
+  void route_namespace(const Event& e, Routing& out);
+
+  std::map<std::string, SelectorIndex> selectors_;
+  NameIndex secrets_, config_maps_;
+  NamespaceLabels ns_labels_;
+  std::map<std::string, ObjectPtr> ns_objects_;
+};
+
+}  // namespace actors::core

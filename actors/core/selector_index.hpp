@@ -1,0 +1,91 @@
+// The state of one selector actor: every object of one member kind (e.g.
+// ServiceMonitor) and every root's label-selector subscriptions for that
+// kind, indexed so that routing an event examines only candidate
+// subscriptions: each selector is filed under one of its matchLabels pairs
+// or, lacking matchLabels, under every key=value of its narrowest `In`
+// expression (one key, so an object hits at most one of them); the rest
+// (only NotIn/Exists/DoesNotExist, or empty) sit in an always-check list.
+// Contract: deterministic; route() applies the event to the store and
+// returns every root whose subscriptions select the old or the new object;
+// examined() counts the candidate subscriptions looked at (the routing cost).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "actors/core/event.hpp"
+#include "actors/core/subscriptions.hpp"
+
+namespace actors::core {
+
+using RootKey = model::Key;  // the GrafanaAgent's namespace/name
+using NamespaceLabels = std::map<std::string, model::Labels>;
+
+struct StoredObject {
+  ObjectPtr object;
+  model::Labels labels;
+};
+
+// What a root gains and loses when its subscriptions are replaced.
+struct KindDelta {
+  std::vector<ObjectPtr> gained;  // now selected, not before (current versions)
+  std::vector<model::Key> lost;   // selected before, not now
+};
+
+class SelectorIndex {
+ public:
+  explicit SelectorIndex(std::string kind) : kind_(std::move(kind)) {}
+
+  const std::string& kind() const { return kind_; }
+  // Applies `e` (of this kind) to the store; adds interested roots to `out`.
+  void route(const Event& e, const NamespaceLabels& ns, std::set<RootKey>& out);
+  // Replaces the root's subscriptions of this kind (others are ignored).
+  KindDelta set_subscriptions(const RootKey& root, const std::vector<SelectorSubscription>& subs,
+                              const NamespaceLabels& ns);
+  void remove_root(const RootKey& root);
+  // A Namespace's labels changed from `before` to `after` (`ns` already
+  // holds `after`): for each root whose namespace selectors now admit or
+  // reject members of this kind in `ns_name`, the members it gains (current
+  // versions) and the ones no subscription of the root selects any more.
+  void namespace_changed(const std::string& ns_name, const model::Labels& before, const model::Labels& after,
+                         const NamespaceLabels& ns, std::map<RootKey, KindDelta>& out) const;
+  // Roots selecting an object with these labels in namespace key.first.
+  void interested(const model::Key& key, const model::Labels& labels, const NamespaceLabels& ns,
+                  std::set<RootKey>& out) const;
+
+  const std::map<model::Key, StoredObject>& objects() const { return objects_; }
+  std::size_t subscription_count() const { return subs_.size() - free_.size(); }
+  std::size_t always_check_count() const { return always_.size(); }
+  std::uint64_t examined() const { return examined_; }
+  void reset_examined() { examined_ = 0; }
+
+ private:
+  struct Slot {
+    RootKey root;
+    SelectorSubscription sub;
+    std::vector<std::string> pairs;  // "key\0value" entries it is filed under; none = always-check
+  };
+
+  bool selects(const Slot& s, const model::Key& key, const model::Labels& labels, const NamespaceLabels& ns) const;
+  bool root_selects(const std::vector<std::size_t>& ids, const model::Key& key, const StoredObject& o,
+                    const NamespaceLabels& ns) const;
+  std::size_t add_slot(const RootKey& root, const SelectorSubscription& sub);
+  void free_slot(std::size_t id);
+
+  std::string kind_;
+  std::map<model::Key, StoredObject> objects_;
+  std::vector<Slot> subs_;
+  std::vector<std::size_t> free_;
+  std::map<RootKey, std::vector<std::size_t>> by_root_;
+  std::unordered_map<std::string, std::vector<std::size_t>> by_pair_;  // "key\0value" -> slots
+  std::vector<std::size_t> always_;
+  std::vector<std::size_t> ns_label_subs_;  // slots whose namespace selector reads labels
+  mutable std::uint64_t examined_ = 0;
+  mutable std::string scratch_;
+};
+
+}  // namespace actors::core

@@ -1,0 +1,65 @@
+// The writer's decision, as a pure function: given the objects a root wants
+// and the objects observed in the cluster, which API writes to make.
+// Unchanged objects are recognised by a hash annotation (SHA-256 of the
+// canonical JSON of the desired object, without status and server-set
+// metadata), so a restarted operator makes no writes when nothing changed.
+// Contract: deterministic order: Secrets and ConfigMaps, then Services, then
+// workloads, then prunes. Only objects owned by the root (managed-by label
+// plus an ownerReference to the GrafanaAgent) are ever pruned. A change to
+// an immutable field (StatefulSet selector, serviceName, volumeClaimTemplates,
+// podManagementPolicy; Deployment/DaemonSet selector; Service clusterIP)
+// becomes a recreate instead of an update the API server would reject.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "actors/core/selector_index.hpp"
+#include "model/value.hpp"
+
+namespace actors::core {
+
+inline constexpr const char* kConfigHashAnnotation = "agent-operator.grafana.com/config-hash";
+
+// Hex SHA-256 of the canonical (sorted-key) JSON of `obj` without status,
+// server-set metadata and the hash annotation itself.
+std::string config_hash(const model::Value& obj);
+// `obj` with the hash annotation set.
+model::Value with_config_hash(model::Value obj);
+
+enum class ActionType { create, update, recreate, remove };
+const char* action_name(ActionType t);
+
+struct Action {
+  ActionType type;
+  std::string kind, ns, name;
+  model::Value object;  // desired (with hash) for create/update/recreate; observed for remove
+  std::string reason;   // why, for logs and the replay view
+};
+
+struct Plan {
+  std::vector<Action> actions;
+  std::size_t unchanged = 0;  // desired objects skipped because their hash matched
+  bool empty() const { return actions.empty(); }
+};
+
+struct PlanInput {
+  RootKey root;
+  std::string root_uid;  // when set, ownerReferences must carry it
+  const std::vector<model::Value>* desired = nullptr;
+  const std::vector<model::Value>* observed = nullptr;  // owned kinds, as read from the API
+  bool prune = true;                                    // false while the root is invalid: never delete on bad input
+};
+
+Plan plan_writes(const PlanInput& in);
+
+// The managed-by label plus an ownerReference to the root GrafanaAgent.
+bool owned_by(const model::Value& obj, const RootKey& root, const std::string& root_uid = "");
+// The first immutable field path whose observed value the desired object
+// would change, if any. Fields the server defaults (absent from desired)
+// are not counted as changes.
+std::optional<std::string> immutable_change(const model::Value& observed, const model::Value& desired);
+
+}  // namespace actors::core

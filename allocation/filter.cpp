@@ -1,0 +1,116 @@
+#include "allocation/filter.hpp"
+
+#include <algorithm>
+
+namespace allocation {
+namespace {
+
+// The rules that can change whether a target is kept: every keep, drop,
+// keepequal and dropequal, plus the rules that write a label one of those
+// (transitively) reads. The relabeled labels themselves are discarded, so
+// the other rules are dead here. A rule whose writes cannot be named
+// statically (a templated target, labelmap, labeldrop, labelkeep) keeps
+// every earlier rule alive.
+std::vector<RelabelConfig> deciding_rules(const std::vector<RelabelConfig>& configs) {
+  using A = RelabelAction;
+  std::vector<bool> live(configs.size(), false);
+  std::vector<std::string> read;  // labels read by live rules after the current one
+  bool all_live = false;
+  for (std::size_t i = configs.size(); i-- > 0;) {
+    const auto& c = configs[i];
+    const bool decides =
+        c.action == A::keep || c.action == A::drop || c.action == A::keepequal || c.action == A::dropequal;
+    const bool opaque = c.action == A::labelmap || c.action == A::labeldrop || c.action == A::labelkeep ||
+                        c.target_label.find('$') != std::string::npos;
+    const bool feeds = std::find(read.begin(), read.end(), c.target_label) != read.end();
+    live[i] = all_live || decides || opaque || feeds;
+    if (!live[i]) continue;
+    // A partial write (no regex match) leaves the old value: keep reading it.
+    read.insert(read.end(), c.source_labels.begin(), c.source_labels.end());
+    if (c.action == A::keepequal || c.action == A::dropequal) read.push_back(c.target_label);
+    all_live |= opaque;
+  }
+  std::vector<RelabelConfig> out;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    if (live[i]) out.push_back(configs[i]);
+  }
+  return out;
+}
+
+void substitute_shard(std::string& regex) {
+  static constexpr std::string_view kShard = "$(SHARD)";
+  for (auto pos = regex.find(kShard); pos != std::string::npos; pos = regex.find(kShard, pos + 1)) {
+    regex.replace(pos, kShard.size(), "0");
+  }
+}
+
+}  // namespace
+
+void RelabelFilter::set_job(Name job, std::vector<RelabelConfig> configs, std::string_view path) {
+  for (auto& c : configs) substitute_shard(c.regex);
+  Relabeler{configs, path};  // validates every rule, with its own index in errors
+  Relabeler compiled(deciding_rules(configs), path);
+  auto it = std::lower_bound(jobs_.begin(), jobs_.end(), job, [](const auto& e, Name j) { return e.first < j; });
+  if (it != jobs_.end() && it->first == job) {
+    it->second = std::move(compiled);
+  } else {
+    jobs_.emplace(it, job, std::move(compiled));
+  }
+}
+
+void RelabelFilter::set_scrape_configs(const model::Value& scrape_configs) {
+  jobs_.clear();
+  if (scrape_configs.is_null()) return;
+  if (!scrape_configs.is_array()) throw RelabelError("scrape_configs: expected array");
+  const auto& list = scrape_configs.as_array();
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string path = "scrape_configs[" + std::to_string(i) + "]";
+    const model::Value* name = list[i].find("job_name");
+    if (!name || !name->is_string() || name->as_string().empty()) {
+      throw RelabelError(path + ".job_name: is required");
+    }
+    const model::Value* rules = list[i].find("relabel_configs");
+    auto configs = rules ? parse_relabel_configs(*rules, path + ".relabel_configs") : std::vector<RelabelConfig>{};
+    set_job(Name::intern(name->as_string()), std::move(configs), path + ".relabel_configs");
+  }
+}
+
+const Relabeler* RelabelFilter::rules_for(Name job) const {
+  auto it = std::lower_bound(jobs_.begin(), jobs_.end(), job, [](const auto& e, Name j) { return e.first < j; });
+  return it != jobs_.end() && it->first == job && !it->second.empty() ? &it->second : nullptr;
+}
+
+bool RelabelFilter::keep(const Target& t) {
+  const Relabeler* rules = rules_for(t.job);
+  if (!rules) return true;
+  builder_.reset(t.group.get(), t.own.get());
+  return rules->process(builder_);
+}
+
+std::size_t RelabelFilter::apply(std::vector<Target>& targets) {
+  // Label sets are usually cold (100k targets x 40 labels do not fit in
+  // cache): prefetch the label sets of targets a few steps ahead, in two
+  // stages (the set object, then its arrays).
+  constexpr std::size_t kFar = 16, kNear = 6;
+  for (std::size_t i = 0; i < std::min(targets.size(), kFar); ++i) __builtin_prefetch(targets[i].own.get());
+  std::size_t next = 0;
+  auto prefetch_ahead = [&]() {
+    if (next + kFar < targets.size()) __builtin_prefetch(targets[next + kFar].own.get());
+    if (next + kNear < targets.size() && targets[next + kNear].own) targets[next + kNear].own->prefetch();
+    ++next;
+  };
+  const std::size_t before = targets.size();
+  Name last_job;
+  const Relabeler* rules = nullptr;
+  auto dropped = [&](const Target& t) {
+    prefetch_ahead();
+    if (!(t.job == last_job)) last_job = t.job, rules = rules_for(t.job);
+    if (!rules) return false;
+    builder_.reset(t.group.get(), t.own.get());
+    return !rules->process(builder_);
+  };
+  targets.erase(std::remove_if(targets.begin(), targets.end(), dropped), targets.end());
+  return before - targets.size();
+}
+
+}  // namespace allocation

@@ -1,0 +1,71 @@
+#include "allocation/label_builder.hpp"
+
+#include <algorithm>
+
+namespace allocation {
+
+void LabelBuilder::reset(const LabelSet* group, const LabelSet* own) {
+  group_ = group;
+  own_ = own;
+  add_.clear();
+  del_.clear();
+  arena_used_ = 0;
+}
+
+bool LabelBuilder::deleted(Name name) const {
+  return std::find(del_.begin(), del_.end(), name) != del_.end();
+}
+
+const std::string_view* LabelBuilder::added(Name name) const {
+  for (const auto& a : add_) {
+    if (a.first == name) return &a.second;
+  }
+  return nullptr;
+}
+
+std::string_view LabelBuilder::get(Name name) const {
+  if (const auto* v = added(name)) return *v;
+  if (name.empty() || deleted(name)) return {};
+  std::string_view v = own_ ? own_->get(name) : std::string_view();
+  return v.empty() && group_ ? group_->get(name) : v;
+}
+
+void LabelBuilder::set(Name name, std::string_view value) {
+  if (value.empty()) return del(name);
+  if (arena_used_ == arena_.size()) arena_.emplace_back();
+  std::string& slot = arena_[arena_used_++];
+  slot.assign(value);
+  for (auto& a : add_) {
+    if (a.first == name) {
+      a.second = slot;
+      return;
+    }
+  }
+  add_.emplace_back(name, slot);
+}
+
+void LabelBuilder::del(Name name) {
+  std::erase_if(add_, [&](const Entry& e) { return e.first == name; });
+  del_.push_back(name);
+}
+
+std::size_t LabelBuilder::snapshot(std::vector<Entry>& out) const {
+  out.clear();
+  for_each_merged(group_, own_, [&](Name n, std::string_view v) {
+    if (!deleted(n) && !added(n)) out.emplace_back(n, v);
+  });
+  const std::size_t base_count = out.size();
+  out.insert(out.end(), add_.begin(), add_.end());
+  return base_count;
+}
+
+std::vector<std::pair<std::string, std::string>> LabelBuilder::sorted() const {
+  std::vector<Entry> entries;
+  snapshot(entries);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [n, v] : entries) out.emplace_back(std::string(n.text()), std::string(v));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace allocation

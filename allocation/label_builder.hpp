@@ -1,0 +1,49 @@
+// A mutable view of a target's labels for relabeling, with Prometheus's
+// labels.Builder semantics: a base (the target's own and group label sets,
+// read in place and never copied), a list of added/overridden labels in
+// insertion order, and a list of deleted names.
+// Contract: values passed to set() are copied into an arena the builder
+// reuses across reset() calls, so relabeling a stream of targets allocates
+// nothing once the arena has grown. Views returned by get() stay valid
+// until the next reset(). Setting an empty value deletes the label.
+#pragma once
+
+#include <deque>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "allocation/labels.hpp"
+
+namespace allocation {
+
+class LabelBuilder {
+ public:
+  using Entry = std::pair<Name, std::string_view>;
+
+  void reset(const LabelSet* group, const LabelSet* own);
+  std::string_view get(Name name) const;
+  void set(Name name, std::string_view value);
+  void del(Name name);
+
+  // The current labels in Prometheus's Range order: untouched base labels
+  // (in Name id order here), then added labels in insertion order.
+  // Returns how many leading entries are untouched base labels.
+  std::size_t snapshot(std::vector<Entry>& out) const;
+  // The current labels sorted by name text (for tests and output).
+  std::vector<std::pair<std::string, std::string>> sorted() const;
+
+ private:
+  bool deleted(Name name) const;
+  const std::string_view* added(Name name) const;
+
+  const LabelSet* group_ = nullptr;
+  const LabelSet* own_ = nullptr;
+  std::vector<Entry> add_;
+  std::vector<Name> del_;
+  std::deque<std::string> arena_;  // stable addresses; reused across resets
+  std::size_t arena_used_ = 0;
+};
+
+}  // namespace allocation

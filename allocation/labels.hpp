@@ -1,0 +1,130 @@
+// Label names, label sets and their fingerprints, shared by targets,
+// relabeling and the HTTP responses.
+// Contract: a Name is an interned label name: equal texts give the same
+// Name for the life of the process (names are never freed; a cluster has a
+// bounded set of label names), so comparing, copying and hashing a Name is
+// one word. Interning is thread-safe. A LabelSet is immutable after
+// construction, holds each name once, and iterates in Name id order (not
+// text order: use sorted_by_text() where text order matters). It computes
+// its fingerprint and locates __address__ once, when built (by discovery),
+// so the allocator's per-target work never walks the labels again.
+// Fingerprints use each name's text hash, so they are identical in every
+// process.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace allocation {
+
+struct NameEntry {
+  std::string text;
+  std::uint64_t hash = 0;  // hash_bytes(text); stable across processes
+  std::uint32_t id = 0;    // interning order; process-local
+};
+
+class Name {
+ public:
+  Name() = default;
+  static Name intern(std::string_view text);
+  // The existing Name for `text`, or an empty Name when never interned.
+  static Name find(std::string_view text);
+
+  bool empty() const { return e_ == nullptr; }
+  std::string_view text() const;
+  std::uint64_t hash() const { return e_ ? e_->hash : 0; }
+  std::uint32_t id() const { return e_ ? e_->id : 0; }
+
+  friend bool operator==(Name a, Name b) { return a.e_ == b.e_; }
+  friend bool operator<(Name a, Name b) { return a.id() < b.id(); }
+
+ private:
+  explicit Name(const NameEntry* e) : e_(e) {}
+  const NameEntry* e_ = nullptr;
+};
+
+// Well-known names, interned once.
+struct Names {
+  static const Names& get();
+  Name address, pod_node, node_name, endpoint_node, slice_kind, slice_name;
+};
+
+struct Label {
+  Name name;
+  std::string value;
+};
+
+// Prometheus's label name rule: [a-zA-Z_][a-zA-Z0-9_]*.
+bool valid_label_name(std::string_view s);
+
+class LabelSet {
+ public:
+  LabelSet() = default;
+  // Sorts by Name id; on duplicate names the last one wins. Empty values
+  // are dropped (Prometheus treats an empty value as an absent label).
+  explicit LabelSet(std::vector<Label> labels);
+  LabelSet(std::initializer_list<std::pair<std::string_view, std::string_view>> labels);
+
+  std::span<const Label> labels() const { return labels_; }
+  std::size_t size() const { return labels_.size(); }
+  bool empty() const { return labels_.empty(); }
+  // The value of `name`, or "" when absent.
+  std::string_view get(Name name) const;
+  // Wrapping sum of label_hash over the labels (order-independent).
+  std::uint64_t fingerprint() const { return fingerprint_; }
+  // The __address__ value ("" when absent) and its hash_bytes.
+  std::string_view address() const;
+  std::uint64_t address_hash() const { return address_hash_; }
+  // Hints the CPU to start loading the storage lookups will touch (used
+  // when sweeping many cold label sets).
+  void prefetch() const {
+    const auto* ids = reinterpret_cast<const char*>(ids_.data());
+    const auto* labels = reinterpret_cast<const char*>(labels_.data());
+    for (std::size_t b = 0; b < ids_.size() * sizeof(std::uint32_t); b += 64) __builtin_prefetch(ids + b);
+    for (std::size_t b = 0; b < labels_.size() * sizeof(Label); b += 64) __builtin_prefetch(labels + b);
+  }
+
+ private:
+  void finish();
+
+  std::vector<Label> labels_;
+  std::vector<std::uint32_t> ids_;  // labels_[i].name.id(), packed for lookups
+  std::uint64_t fingerprint_ = 0;
+  std::uint64_t address_hash_ = 0;
+  std::int32_t address_ = -1;
+};
+
+// Hash of one label; a label set's fingerprint is the wrapping sum of its
+// labels' hashes, so it does not depend on iteration order.
+std::uint64_t label_hash(Name name, std::string_view value);
+
+// Calls f(Name, std::string_view) for the union of `group` and `own`, where
+// `own` wins on equal names (Prometheus's precedence: a target's labels win
+// over its group's). Either may be null. Iterates in Name id order.
+template <class F>
+void for_each_merged(const LabelSet* group, const LabelSet* own, F&& f) {
+  static const LabelSet none;
+  auto g = (group ? group : &none)->labels();
+  auto o = (own ? own : &none)->labels();
+  std::size_t i = 0, j = 0;
+  while (i < g.size() || j < o.size()) {
+    if (j == o.size() || (i < g.size() && g[i].name < o[j].name)) {
+      f(g[i].name, std::string_view(g[i].value));
+      ++i;
+    } else {
+      if (i < g.size() && g[i].name == o[j].name) ++i;
+      f(o[j].name, std::string_view(o[j].value));
+      ++j;
+    }
+  }
+}
+
+// The merged labels as (text, value) pairs in text order (for output).
+std::vector<std::pair<std::string_view, std::string_view>> sorted_by_text(const LabelSet* group, const LabelSet* own);
+
+}  // namespace allocation

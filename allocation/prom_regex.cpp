@@ -1,0 +1,149 @@
+#include "allocation/prom_regex.hpp"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace allocation {
+namespace {
+
+bool is_literal(std::string_view p) {
+  return p.find_first_of("\\.+*?()|[]{}^$") == std::string_view::npos;
+}
+
+bool name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// Parses the reference after a '$' (Go's regexp extract): returns the name
+// and the length consumed, or an empty name when malformed.
+std::pair<std::string_view, std::size_t> extract(std::string_view s) {
+  const bool brace = !s.empty() && s[0] == '{';
+  std::size_t i = brace ? 1 : 0;
+  const std::size_t start = i;
+  while (i < s.size() && name_char(s[i])) ++i;
+  if (i == start) return {{}, 0};
+  std::string_view name = s.substr(start, i - start);
+  if (brace) {
+    if (i >= s.size() || s[i] != '}') return {{}, 0};
+    ++i;
+  }
+  return {name, i};
+}
+
+// The group number `name` denotes, or -1 when it is not a number (Go: no
+// leading zeros, at most 8 digits).
+int group_number(std::string_view name) {
+  if (name.size() > 1 && name[0] == '0') return -1;
+  int num = 0;
+  for (char c : name) {
+    if (c < '0' || c > '9' || num >= 100000000) return -1;
+    num = num * 10 + (c - '0');
+  }
+  return num;
+}
+
+}  // namespace
+
+// Recognises the fast-path shapes; every group of those captures the whole
+// input, so match() can fill groups without RE2.
+bool PromRegex::classify() {
+  std::string_view p = pattern_;
+  groups_ = 1;
+  if (p.size() >= 2 && p.front() == '(' && p.back() == ')' && p.find_first_of("()", 1) == p.size() - 1) {
+    p = p.substr(1, p.size() - 2);
+    groups_ = 2;
+  }
+  if (p == ".*") return kind_ = Kind::everything, true;
+  if (is_literal(p)) return kind_ = Kind::literal, literals_ = {std::string(p)}, true;
+  if (p.size() > 2 && p.ends_with(".*") && is_literal(p.substr(0, p.size() - 2))) {
+    return kind_ = Kind::prefix, literals_ = {std::string(p.substr(0, p.size() - 2))}, true;
+  }
+  if (p.find('|') == std::string_view::npos) return false;
+  std::vector<std::string> alternatives;
+  for (std::size_t start = 0;;) {
+    const std::size_t bar = p.find('|', start);
+    std::string_view alt = p.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start);
+    if (!is_literal(alt)) return false;
+    alternatives.emplace_back(alt);
+    if (bar == std::string_view::npos) break;
+    start = bar + 1;
+  }
+  kind_ = Kind::alternatives;
+  literals_ = std::move(alternatives);
+  return true;
+}
+
+PromRegex::PromRegex(std::string pattern) : pattern_(std::move(pattern)) {
+  if (classify()) return;
+  RE2::Options opts;
+  opts.set_log_errors(false);
+  re_ = std::make_unique<RE2>("^(?:" + pattern_ + ")$", opts);
+  if (!re_->ok()) throw std::invalid_argument(re_->error());
+  groups_ = re_->NumberOfCapturingGroups() + 1;
+  names_ = re_->NamedCapturingGroups();
+}
+
+PromRegex::~PromRegex() = default;
+PromRegex::PromRegex(PromRegex&&) noexcept = default;
+PromRegex& PromRegex::operator=(PromRegex&&) noexcept = default;
+
+bool PromRegex::match(std::string_view s) const {
+  switch (kind_) {
+    case Kind::everything:
+      return s.find('\n') == std::string_view::npos;
+    case Kind::literal:
+      return s == literals_[0];
+    case Kind::prefix:
+      return s.starts_with(literals_[0]) && s.find('\n', literals_[0].size()) == std::string_view::npos;
+    case Kind::alternatives:
+      return std::find(literals_.begin(), literals_.end(), s) != literals_.end();
+    case Kind::general:
+      break;
+  }
+  return RE2::FullMatch(re2::StringPiece(s.data(), s.size()), *re_);
+}
+
+bool PromRegex::match(std::string_view s, std::vector<std::string_view>& groups) const {
+  groups.assign(static_cast<std::size_t>(groups_), std::string_view());
+  if (kind_ != Kind::general) {
+    if (!match(s)) return false;
+    for (auto& g : groups) g = s;
+    return true;
+  }
+  std::vector<re2::StringPiece> pieces(static_cast<std::size_t>(groups_));
+  if (!re_->Match(re2::StringPiece(s.data(), s.size()), 0, s.size(), RE2::ANCHOR_BOTH, pieces.data(), groups_)) {
+    return false;
+  }
+  for (std::size_t i = 0; i < pieces.size(); ++i) groups[i] = std::string_view(pieces[i].data(), pieces[i].size());
+  return true;
+}
+
+void PromRegex::expand(std::string_view tmpl, std::span<const std::string_view> groups, std::string& out) const {
+  while (!tmpl.empty()) {
+    const std::size_t dollar = tmpl.find('$');
+    out.append(tmpl.substr(0, dollar));
+    if (dollar == std::string_view::npos) return;
+    tmpl.remove_prefix(dollar + 1);
+    if (!tmpl.empty() && tmpl[0] == '$') {
+      out.push_back('$');
+      tmpl.remove_prefix(1);
+      continue;
+    }
+    auto [name, used] = extract(tmpl);
+    if (used == 0) {
+      out.push_back('$');
+      continue;
+    }
+    tmpl.remove_prefix(used);
+    int num = group_number(name);
+    if (num < 0) {
+      auto it = names_.find(std::string(name));
+      num = it == names_.end() ? -1 : it->second;
+    }
+    if (num >= 0 && static_cast<std::size_t>(num) < groups.size()) out.append(groups[static_cast<std::size_t>(num)]);
+  }
+}
+
+}  // namespace allocation

@@ -1,0 +1,186 @@
+#include "allocation/responses.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "model/yaml_emit.hpp"
+
+namespace allocation {
+namespace {
+
+constexpr char kHex[] = "0123456789abcdef";
+
+void append_target(std::string& out, const Target& t) {
+  out += "{\"targets\":[";
+  append_json_string(out, t.address);
+  out += "],\"labels\":{";
+  bool first = true;
+  for (const auto& [name, value] : sorted_by_text(t.group.get(), t.own.get())) {
+    if (!first) out += ',';
+    first = false;
+    append_json_string(out, name);
+    out += ':';
+    append_json_string(out, value);
+  }
+  out += "}}";
+}
+
+void append_targets(std::string& out, const Allocator& a, const JobBucket* bucket) {
+  out += '[';
+  if (bucket) {
+    for (std::size_t i = 0; i < bucket->targets.size(); ++i) {
+      if (i > 0) out += ',';
+      append_target(out, a.targets()[bucket->targets[i]]);
+    }
+  }
+  out += ']';
+}
+
+bool secret_key(std::string_view parent, std::string_view key) {
+  if (key == "password" || key == "credentials" || key == "client_secret" || key == "bearer_token") return true;
+  return parent == "tls_config" && key == "key";
+}
+
+void mask_secrets(model::Value& v, std::string_view parent) {
+  if (v.is_array()) {
+    for (auto& item : v.as_array()) mask_secrets(item, parent);
+  } else if (v.is_object()) {
+    for (auto& [key, child] : v.as_object()) {
+      if (secret_key(parent, key) && !child.is_null()) {
+        child = model::Value("<secret>");
+      } else if (parent == "proxy_connect_header" && child.is_array()) {
+        for (auto& s : child.as_array()) s = model::Value("<secret>");
+      } else {
+        mask_secrets(child, key);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void append_json_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+      out += "\\u00";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else if (c == 0xe2 && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80 &&
+               (static_cast<unsigned char>(s[i + 2]) & 0xfe) == 0xa8) {
+      out += (static_cast<unsigned char>(s[i + 2]) == 0xa8) ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+}
+
+std::string query_escape(std::string_view s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+        c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else if (c == ' ') {
+      out += '+';
+    } else {
+      out += '%';
+      out += static_cast<char>(std::toupper(kHex[c >> 4]));
+      out += static_cast<char>(std::toupper(kHex[c & 15]));
+    }
+  }
+  return out;
+}
+
+std::string scrape_configs_json(const model::Value& scrape_configs) {
+  model::Value out = model::Value::object();
+  if (scrape_configs.is_array()) {
+    for (const auto& sc : scrape_configs.as_array()) {
+      const model::Value* name = sc.find("job_name");
+      if (!name || !name->is_string()) continue;
+      model::Value copy = sc;
+      mask_secrets(copy, "");
+      out.set(name->as_string(), std::move(copy));
+    }
+  }
+  return model::to_json(out) + "\n";
+}
+
+std::string jobs_json(const Allocator& a) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < a.jobs().size(); ++i) {
+    if (i > 0) out += ',';
+    append_json_string(out, a.jobs()[i].text());
+    out += ":{\"_link\":";
+    append_json_string(out, "/jobs/" + query_escape(a.jobs()[i].text()) + "/targets");
+    out += '}';
+  }
+  return out + "}\n";
+}
+
+std::string job_targets_json(const Allocator& a, std::string_view job) {
+  const Name name = Name::find(job);
+  std::string out = "{";
+  for (std::size_t c = 0; c < a.collectors().size(); ++c) {
+    const std::string& collector = a.collectors()[c].name;
+    if (c > 0) out += ',';
+    append_json_string(out, collector);
+    out += ":{\"_link\":";
+    append_json_string(out, "/jobs/" + query_escape(job) + "/targets?collector_id=" + collector);
+    out += ",\"targets\":";
+    append_targets(out, a, name.empty() ? nullptr : a.bucket(collector, name));
+    out += '}';
+  }
+  return out + "}\n";
+}
+
+std::string collector_targets_json(const Allocator& a, std::string_view collector, std::string_view job) {
+  const Name name = Name::find(job);
+  std::string out;
+  append_targets(out, a, name.empty() ? nullptr : a.bucket(collector, name));
+  return out + "\n";
+}
+
+ResponseCache::Body ResponseCache::collector_targets(const Allocator& a, std::string_view collector,
+                                                     std::string_view job) {
+  const Name name = Name::find(job);
+  const JobBucket* bucket = name.empty() ? nullptr : a.bucket(collector, name);
+  if (!bucket) {
+    if (!empty_) empty_ = std::make_shared<const std::string>("[]\n");
+    return empty_;
+  }
+  key_.assign(collector);
+  key_ += '\0';
+  key_ += job;
+  auto it = entries_.find(std::string_view(key_));
+  if (it == entries_.end()) it = entries_.emplace(key_, Entry{}).first;
+  if (!it->second.body || it->second.version != bucket->version) {
+    it->second.body = std::make_shared<const std::string>(collector_targets_json(a, collector, job));
+    it->second.version = bucket->version;
+  }
+  return it->second.body;
+}
+
+void ResponseCache::prune(const Allocator& a) {
+  std::erase_if(entries_, [&](const auto& e) {
+    const std::string& key = e.first;
+    const auto sep = key.find('\0');
+    const Name job = Name::find(std::string_view(key).substr(sep + 1));
+    const JobBucket* b = job.empty() ? nullptr : a.bucket(std::string_view(key).substr(0, sep), job);
+    return !b || b->version != e.second.version;
+  });
+}
+
+}  // namespace allocation

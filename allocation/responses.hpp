@@ -1,0 +1,62 @@
+// The target allocator's HTTP response bodies, as pure functions of the
+// allocator state (the server comes later). Shapes follow upstream
+// (reference §2): /scrape_configs, /jobs, /jobs/{job}/targets and
+// /jobs/{job}/targets?collector_id=. Bodies end in "\n" as Go's
+// json.Encoder writes them; strings are escaped as Go's encoding/json does
+// (including <, > and & as \u003c, \u003e, \u0026).
+// Contract: ResponseCache serves a collector's per-job body from bytes built
+// once per bucket version; a body is rebuilt only after that collector's
+// targets of that job changed.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "allocation/allocator.hpp"
+#include "model/value.hpp"
+
+namespace allocation {
+
+// Appends `s` as a JSON string literal with Go's escaping.
+void append_json_string(std::string& out, std::string_view s);
+// Go's url.QueryEscape.
+std::string query_escape(std::string_view s);
+
+// {"<job>": <scrape config>} from a list of scrape configs; secret fields
+// (password, credentials, client_secret, bearer_token, tls_config.key,
+// proxy_connect_header values) render as "<secret>".
+std::string scrape_configs_json(const model::Value& scrape_configs);
+// {"<job>": {"_link": "/jobs/<escaped job>/targets"}}
+std::string jobs_json(const Allocator& a);
+// {"<collector>": {"_link": "...?collector_id=<collector>", "targets": [...]}}
+// for every known collector.
+std::string job_targets_json(const Allocator& a, std::string_view job);
+// [{"targets": ["<address>"], "labels": {...}}], "[]" when unknown.
+std::string collector_targets_json(const Allocator& a, std::string_view collector, std::string_view job);
+
+class ResponseCache {
+ public:
+  using Body = std::shared_ptr<const std::string>;
+  Body collector_targets(const Allocator& a, std::string_view collector, std::string_view job);
+  // Forgets bodies of buckets that no longer exist.
+  void prune(const Allocator& a);
+  std::size_t size() const { return entries_.size(); }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  struct Entry {
+    std::uint64_t version = 0;
+    Body body;
+  };
+  // key: collector + '\0' + job
+  std::unordered_map<std::string, Entry, Hash, std::equal_to<>> entries_;
+  std::string key_;
+  Body empty_;
+};
+
+}  // namespace allocation

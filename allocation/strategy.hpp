@@ -1,0 +1,64 @@
+// Allocation strategies, selected by upstream's config names:
+// "consistent-hashing" (default), "least-weighted" and "per-node".
+// Contract: assign() maps every target to an index into `collectors` or to
+// kUnassigned. Inputs are only the eligible collectors. consistent-hashing
+// and per-node are pure functions of the target keys and collector names
+// (any input order gives the same mapping, so replicas agree);
+// least-weighted keeps `previous` assignments and is deterministic given
+// the same sequence of calls.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace allocation {
+
+inline constexpr std::uint32_t kUnassigned = 0xffffffffu;
+
+struct StrategyTarget {
+  std::uint64_t key = 0;   // placement key (job + address)
+  std::uint64_t hash = 0;  // identity; breaks ties between equal keys
+  std::string_view node;   // only read by per-node
+};
+
+struct StrategyCollector {
+  std::string_view name;
+  std::string_view node;
+  std::uint64_t seed = 0;  // collector_seed(name)
+};
+
+std::uint64_t collector_seed(std::string_view name);
+
+struct StrategyConfig {
+  std::string name = "consistent-hashing";
+  // consistent-hashing: every collector's load stays within
+  // [(1-tolerance)·avg, (1+tolerance)·avg] once avg is large enough that
+  // the band holds at least one integer on each side.
+  double balance_tolerance = 0.05;
+  // least-weighted: when a collector joins (holds no previous target),
+  // move targets from the most loaded collectors until max-min <= 1.
+  bool rebalance_on_scale_out = false;
+  // per-node: strategy for targets without a node ("" leaves them unassigned,
+  // as upstream v0.98 does).
+  std::string fallback;
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  virtual std::string_view name() const = 0;
+  // `previous[i]` is target i's collector before this change (an index into
+  // `collectors`, or kUnassigned). `out` is resized to targets.size().
+  virtual void assign(std::span<const StrategyTarget> targets, std::span<const StrategyCollector> collectors,
+                      std::span<const std::uint32_t> previous, std::vector<std::uint32_t>& out) = 0;
+};
+
+// Throws std::invalid_argument naming the field on an unknown name or a bad
+// option.
+std::unique_ptr<Strategy> make_strategy(const StrategyConfig& config);
+
+}  // namespace allocation

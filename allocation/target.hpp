@@ -1,0 +1,59 @@
+// Scrape targets: discovery output (target groups) and the target items the
+// allocator assigns.
+// Contract: a Target shares its label sets with the discovery output
+// (shared_ptr, never copied), so an item costs a few words whatever its label
+// count, and building one reads only the label sets' precomputed
+// fingerprints. `hash` identifies the target: job + group labels + target
+// labels (a label change is a different target, as upstream; the two label
+// sets are hashed separately, so equal merged sets split differently between
+// group and target are distinct targets). `key` places it (job + address:
+// targets with one address in one job land together, and a label change
+// alone does not move a target's preferences).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "allocation/labels.hpp"
+
+namespace allocation {
+
+// One discovery group: labels shared by its targets plus one label set per
+// target (which must contain __address__).
+struct TargetGroup {
+  std::shared_ptr<const LabelSet> labels;  // may be null
+  std::vector<std::shared_ptr<const LabelSet>> targets;
+};
+
+struct Target {
+  Name job;
+  std::shared_ptr<const LabelSet> group;  // may be null
+  std::shared_ptr<const LabelSet> own;
+  std::string_view address;  // points into `own` or `group`
+  std::uint64_t hash = 0;
+  std::uint64_t key = 0;
+
+  std::string_view get(Name n) const {
+    auto v = own ? own->get(n) : std::string_view();
+    return v.empty() && group ? group->get(n) : v;
+  }
+};
+
+// Builds one target (nullopt-like: returns false when it has no address).
+bool make_target(Name job, const std::shared_ptr<const LabelSet>& group, const std::shared_ptr<const LabelSet>& own,
+                 Target& out);
+
+// Appends the items of one job's groups to `out`, skipping label sets
+// without __address__ (Prometheus drops those too).
+void append_targets(Name job, std::span<const TargetGroup> groups, std::vector<Target>& out);
+
+// The node a target runs on, as upstream's per-node strategy reads it: the
+// first of __meta_kubernetes_pod_node_name, __meta_kubernetes_node_name,
+// __meta_kubernetes_endpoint_node_name, or the endpointslice target name
+// when the target kind is Node. Empty when none.
+std::string_view target_node(const Target& t);
+
+}  // namespace allocation

@@ -1,0 +1,173 @@
+#include "k8s/sim/server.hpp"
+
+#include <sys/socket.h>
+
+#include <httplib.h>
+#include <condition_variable>
+#include <deque>
+#include <stdexcept>
+#include <thread>
+
+namespace k8s::sim {
+
+namespace {
+
+// A task queue that starts a thread whenever no worker is idle, so a
+// long-lived watch never blocks other requests.
+class ElasticPool : public httplib::TaskQueue {
+ public:
+  explicit ElasticPool(std::size_t max_threads) : max_(max_threads) {}
+  ~ElasticPool() override { shutdown(); }
+
+  void enqueue(std::function<void()> fn) override {
+    std::lock_guard lock(mutex_);
+    jobs_.push_back(std::move(fn));
+    if (idle_ == 0 && threads_.size() < max_) threads_.emplace_back([this] { work(); });
+    cv_.notify_one();
+  }
+
+  void shutdown() override {
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_) return;
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+
+ private:
+  void work() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      ++idle_;
+      cv_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
+      --idle_;
+      if (jobs_.empty()) return;  // stopping
+      auto fn = std::move(jobs_.front());
+      jobs_.pop_front();
+      lock.unlock();
+      fn();
+      lock.lock();
+    }
+  }
+
+  std::size_t max_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_;
+  std::vector<std::thread> threads_;
+  std::size_t idle_ = 0;
+  bool stopping_ = false;
+};
+
+// Exposes the listening socket so the backlog can be raised after bind.
+class HttpServer : public httplib::Server {
+ public:
+  void raise_backlog(int backlog) { ::listen(svr_sock_, backlog); }
+};
+
+HttpRequest to_request(const httplib::Request& req) {
+  HttpRequest r;
+  r.method = req.method;
+  r.path = req.path;
+  for (const auto& [k, v] : req.params) r.query.emplace(k, v);
+  r.accept = req.get_header_value("Accept");
+  r.content_type = req.get_header_value("Content-Type");
+  r.body = req.body;
+  return r;
+}
+
+std::string warning_header(const std::string& text) {
+  std::string out = "299 - \"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+void stream_watch(httplib::Response& res, std::shared_ptr<WatchStream> stream, std::chrono::seconds heartbeat) {
+  auto idle = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+  res.set_chunked_content_provider("application/json;stream=watch",
+                                   [stream, heartbeat, idle](std::size_t, httplib::DataSink& sink) {
+                                     auto chunk = stream->next(std::chrono::milliseconds(500));
+                                     if (!chunk) {
+                                       sink.done();
+                                       return true;
+                                     }
+                                     auto now = std::chrono::steady_clock::now();
+                                     if (chunk->empty() && now - *idle < heartbeat) return true;
+                                     if (chunk->empty()) *chunk = "\n";
+                                     *idle = now;
+                                     return sink.write(chunk->data(), chunk->size());
+                                   });
+}
+
+}  // namespace
+
+struct Server::Impl {
+  HttpServer http;
+  std::unique_ptr<Api> api;
+  std::thread thread;
+  Cluster* cluster = nullptr;
+};
+
+Server::Server(Cluster& cluster, ServerOptions options) : impl_(std::make_unique<Impl>()), options_(options) {
+  impl_->cluster = &cluster;
+  impl_->api = std::make_unique<Api>(cluster, options_.api);
+  auto& http = impl_->http;
+  std::size_t max_threads = options_.max_threads;
+  http.new_task_queue = [max_threads] { return new ElasticPool(max_threads); };
+  http.set_tcp_nodelay(true);
+  http.set_keep_alive_max_count(10000);
+  http.set_keep_alive_timeout(30);
+  auto heartbeat = options_.heartbeat_interval;
+  Api* api = impl_->api.get();
+  auto handler = [api, heartbeat](const httplib::Request& req, httplib::Response& res) {
+    HttpResponse out = api->handle(to_request(req));
+    res.status = out.status;
+    for (const auto& w : out.warnings) res.set_header("Warning", warning_header(w));
+    for (const auto& [k, v] : out.headers) res.set_header(k, v);
+    if (out.stream)
+      stream_watch(res, out.stream, heartbeat);
+    else
+      res.set_content(out.body, out.content_type);
+  };
+  http.Get(".*", handler);
+  http.Post(".*", handler);
+  http.Put(".*", handler);
+  http.Patch(".*", handler);
+  http.Delete(".*", handler);
+}
+
+Server::~Server() {
+  stop();
+}
+
+int Server::start() {
+  auto& http = impl_->http;
+  if (options_.port == 0)
+    port_ = http.bind_to_any_port(options_.host);
+  else
+    port_ = http.bind_to_port(options_.host, options_.port) ? options_.port : -1;
+  if (port_ <= 0) throw std::runtime_error("cannot listen on " + options_.host + ":" + std::to_string(options_.port));
+  http.raise_backlog(options_.backlog);
+  impl_->api->set_server_address(options_.host + ":" + std::to_string(port_));
+  impl_->thread = std::thread([&http] { http.listen_after_bind(); });
+  for (int i = 0; i < 5000 && !http.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return port_;
+}
+
+void Server::stop() {
+  if (!impl_->thread.joinable()) return;
+  impl_->cluster->store().close_watchers();
+  impl_->http.stop();
+  impl_->thread.join();
+}
+
+std::string Server::url() const {
+  return "http://" + options_.host + ":" + std::to_string(port_);
+}
+
+}  // namespace k8s::sim

@@ -1,0 +1,52 @@
+// The HTTP transport of simcluster: cpp-httplib serving an Api on a
+// background thread. TCP_NODELAY is on, the listen backlog is raised, and
+// connections run on an elastic thread pool that grows with the number of
+// long-lived watches (up to max_threads).
+// Contract: start() binds (port 0 picks a free port) and returns once the
+// server accepts connections; stop() ends every watch and joins all
+// threads. Idle watch streams send a single "\n" every
+// heartbeat_interval so dead clients are noticed (JSON stream decoders
+// skip whitespace between events).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "k8s/sim/api.hpp"
+#include "k8s/sim/cluster.hpp"
+
+namespace k8s::sim {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;
+  std::size_t max_threads = 4096;
+  int backlog = 4096;
+  std::chrono::seconds heartbeat_interval{10};
+  ApiOptions api;
+};
+
+class Server {
+ public:
+  Server(Cluster& cluster, ServerOptions options);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds and starts serving; returns the bound port. Throws
+  // std::runtime_error when the address cannot be bound.
+  int start();
+  void stop();
+  int port() const { return port_; }
+  // "http://HOST:PORT"
+  std::string url() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  ServerOptions options_;
+  int port_ = 0;
+};
+
+}  // namespace k8s::sim

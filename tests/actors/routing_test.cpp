@@ -1,0 +1,174 @@
+#include <catch2/catch.hpp>
+
+#include "actors/core/pipeline.hpp"
+#include "actors/core/router.hpp"
+#include "actors_fixtures.hpp"
+
+using namespace actors::core;
+using actors_test::doc;
+
+namespace {
+
+const RootKey kAlpha{"mon", "alpha"}, kBeta{"mon", "beta"};
+
+Pipeline settled_scenario(actors_test::Cluster& c) {
+  c.apply_yaml(actors_test::kScenario);
+  Pipeline p;
+  for (const auto& e : c.events()) p.feed(e);
+  p.settle();
+  return p;
+}
+
+Event sm_event(std::uint64_t seq, const std::string& ns, const std::string& name, const std::string& team,
+               EventType t = EventType::modified) {
+  return make_event(
+      seq, 0, t,
+      doc("{apiVersion: monitoring.coreos.com/v1, kind: ServiceMonitor, metadata: {name: " + name +
+          ", namespace: " + ns + ", labels: {team: " + team + "}}, spec: {selector: {}, endpoints: [{port: x}]}}"));
+}
+
+Subscriptions sm_subscription(const std::string& team, bool with_match_labels = true) {
+  Subscriptions s;
+  model::LabelSelector sel;
+  if (with_match_labels)
+    sel.match_labels["team"] = team;
+  else
+    sel.match_expressions.push_back({"team", "In", {team}});
+  s.selectors.push_back({"ServiceMonitor", sel, model::LabelSelector{}, "mon"});
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("a monitor shared by two roots is routed to both", "[actors][routing]") {
+  actors_test::Cluster c;
+  Pipeline p = settled_scenario(c);
+  Router& r = p.router();
+  CHECK(r.route(sm_event(100, "app1", "web-a", "web")).roots == std::set<RootKey>{kAlpha, kBeta});
+  // web-b lives in app2 (monitored=no): only beta selects every namespace.
+  CHECK(r.route(sm_event(101, "app2", "web-b", "web")).roots == std::set<RootKey>{kBeta});
+  CHECK(r.route(sm_event(102, "app1", "db", "db")).roots.empty());
+  // A relabel away from team=web still reaches the roots that selected the old object.
+  CHECK(r.route(sm_event(103, "app1", "web-a", "db")).roots == std::set<RootKey>{kAlpha, kBeta});
+  CHECK(r.route(sm_event(104, "app1", "web-a", "db")).roots.empty());
+  // The bearer-token Secret is referenced by both roots through web-a.
+  auto secret = make_event(105, 0, EventType::modified,
+                           doc("{apiVersion: v1, kind: Secret, metadata: {name: token, namespace: app1}}"));
+  CHECK(r.route(secret).roots == std::set<RootKey>{kAlpha, kBeta});
+}
+
+TEST_CASE("a Namespace relabel moves monitors in and out", "[actors][routing]") {
+  actors_test::Cluster c;
+  Pipeline p = settled_scenario(c);
+  auto relabel = [&](const std::string& value) {
+    return c.add(doc("{apiVersion: v1, kind: Namespace, metadata: {name: app2, labels: {monitored: '" + value + "'}}}"),
+                 EventType::modified);
+  };
+  Routing in = p.router().route(relabel("yes"));
+  CHECK(in.roots == std::set<RootKey>{kAlpha});  // beta selects every namespace: unchanged
+  CHECK(in.broadcast);
+  REQUIRE(in.deltas.count(kAlpha));
+  REQUIRE(in.deltas.at(kAlpha).gained.size() == 1);  // web-b, the member alpha did not have
+  CHECK(object_key(*in.deltas.at(kAlpha).gained[0].second) == model::Key{"app2", "web-b"});
+  CHECK(in.deltas.at(kAlpha).lost.empty());
+  Routing same = p.router().route(relabel("yes"));
+  CHECK(same.roots.empty());
+  Routing out = p.router().route(relabel("no"));
+  CHECK(out.roots == std::set<RootKey>{kAlpha});
+  REQUIRE(out.deltas.at(kAlpha).lost.size() == 1);
+  CHECK(out.deltas.at(kAlpha).lost[0] == std::make_pair(std::string("ServiceMonitor"), model::Key{"app2", "web-b"}));
+  // Through the whole pipeline: web-b enters alpha's config, then leaves.
+  Pipeline live;
+  for (const auto& e : c.events()) live.feed(e);
+  live.settle();
+  auto alpha_config = [&]() { return actors_test::yaml_of(live.roots().at(kAlpha).desired); };
+  CHECK(alpha_config().find("web-b") == std::string::npos);
+  live.feed(relabel("yes"));
+  live.settle();
+  CHECK(live.roots().at(kAlpha).inventory.service_monitors.count({"app2", "web-b"}) == 1);
+  CHECK(actors_test::yaml_of(live.desired()) == actors_test::yaml_of(c.reference()));
+  live.feed(relabel("no"));
+  live.settle();
+  CHECK(live.roots().at(kAlpha).inventory.service_monitors.count({"app2", "web-b"}) == 0);
+  CHECK(actors_test::yaml_of(live.desired()) == actors_test::yaml_of(c.reference()));
+}
+
+TEST_CASE("replacing a root's subscriptions reports what it gains and loses", "[actors][routing]") {
+  Router r;
+  for (int i = 0; i < 3; ++i) r.route(sm_event(i + 1, "ns" + std::to_string(i), "sm", i == 2 ? "b" : "a"));
+  const RootKey root{"mon", "x"};
+  SubscriptionDelta d = r.set_subscriptions(root, sm_subscription("a"));
+  CHECK(d.gained.size() == 2);
+  CHECK(d.lost.empty());
+  CHECK(r.set_subscriptions(root, sm_subscription("a")).empty());  // unchanged
+  d = r.set_subscriptions(root, sm_subscription("b"));
+  REQUIRE(d.gained.size() == 1);
+  CHECK(object_key(*d.gained[0].second) == model::Key{"ns2", "sm"});
+  CHECK(d.lost.size() == 2);
+  CHECK(r.route(sm_event(10, "ns0", "sm", "a")).roots.empty());
+  CHECK(r.route(sm_event(11, "ns2", "sm", "b")).roots == std::set<RootKey>{root});
+  r.remove_root(root);
+  CHECK(r.route(sm_event(12, "ns2", "sm", "b")).roots.empty());
+  CHECK(r.index("ServiceMonitor").subscription_count() == 0);
+}
+
+TEST_CASE("routing examines only the candidate subscriptions", "[actors][routing]") {
+  Router r;
+  for (int i = 0; i < 1000; ++i)
+    r.set_subscriptions({"mon", "root-" + std::to_string(i)}, sm_subscription("t" + std::to_string(i)));
+  // matchExpressions-only selectors: `In` is indexed by its values...
+  for (int i = 0; i < 5; ++i)
+    r.set_subscriptions({"mon", "expr-" + std::to_string(i)}, sm_subscription("e" + std::to_string(i), false));
+  // ...while Exists (like NotIn and DoesNotExist) must always be checked.
+  for (int i = 0; i < 3; ++i) {
+    Subscriptions s;
+    model::LabelSelector sel;
+    sel.match_expressions.push_back({"tier-" + std::to_string(i), "Exists", {}});
+    s.selectors.push_back({"ServiceMonitor", sel, model::LabelSelector{}, "mon"});
+    r.set_subscriptions({"mon", "exists-" + std::to_string(i)}, s);
+  }
+  const auto& index = r.index("ServiceMonitor");
+  CHECK(index.subscription_count() == 1008);
+  CHECK(index.always_check_count() == 3);
+
+  r.reset_examined();
+  Routing hit = r.route(sm_event(1, "app", "sm-7", "t7", EventType::added));
+  CHECK(hit.roots == std::set<RootKey>{{"mon", "root-7"}});
+  CHECK(r.examined() == 1 + 3);
+
+  r.reset_examined();
+  CHECK(r.route(sm_event(2, "app", "sm-7", "e3")).roots == std::set<RootKey>{{"mon", "root-7"}, {"mon", "expr-3"}});
+  CHECK(r.examined() == (1 + 3) + (1 + 3));  // the old object's candidates, then the new one's
+
+  r.reset_examined();
+  for (int i = 0; i < 100; ++i)
+    r.route(sm_event(10 + i, "app", "other-" + std::to_string(i), "nobody", EventType::added));
+  CHECK(r.examined() == 100 * 3);
+}
+
+TEST_CASE("deleting a GrafanaAgent drops its root and its subscriptions", "[actors][routing]") {
+  actors_test::Cluster c;
+  c.apply_yaml(actors_test::kScenario);
+  c.apply_yaml(R"(
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web-a, namespace: app1, labels: {team: web}}
+spec:
+  selector: {matchLabels: {app: web-a}}
+  endpoints: [{port: http, tlsConfig: {ca: {configMap: {name: ca, key: ca.crt}}}}]
+)",
+               EventType::modified);
+  Pipeline p;
+  for (const auto& e : c.events()) p.feed(e);
+  p.settle();
+  // The journal redacts ConfigMaps some root reads as a secret.
+  CHECK(p.router().secret_config_maps() == std::set<model::Key>{{"app1", "ca"}});
+  p.feed(c.add(doc("{apiVersion: monitoring.grafana.com/v1alpha1, kind: GrafanaAgent, "
+                   "metadata: {name: beta, namespace: mon}}"),
+               EventType::deleted));
+  p.settle();
+  CHECK(p.roots().count(kBeta) == 0);
+  CHECK(p.router().route(sm_event(c.seq() + 1, "app1", "web-a", "web")).roots == std::set<RootKey>{kAlpha});
+  CHECK(p.router().route(sm_event(c.seq() + 2, "app2", "web-b", "web")).roots.empty());
+  CHECK(actors_test::yaml_of(p.desired()) == actors_test::yaml_of(c.reference()));
+}

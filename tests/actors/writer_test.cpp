@@ -1,0 +1,140 @@
+#include <catch2/catch.hpp>
+
+#include "actors/core/pipeline.hpp"
+#include "actors/core/writer_plan.hpp"
+#include "actors_fixtures.hpp"
+
+using namespace actors::core;
+using actors_test::doc;
+
+namespace {
+
+const RootKey kAlpha{"mon", "alpha"};
+
+std::vector<model::Value> render_alpha(const std::string& shards) {
+  actors_test::Cluster c;
+  c.apply_yaml(actors_test::kScenario);
+  c.apply_yaml(R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: alpha, namespace: mon, uid: uid-alpha}
+spec:
+  metrics: {shards: )" +
+                   shards + R"(, instanceSelector: {matchLabels: {agent: alpha}}}
+)",
+               EventType::modified);
+  Pipeline p;
+  for (const auto& e : c.events()) p.feed(e);
+  p.settle();
+  return p.roots().at(kAlpha).desired;
+}
+
+// What the API server would hold after applying a plan: our objects plus
+// server-set fields.
+std::vector<model::Value> apply_plan(const Plan& plan) {
+  std::vector<model::Value> out;
+  for (const auto& a : plan.actions) {
+    if (a.type == ActionType::remove) continue;
+    model::Value o = a.object;
+    o.find("metadata")->set("resourceVersion", "17");
+    o.find("metadata")->set("uid", "server-" + a.name);
+    o.set("status", model::Value::obj({{"observedGeneration", 1}}));
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+std::vector<std::string> names(const Plan& plan, ActionType t) {
+  std::vector<std::string> out;
+  for (const auto& a : plan.actions)
+    if (a.type == t) out.push_back(a.kind + " " + a.name);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the config hash ignores server-set metadata and status", "[actors][writer]") {
+  model::Value a = doc("{kind: Secret, metadata: {name: x, namespace: n}, data: {k: dg==}}");
+  model::Value b = a;
+  b.find("metadata")->set("resourceVersion", "5");
+  b.set("status", model::Value::obj({{"x", 1}}));
+  CHECK(config_hash(a) == config_hash(b));
+  CHECK(config_hash(with_config_hash(a)) == config_hash(a));
+  b.find("data")->set("k", "dw==");
+  CHECK(config_hash(a) != config_hash(b));
+  CHECK(config_hash(a).size() == 64);
+}
+
+TEST_CASE("first apply creates everything - an unchanged second pass writes nothing", "[actors][writer]") {
+  std::vector<model::Value> desired = render_alpha("3");
+  std::vector<model::Value> none;
+  Plan first = plan_writes({kAlpha, "uid-alpha", &desired, &none, true});
+  CHECK(first.actions.size() == desired.size());
+  CHECK(names(first, ActionType::create).size() == desired.size());
+  CHECK(first.actions.front().kind == "Secret");  // Secrets before the workloads that mount them
+  std::vector<model::Value> observed = apply_plan(first);
+  Plan second = plan_writes({kAlpha, "uid-alpha", &desired, &observed, true});
+  CHECK(second.empty());
+  CHECK(second.unchanged == desired.size());
+}
+
+TEST_CASE("going from 3 shards to 1 prunes two StatefulSets", "[actors][writer]") {
+  std::vector<model::Value> three = render_alpha("3"), one = render_alpha("1");
+  std::vector<model::Value> none;
+  std::vector<model::Value> observed = apply_plan(plan_writes({kAlpha, "uid-alpha", &three, &none, true}));
+  // Something the operator does not own must never be pruned.
+  observed.push_back(doc("{apiVersion: apps/v1, kind: StatefulSet, metadata: {name: users-own, namespace: mon}}"));
+  Plan plan = plan_writes({kAlpha, "uid-alpha", &one, &observed, true});
+  CHECK(names(plan, ActionType::remove) ==
+        std::vector<std::string>{"StatefulSet alpha-shard-1", "StatefulSet alpha-shard-2"});
+  CHECK(names(plan, ActionType::create).empty());
+  CHECK(names(plan, ActionType::recreate).empty());
+  CHECK(plan.actions.back().type == ActionType::remove);  // prunes come last
+  // While the root is invalid nothing is pruned.
+  CHECK(names(plan_writes({kAlpha, "uid-alpha", &one, &observed, false}), ActionType::remove).empty());
+  // An owner reference to another incarnation (other uid) is not ours.
+  CHECK(names(plan_writes({kAlpha, "uid-other", &one, &observed, true}), ActionType::remove).empty());
+}
+
+TEST_CASE("an immutable field change recreates the workload", "[actors][writer]") {
+  std::vector<model::Value> desired = render_alpha("1");
+  std::vector<model::Value> none;
+  std::vector<model::Value> observed = apply_plan(plan_writes({kAlpha, "uid-alpha", &desired, &none, true}));
+  for (auto& o : observed) {
+    if (o.find("kind")->as_string() != "StatefulSet") continue;
+    o.find("spec")->set("serviceName", "old-service");
+    o.find("metadata")->find("annotations")->set(kConfigHashAnnotation, "stale");
+  }
+  Plan plan = plan_writes({kAlpha, "uid-alpha", &desired, &observed, true});
+  REQUIRE(plan.actions.size() == 1);
+  CHECK(plan.actions[0].type == ActionType::recreate);
+  CHECK(plan.actions[0].reason == "immutable spec.serviceName changed");
+}
+
+TEST_CASE("immutable fields tolerate server defaults", "[actors][writer]") {
+  model::Value want = doc(R"(
+kind: StatefulSet
+spec:
+  selector: {matchLabels: {app: a}}
+  volumeClaimTemplates: [{metadata: {name: data}, spec: {accessModes: [ReadWriteOnce]}}]
+)");
+  model::Value have = doc(R"(
+kind: StatefulSet
+spec:
+  selector: {matchLabels: {app: a}}
+  podManagementPolicy: Parallel
+  volumeClaimTemplates:
+  - apiVersion: v1
+    kind: PersistentVolumeClaim
+    metadata: {name: data}
+    spec: {accessModes: [ReadWriteOnce], volumeMode: Filesystem}
+    status: {phase: Pending}
+)");
+  CHECK_FALSE(immutable_change(have, want));
+  want.find("spec")->find("volumeClaimTemplates")->as_array()[0].find("metadata")->set("name", "wal");
+  CHECK(immutable_change(have, want) == std::string("spec.volumeClaimTemplates"));
+  model::Value dep = doc("{kind: Deployment, spec: {selector: {matchLabels: {app: b}}}}");
+  model::Value dep_have = doc("{kind: Deployment, spec: {selector: {matchLabels: {app: a}}}}");
+  CHECK(immutable_change(dep_have, dep) == std::string("spec.selector"));
+  CHECK_FALSE(immutable_change(dep, dep));
+}
