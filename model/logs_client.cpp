@@ -7,24 +7,6 @@
 namespace model::logs {
 namespace {
 
-// Upstream reads clientId only from a Secret (its ConfigMap form is a TODO).
-Value oauth2(const std::string& ns, const OAuth2& o, const std::string& path, AssetRefs& assets, bool compat) {
-  Value out = Value::object();
-  if (o.client_id.secret || !compat) {
-    out.set_nonempty("client_id", assets.value(ns, o.client_id, path + ".clientId"));
-    scrape::require_oauth2_field(assets, !out.find("client_id"), path + ".clientId", "client_id");
-  }
-  if (o.client_secret)
-    out.set_nonempty("client_secret_file", assets.secret_file(ns, *o.client_secret, path + ".clientSecret"));
-  scrape::require_oauth2_field(assets, !out.find("client_secret_file"), path + ".clientSecret", "client_secret");
-  out.set_nonempty("token_url", o.token_url);
-  out.set_nonempty("scopes", Value::strings(o.scopes));
-  Value params = Value::object();
-  for (const auto& [k, v] : o.endpoint_params) params.set(k, v);
-  out.set_nonempty("endpoint_params", std::move(params));
-  return out;
-}
-
 Value backoff_config(const LogsClientSpec& c) {
   Value out = Value::object();
   out.set_nonempty("min_period", c.backoff_min_period);
@@ -57,7 +39,7 @@ Value logs_client(const GrafanaAgent& agent, const std::string& ns, const LogsCl
   if (c.batch_size && *c.batch_size != 0) out.set("batchsize", *c.batch_size);
   if (c.basic_auth)
     out.set_nonempty("basic_auth", scrape::inline_basic_auth(ns, *c.basic_auth, path + ".basicAuth", assets));
-  if (c.oauth2) out.set("oauth2", oauth2(ns, *c.oauth2, path + ".oauth2", assets, compat));
+  if (c.oauth2) out.set("oauth2", scrape::file_oauth2(ns, *c.oauth2, path + ".oauth2", assets, compat));
   out.set_nonempty("bearer_token", c.bearer_token);
   out.set_nonempty("bearer_token_file", c.bearer_token_file);
   if (c.has_backoff) out.set("backoff_config", backoff_config(c));

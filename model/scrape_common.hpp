@@ -75,6 +75,10 @@ Value inline_basic_auth(const std::string& ns, const BasicAuth& ba, const std::s
 // the member is rejected instead of breaking the whole config.
 void require_oauth2_field(AssetRefs& assets, bool empty, const std::string& path, const char* field);
 Value inline_oauth2(const std::string& ns, const OAuth2& o, const std::string& path, AssetRefs& assets);
+// The oauth2 block of remote_write and logs clients: client_id inline, the
+// secret as client_secret_file. Upstream reads clientId only from a Secret
+// (its ConfigMap form is a TODO), which compat mode reproduces.
+Value file_oauth2(const std::string& ns, const OAuth2& o, const std::string& path, AssetRefs& assets, bool compat);
 // authorization of a monitor: type (default Bearer) and inlined credentials.
 Value inline_authorization(const std::string& ns, const Authorization& a, const std::string& path, AssetRefs& assets);
 // The agent's apiServer settings as kubernetes_sd_config fields (api_server,

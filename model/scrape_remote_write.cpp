@@ -21,22 +21,6 @@ Value basic_auth(const std::string& ns, const BasicAuth& ba, const std::string& 
   return out;
 }
 
-// Upstream reads clientId only from a Secret (its ConfigMap form is a TODO).
-Value oauth2(const std::string& ns, const OAuth2& o, const std::string& path, AssetRefs& assets, bool compat) {
-  Value out = Value::object();
-  if (o.client_id.secret || !compat) {
-    out.set_nonempty("client_id", assets.value(ns, o.client_id, path + ".clientId"));
-    scrape::require_oauth2_field(assets, !out.find("client_id"), path + ".clientId", "client_id");
-  }
-  if (o.client_secret)
-    out.set_nonempty("client_secret_file", assets.secret_file(ns, *o.client_secret, path + ".clientSecret"));
-  scrape::require_oauth2_field(assets, !out.find("client_secret_file"), path + ".clientSecret", "client_secret");
-  out.set_nonempty("token_url", o.token_url);
-  out.set_nonempty("scopes", Value::strings(o.scopes));
-  out.set_nonempty("endpoint_params", string_map(o.endpoint_params));
-  return out;
-}
-
 // Prometheus rejects credentials together with credentials_file; upstream
 // writes both when both are set, otherwise the inline token wins.
 Value bearer_authorization(const RemoteWriteSpec& rw, bool compat) {
@@ -76,7 +60,7 @@ void set_auth(Value& out, const std::string& ns, const RemoteWriteSpec& rw, cons
               bool compat) {
   if (rw.tls_config) out.set("tls_config", tls_config(ns, *rw.tls_config, path + ".tlsConfig", assets));
   if (rw.basic_auth) out.set_nonempty("basic_auth", basic_auth(ns, *rw.basic_auth, path + ".basicAuth", assets));
-  if (rw.oauth2) out.set("oauth2", oauth2(ns, *rw.oauth2, path + ".oauth2", assets, compat));
+  if (rw.oauth2) out.set("oauth2", file_oauth2(ns, *rw.oauth2, path + ".oauth2", assets, compat));
   if (!rw.bearer_token.empty() || !rw.bearer_token_file.empty())
     out.set("authorization", bearer_authorization(rw, compat));
   if (rw.sigv4) out.set("sigv4", sigv4(ns, *rw.sigv4, path + ".sigv4", assets));
@@ -102,6 +86,21 @@ Value remote_write(const std::string& ns, const RemoteWriteSpec& rw, const std::
 }
 
 }  // namespace
+
+Value file_oauth2(const std::string& ns, const OAuth2& o, const std::string& path, AssetRefs& assets, bool compat) {
+  Value out = Value::object();
+  if (o.client_id.secret || !compat) {
+    out.set_nonempty("client_id", assets.value(ns, o.client_id, path + ".clientId"));
+    scrape::require_oauth2_field(assets, !out.find("client_id"), path + ".clientId", "client_id");
+  }
+  if (o.client_secret)
+    out.set_nonempty("client_secret_file", assets.secret_file(ns, *o.client_secret, path + ".clientSecret"));
+  scrape::require_oauth2_field(assets, !out.find("client_secret_file"), path + ".clientSecret", "client_secret");
+  out.set_nonempty("token_url", o.token_url);
+  out.set_nonempty("scopes", Value::strings(o.scopes));
+  out.set_nonempty("endpoint_params", string_map(o.endpoint_params));
+  return out;
+}
 
 Value remote_writes(const std::string& ns, const std::vector<RemoteWriteSpec>& specs, const std::string& path,
                     AssetRefs& assets, bool compat) {
