@@ -1,0 +1,165 @@
+// AllocationServer: immutable snapshots served by cpp-httplib.
+#include "allocation/server.hpp"
+
+#include <httplib.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <thread>
+#include <unordered_map>
+
+namespace allocation {
+
+namespace {
+
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+using BodyMap = std::unordered_map<std::string, ResponseCache::Body, StringHash, std::equal_to<>>;
+
+// Everything a request can ask for, built once per publish().
+struct Snapshot {
+  std::string scrape_configs;
+  std::string jobs;
+  BodyMap job_targets;        // job -> body
+  BodyMap collector_targets;  // collector + '\0' + job -> body
+};
+
+const std::string kEmptyList = "[]\n";
+const std::string kEmptyObject = "{}\n";
+
+// Go's url.QueryUnescape-like decoding of one path segment ('+' is a space,
+// matching the links query_escape() writes).
+std::string unescape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+') {
+      out += ' ';
+    } else if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
+      out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// The raw job segment of "/jobs/<job>/targets[?...]", or false.
+bool job_from_target(std::string_view target, std::string& job) {
+  target = target.substr(0, target.find('?'));
+  constexpr std::string_view prefix = "/jobs/", suffix = "/targets";
+  if (!target.starts_with(prefix) || !target.ends_with(suffix)) return false;
+  auto raw = target.substr(prefix.size(), target.size() - prefix.size() - suffix.size());
+  if (raw.empty() || raw.find('/') != std::string_view::npos) return false;
+  job = unescape(raw);
+  return true;
+}
+
+void send_json(httplib::Response& res, const std::string& body) {
+  res.set_content(body, "application/json");
+}
+
+}  // namespace
+
+struct AllocationServer::Impl {
+  httplib::Server http;
+  std::thread thread;
+  std::atomic<std::shared_ptr<const Snapshot>> snapshot;
+  ResponseCache cache;  // publisher thread only
+
+  void install_routes();
+  void serve_job_targets(const httplib::Request& req, httplib::Response& res) const;
+};
+
+void AllocationServer::Impl::serve_job_targets(const httplib::Request& req, httplib::Response& res) const {
+  std::string job;
+  if (!job_from_target(req.target, job)) {
+    res.status = 404;
+    return;
+  }
+  auto snap = snapshot.load();
+  if (!snap) return send_json(res, req.has_param("collector_id") ? kEmptyList : kEmptyObject);
+  if (req.has_param("collector_id")) {
+    std::string key = req.get_param_value("collector_id");
+    key += '\0';
+    key += job;
+    auto it = snap->collector_targets.find(key);
+    return send_json(res, it == snap->collector_targets.end() ? kEmptyList : *it->second);
+  }
+  auto it = snap->job_targets.find(job);
+  send_json(res, it == snap->job_targets.end() ? kEmptyObject : *it->second);
+}
+
+void AllocationServer::Impl::install_routes() {
+  http.set_tcp_nodelay(true);
+  http.Get("/livez", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
+  http.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
+    const bool ready = snapshot.load() != nullptr;
+    res.status = ready ? 200 : 503;
+    res.set_content(ready ? "ok\n" : "no allocation yet\n", "text/plain");
+  });
+  http.Get("/scrape_configs", [this](const httplib::Request&, httplib::Response& res) {
+    auto snap = snapshot.load();
+    send_json(res, snap ? snap->scrape_configs : kEmptyObject);
+  });
+  http.Get("/jobs", [this](const httplib::Request&, httplib::Response& res) {
+    auto snap = snapshot.load();
+    send_json(res, snap ? snap->jobs : kEmptyObject);
+  });
+  http.Get(R"(/jobs/.+/targets)",
+           [this](const httplib::Request& req, httplib::Response& res) { serve_job_targets(req, res); });
+}
+
+AllocationServer::AllocationServer(ServerOptions options)
+    : impl_(std::make_unique<Impl>()), options_(std::move(options)) {
+  impl_->install_routes();
+}
+
+AllocationServer::~AllocationServer() {
+  stop();
+}
+
+void AllocationServer::publish(const Allocator& a, const model::Value& scrape_configs) {
+  auto snap = std::make_shared<Snapshot>();
+  snap->scrape_configs = scrape_configs_json(scrape_configs);
+  snap->jobs = jobs_json(a);
+  for (Name job : a.jobs()) {
+    snap->job_targets.emplace(std::string(job.text()),
+                              std::make_shared<const std::string>(job_targets_json(a, job.text())));
+    for (const auto& c : a.collectors()) {
+      if (!a.bucket(c.name, job)) continue;  // served as "[]"
+      std::string key = c.name;
+      key += '\0';
+      key += job.text();
+      snap->collector_targets.emplace(std::move(key), impl_->cache.collector_targets(a, c.name, job.text()));
+    }
+  }
+  impl_->cache.prune(a);
+  impl_->snapshot.store(std::move(snap));
+}
+
+int AllocationServer::start() {
+  auto& http = impl_->http;
+  port_ = options_.port == 0 ? http.bind_to_any_port(options_.host)
+                             : (http.bind_to_port(options_.host, options_.port) ? options_.port : -1);
+  if (port_ <= 0) throw std::runtime_error("cannot listen on " + options_.host + ":" + std::to_string(options_.port));
+  impl_->thread = std::thread([&http] { http.listen_after_bind(); });
+  return port_;
+}
+
+void AllocationServer::stop() {
+  if (!impl_) return;
+  impl_->http.stop();
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+}  // namespace allocation

@@ -1,0 +1,94 @@
+// AllocationServer over a real loopback socket: response shapes, readiness,
+// snapshot replacement, and a real Prometheus discovering one collector's
+// share via http_sd.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "allocation/server.hpp"
+#include "http_fixtures.hpp"
+#include "model/parse.hpp"
+
+using namespace allocation;
+using namespace http_test;
+
+namespace {
+
+std::vector<Target> static_targets(const std::string& job, int n) {
+  auto group = std::make_shared<const LabelSet>(LabelSet{{"env", "test"}});
+  std::vector<Target> out;
+  for (int i = 0; i < n; ++i) {
+    auto own = std::make_shared<const LabelSet>(LabelSet{{"__address__", "127.0.0.1:" + std::to_string(20000 + i)}});
+    Target t;
+    REQUIRE(make_target(Name::intern(job), group, own, t));
+    out.push_back(t);
+  }
+  return out;
+}
+
+struct Fixture {
+  ManualClock clock;
+  Allocator allocator{make_strategy({}), {}, clock};
+  model::Value scrape_configs = model::parse_json(R"([{"job_name":"my job","scrape_interval":"1s"}])");
+
+  Fixture() {
+    allocator.set_collectors({{"c1", "", true, {}}, {"c2", "", true, {}}, {"c3", "", true, {}}});
+    allocator.set_targets(static_targets("my job", 12));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("the allocation server serves upstream's endpoints", "[allocation][http]") {
+  Fixture f;
+  AllocationServer server({"127.0.0.1", 0});
+  const int port = server.start();
+  httplib::Client client("127.0.0.1", port);
+  CHECK(get(client, "/livez") == "ok\n");
+  get(client, "/readyz", 503);
+
+  server.publish(f.allocator, f.scrape_configs);
+  get(client, "/readyz");
+  CHECK(get(client, "/jobs") == jobs_json(f.allocator));
+  CHECK(get(client, "/scrape_configs") == scrape_configs_json(f.scrape_configs));
+  CHECK(get(client, "/jobs/my+job/targets") == job_targets_json(f.allocator, "my job"));
+  CHECK(get(client, "/jobs/my%20job/targets?collector_id=c2") == collector_targets_json(f.allocator, "c2", "my job"));
+  CHECK(get(client, "/jobs/nojob/targets?collector_id=c1") == "[]\n");
+  CHECK(get(client, "/jobs/my+job/targets?collector_id=nobody") == "[]\n");
+  CHECK(get(client, "/jobs/nojob/targets") == "{}\n");
+  CHECK(get(client, "/jobs/a%2Bb/targets") == "{}\n");
+  get(client, "/jobs/a/b/targets", 404);
+
+  std::set<std::string> all;
+  std::size_t total = 0;
+  for (const char* c : {"c1", "c2", "c3"}) {
+    auto share = addresses(get(client, std::string("/jobs/my+job/targets?collector_id=") + c));
+    total += share.size();
+    all.insert(share.begin(), share.end());
+  }
+  CHECK(total == 12);
+  CHECK(all.size() == 12);
+}
+
+TEST_CASE("a new allocation replaces the served one", "[allocation][http]") {
+  Fixture f;
+  AllocationServer server({"127.0.0.1", 0});
+  httplib::Client client("127.0.0.1", server.start());
+  server.publish(f.allocator, f.scrape_configs);
+  f.allocator.set_collectors({{"c1", "", true, {}}});
+  server.publish(f.allocator, f.scrape_configs);
+  CHECK(addresses(get(client, "/jobs/my+job/targets?collector_id=c1")).size() == 12);
+  CHECK(get(client, "/jobs/my+job/targets?collector_id=c2") == "[]\n");
+}
+
+TEST_CASE("Prometheus discovers exactly one collector's targets over http_sd", "[allocation][http][prometheus]") {
+  REQUIRE(std::filesystem::exists("/usr/bin/prometheus"));
+  Fixture f;
+  AllocationServer server({"127.0.0.1", 0});
+  const int port = server.start();
+  server.publish(f.allocator, f.scrape_configs);
+  httplib::Client client("127.0.0.1", port);
+  const auto expected = addresses(get(client, "/jobs/my+job/targets?collector_id=c1"));
+  REQUIRE(!expected.empty());
+  CHECK(prometheus_discovers(port, "my job", "/jobs/my+job/targets?collector_id=c1", expected) == expected);
+}

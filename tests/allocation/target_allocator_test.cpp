@@ -1,0 +1,88 @@
+// The target-allocator binary: exit code 2 with the field named on a bad
+// config, and a real Prometheus discovering one collector's share from the
+// running binary.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "http_fixtures.hpp"
+
+using namespace http_test;
+
+namespace {
+
+const std::string kBinary = AO_BIN_DIR "/target-allocator";
+
+std::filesystem::path write_config(const std::string& name, const std::string& text) {
+  auto path = std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(path) << text;
+  return path;
+}
+
+// Runs the binary to completion; returns its exit code and stderr.
+int run(const std::filesystem::path& config, std::string& err) {
+  const std::string cmd = kBinary + " --config-file " + config.string() + " --listen-addr 127.0.0.1:0 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, p)) err += buf;
+  const int status = ::pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Reads "listening on http://127.0.0.1:PORT" from `fd`; returns PORT or -1.
+int read_port(int fd) {
+  std::string line;
+  char c = 0;
+  while (::read(fd, &c, 1) == 1 && c != '\n') line += c;
+  const std::string prefix = "listening on http://127.0.0.1:";
+  if (!line.starts_with(prefix)) return -1;
+  return std::stoi(line.substr(prefix.size()));
+}
+
+}  // namespace
+
+TEST_CASE("target-allocator exits 2 naming the field of an invalid config", "[allocation][cli]") {
+  auto path = write_config("ta-bad", "config:\n  scrape_configs:\n    - job_name: a\n      consul_sd_configs: []\n");
+  std::string err;
+  CHECK(run(path, err) == 2);
+  CHECK_THAT(err, Catch::Contains("config.scrape_configs[0].consul_sd_configs"));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("Prometheus discovers one collector's share from the target-allocator binary",
+          "[allocation][cli][prometheus]") {
+  REQUIRE(std::filesystem::exists("/usr/bin/prometheus"));
+  auto path = write_config("ta-e2e", R"(allocation_strategy: consistent-hashing
+collectors: [c1, c2]
+config:
+  scrape_configs:
+    - job_name: node
+      static_configs:
+        - targets: ["127.0.0.1:21000", "127.0.0.1:21001", "127.0.0.1:21002", "127.0.0.1:21003"]
+        - targets: ["127.0.0.1:21004", "127.0.0.1:21005"]
+)");
+  int out[2];
+  REQUIRE(::pipe(out) == 0);
+  Child ta{spawn({kBinary, "--config-file", path.string(), "--listen-addr", "127.0.0.1:0"}, out[1])};
+  ::close(out[1]);
+  const int port = read_port(out[0]);
+  ::close(out[0]);
+  REQUIRE(port > 0);
+  httplib::Client client("127.0.0.1", port);
+  get(client, "/readyz");
+  const auto c1 = addresses(get(client, "/jobs/node/targets?collector_id=c1"));
+  const auto c2 = addresses(get(client, "/jobs/node/targets?collector_id=c2"));
+  CHECK(c1.size() + c2.size() == 6);
+  std::set<std::string> all(c1.begin(), c1.end());
+  all.insert(c2.begin(), c2.end());
+  CHECK(all.size() == 6);
+  REQUIRE(!c1.empty());
+  CHECK(prometheus_discovers(port, "node", "/jobs/node/targets?collector_id=c1", c1) == c1);
+  ta.terminate();
+  CHECK(WIFEXITED(ta.status));
+  CHECK(WEXITSTATUS(ta.status) == 0);
+  std::filesystem::remove(path);
+}
