@@ -1,0 +1,68 @@
+// Applies our own CRDs (deploy/crds) to simcluster with the real kubectl,
+// then every example manifest, upstream's and ours.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "golden_util.hpp"
+#include "kubectl_env.hpp"
+#include "model/parse.hpp"
+
+using testutil::KubectlEnv;
+
+namespace {
+
+std::vector<std::string> yaml_files(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".yaml") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("kubectl applies deploy/crds and every example manifest against them", "[k8s][kubectl][crd]") {
+  KubectlEnv env;
+  auto crds = env.kubectl({"apply", "-f", testutil::source_path("deploy/crds")});
+  INFO(crds.err);
+  REQUIRE(crds.code == 0);
+  REQUIRE(env.kubectl({"apply", "-f", "-"}, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: operator\n").code ==
+          0);
+
+  std::vector<std::string> files = yaml_files(testutil::source_path("deploy/examples"));
+  for (const auto& f : yaml_files(testutil::reference_path("examples"))) files.push_back(f);
+  for (const auto& file : files) {
+    INFO(file);
+    auto r = env.kubectl({"apply", "-f", file});
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    REQUIRE(r.err.empty());  // no warnings (unknown fields) either
+  }
+
+  for (const char* plural :
+       {"grafanaagents.monitoring.grafana.com", "metricsinstances.monitoring.grafana.com",
+        "logsinstances.monitoring.grafana.com", "podlogs.monitoring.grafana.com", "integrations.monitoring.grafana.com",
+        "servicemonitors.monitoring.coreos.com", "podmonitors.monitoring.coreos.com", "probes.monitoring.coreos.com"}) {
+    INFO(plural);
+    auto r = env.kubectl({"get", plural, "-A", "-o", "json"});
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(model::parse_json(r.out).find("items"));
+  }
+
+  SECTION("the GrafanaAgent status subresource and printer columns work") {
+    auto agents = model::parse_json(env.kubectl({"get", "grafanaagents", "-A", "-o", "json"}).out);
+    REQUIRE(!agents.find("items")->as_array().empty());
+    auto wide = env.kubectl({"get", "grafanaagents", "-A"});
+    REQUIRE(wide.code == 0);
+    CHECK(wide.out.find("RECONCILED") != std::string::npos);
+    auto bad = env.kubectl({"apply", "-f", "-"},
+                           "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: bad\n"
+                           "spec:\n  selector: {}\n  endpoints:\n  - port: web\n    scheme: gopher\n");
+    CHECK(bad.code != 0);
+  }
+}

@@ -1,0 +1,309 @@
+// deploy/crds must accept everything the upstream CRDs in
+// ../shared/reference/crds accept, and every example manifest must validate
+// against them (a small structural validator: types, required, enums,
+// unknown fields unless preserved).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "golden_util.hpp"
+#include "model/parse.hpp"
+#include "model/value.hpp"
+
+using model::Value;
+
+namespace {
+
+std::vector<std::string> yaml_files(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".yaml") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string str(const Value* v) {
+  return v && v->is_string() ? v->as_string() : "";
+}
+
+bool flag(const Value& schema, const char* key) {
+  const Value* v = schema.find(key);
+  return v && v->is_bool() && v->as_bool();
+}
+
+bool int_or_string(const Value& s) {
+  return flag(s, "x-kubernetes-int-or-string");
+}
+
+struct Crd {
+  std::string group, kind, version;
+  Value schema;
+  Value spec;
+};
+
+// CRDs of a directory, keyed by metadata.name.
+std::map<std::string, Crd> load_crds(const std::string& dir) {
+  std::map<std::string, Crd> out;
+  for (const auto& file : yaml_files(dir))
+    for (auto& doc : model::parse_documents(testutil::read_text(file), file)) {
+      if (str(doc.value.find("kind")) != "CustomResourceDefinition") continue;
+      const Value& spec = *doc.value.find("spec");
+      const Value& version = spec.find("versions")->as_array().at(0);
+      Crd crd;
+      crd.group = str(spec.find("group"));
+      crd.kind = str(spec.find("names")->find("kind"));
+      crd.version = str(version.find("name"));
+      crd.schema = *version.find("schema")->find("openAPIV3Schema");
+      crd.spec = spec;
+      out[str(doc.value.find("metadata")->find("name"))] = crd;
+    }
+  return out;
+}
+
+std::vector<std::string> strings_of(const Value* list) {
+  std::vector<std::string> out;
+  if (list && list->is_array())
+    for (const Value& v : list->as_array()) out.push_back(v.is_string() ? v.as_string() : "");
+  return out;
+}
+
+// Whether a schema of type `ours` accepts every value of type `up`.
+bool type_accepts(const Value& ours, const Value& up) {
+  if (int_or_string(ours))
+    return int_or_string(up) || str(up.find("type")) == "integer" || str(up.find("type")) == "string";
+  std::string o = str(ours.find("type"));
+  if (o.empty()) return true;
+  if (int_or_string(up)) return false;
+  std::string u = str(up.find("type"));
+  return o == u || (o == "number" && u == "integer");
+}
+
+struct Compat {
+  std::vector<std::string> problems;
+  std::size_t paths = 0;
+
+  void walk(const Value& up, const Value& ours, const std::string& path) {
+    ++paths;
+    if (!type_accepts(ours, up))
+      problems.push_back(path + ": type " + str(ours.find("type")) + " does not accept upstream " +
+                         str(up.find("type")));
+    if (const Value* e = ours.find("enum")) {
+      const Value* ue = up.find("enum");
+      if (!ue)
+        problems.push_back(path + ": enum where upstream has none");
+      else
+        for (const Value& v : ue->as_array())
+          if (std::find(e->as_array().begin(), e->as_array().end(), v) == e->as_array().end())
+            problems.push_back(path + ": enum misses an upstream value");
+    }
+    if (const Value* p = ours.find("pattern"))
+      if (!up.find("pattern") || *up.find("pattern") != *p)
+        problems.push_back(path + ": pattern stricter than upstream");
+    auto up_required = strings_of(up.find("required"));
+    for (const auto& r : strings_of(ours.find("required")))
+      if (std::find(up_required.begin(), up_required.end(), r) == up_required.end())
+        problems.push_back(path + ": requires " + r + " which upstream does not");
+    if (flag(ours, "x-kubernetes-preserve-unknown-fields")) return;  // everything below is accepted
+    if (flag(up, "x-kubernetes-preserve-unknown-fields"))
+      problems.push_back(path + ": upstream preserves unknown fields");
+
+    const Value* up_props = up.find("properties");
+    const Value* our_props = ours.find("properties");
+    const Value* our_extra = ours.find("additionalProperties");
+    if (up_props)
+      for (const auto& [name, sub] : up_props->as_object()) {
+        const Value* mine = our_props ? our_props->find(name) : nullptr;
+        if (!mine && our_extra && our_extra->is_object()) mine = our_extra;
+        if (!mine) {
+          if (path == "" && name == "metadata") continue;
+          problems.push_back(path + "." + name + ": not accepted");
+          continue;
+        }
+        if (path == "" && name == "metadata") continue;  // the server owns metadata's schema
+        walk(sub, *mine, path + "." + name);
+      }
+    if (const Value* extra = up.find("additionalProperties"); extra && extra->is_object()) {
+      if (our_extra && our_extra->is_object())
+        walk(*extra, *our_extra, path + ".*");
+      else if (!(our_extra && our_extra->is_bool() && our_extra->as_bool()))
+        problems.push_back(path + ".*: map values not accepted");
+    }
+    if (const Value* items = up.find("items")) {
+      if (const Value* mine = ours.find("items"))
+        walk(*items, *mine, path + "[]");
+      else if (str(ours.find("type")) == "array")
+        problems.push_back(path + "[]: no item schema");
+    }
+    if (const Value* any = up.find("anyOf"))
+      for (const Value& alt : any->as_array())
+        if (!type_accepts(ours, alt)) problems.push_back(path + ": anyOf alternative not accepted");
+  }
+};
+
+bool value_has_type(const Value& v, const std::string& type) {
+  if (type == "object") return v.is_object();
+  if (type == "array") return v.is_array();
+  if (type == "string") return v.is_string();
+  if (type == "integer") return v.is_int();
+  if (type == "number") return v.is_number();
+  if (type == "boolean") return v.is_bool();
+  return true;
+}
+
+// Structural validation of `v` against `schema`; problems are appended to `out`.
+void validate(const Value& v, const Value& schema, const std::string& path, std::vector<std::string>& out) {
+  if (int_or_string(schema)) {
+    if (!v.is_int() && !v.is_string()) out.push_back(path + ": want int or string");
+    return;
+  }
+  std::string type = str(schema.find("type"));
+  if (!type.empty() && !value_has_type(v, type)) {
+    out.push_back(path + ": want " + type);
+    return;
+  }
+  if (const Value* e = schema.find("enum"))
+    if (std::find(e->as_array().begin(), e->as_array().end(), v) == e->as_array().end())
+      out.push_back(path + ": value not in enum");
+  if (v.is_object()) {
+    for (const auto& r : strings_of(schema.find("required")))
+      if (!v.find(r)) out.push_back(path + ": missing required " + r);
+    const Value* props = schema.find("properties");
+    const Value* extra = schema.find("additionalProperties");
+    bool preserve = flag(schema, "x-kubernetes-preserve-unknown-fields");
+    for (const auto& [name, sub] : v.as_object()) {
+      const Value* s = props ? props->find(name) : nullptr;
+      if (!s && extra && extra->is_object()) s = extra;
+      if (s) {
+        if (!(path.empty() && name == "metadata")) validate(sub, *s, path + "." + name, out);
+      } else if (!preserve && !(extra && extra->is_bool() && extra->as_bool())) {
+        out.push_back(path + "." + name + ": unknown field");
+      }
+    }
+  } else if (v.is_array()) {
+    if (const Value* items = schema.find("items"))
+      for (std::size_t i = 0; i < v.as_array().size(); ++i)
+        validate(v.as_array()[i], *items, path + "[" + std::to_string(i) + "]", out);
+  }
+}
+
+const std::map<std::string, Crd>& ours() {
+  static const auto crds = load_crds(testutil::source_path("deploy/crds"));
+  return crds;
+}
+
+const Crd* crd_for(const Value& obj) {
+  std::string api = str(obj.find("apiVersion")), kind = str(obj.find("kind"));
+  for (const auto& [name, crd] : ours())
+    if (crd.kind == kind && api == crd.group + "/" + crd.version) return &crd;
+  return nullptr;
+}
+
+std::vector<std::string> validate_object(const std::string& yaml) {
+  auto docs = model::parse_documents(yaml, "<test>");
+  REQUIRE(docs.size() == 1);
+  const Crd* crd = crd_for(docs[0].value);
+  REQUIRE(crd);
+  std::vector<std::string> problems;
+  validate(docs[0].value, crd->schema, "", problems);
+  return problems;
+}
+
+}  // namespace
+
+TEST_CASE("deploy/crds defines every upstream kind with the same names and scope", "[crd]") {
+  auto upstream = load_crds(testutil::reference_path("crds"));
+  REQUIRE(upstream.size() == 8);
+  REQUIRE(ours().size() == upstream.size());
+  for (const auto& [name, up] : upstream) {
+    INFO(name);
+    REQUIRE(ours().count(name) == 1);
+    const Crd& mine = ours().at(name);
+    CHECK(mine.group == up.group);
+    CHECK(mine.kind == up.kind);
+    CHECK(mine.version == up.version);
+    CHECK(*mine.spec.find("scope") == *up.spec.find("scope"));
+    for (const char* key : {"plural", "singular", "listKind"})
+      CHECK(*mine.spec.find("names")->find(key) == *up.spec.find("names")->find(key));
+    if (mine.group == "monitoring.grafana.com")
+      CHECK(strings_of(mine.spec.find("names")->find("categories")) == std::vector<std::string>{"agent-operator"});
+  }
+}
+
+TEST_CASE("deploy/crds accepts every field path of the upstream schemas", "[crd]") {
+  auto upstream = load_crds(testutil::reference_path("crds"));
+  std::size_t total = 0;
+  for (const auto& [name, up] : upstream) {
+    INFO(name);
+    REQUIRE(ours().count(name) == 1);
+    Compat c;
+    c.walk(up.schema, ours().at(name).schema, "");
+    for (const auto& p : c.problems) FAIL_CHECK(p);
+    CHECK(c.problems.empty());
+    CHECK(c.paths > 10);
+    total += c.paths;
+  }
+  CHECK(total > 1000);
+}
+
+TEST_CASE("the GrafanaAgent CRD has a status subresource and a status schema", "[crd]") {
+  const Crd& ga = ours().at("grafanaagents.monitoring.grafana.com");
+  const Value& version = ga.spec.find("versions")->as_array().at(0);
+  REQUIRE(version.find("subresources"));
+  CHECK(version.find("subresources")->find("status"));
+  CHECK(version.find("additionalPrinterColumns"));
+  auto problems = validate_object(R"(apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: a}
+spec: {}
+status:
+  observedGeneration: 3
+  conditions:
+  - {type: Reconciled, status: "True", reason: Synced, message: ok, lastTransitionTime: "2026-01-01T00:00:00Z"}
+  - {type: Ready, status: "False", reason: Pending}
+  counts: {metricsInstances: 1, serviceMonitors: 4, podLogs: 0, integrations: 2}
+  problems:
+  - {kind: ServiceMonitor, namespace: default, name: sm, reason: MissingSecret, message: secret x not found}
+)");
+  for (const auto& p : problems) FAIL_CHECK(p);
+  CHECK(!validate_object("apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\nmetadata: {name: a}\n"
+                         "status:\n  conditions:\n  - {type: Ready, status: Maybe}\n")
+             .empty());
+}
+
+TEST_CASE("every example manifest validates against deploy/crds", "[crd]") {
+  std::vector<std::string> files = yaml_files(testutil::reference_path("examples"));
+  for (const auto& f : yaml_files(testutil::source_path("deploy/examples"))) files.push_back(f);
+  std::size_t validated = 0;
+  for (const auto& file : files)
+    for (auto& doc : model::parse_documents(testutil::read_text(file), file)) {
+      if (!doc.value.is_object()) continue;
+      const Crd* crd = crd_for(doc.value);
+      if (!crd) continue;
+      INFO(file << ":" << doc.line << " " << crd->kind);
+      std::vector<std::string> problems;
+      validate(doc.value, crd->schema, "", problems);
+      for (const auto& p : problems) FAIL_CHECK(p);
+      ++validated;
+    }
+  CHECK(validated > 10);
+}
+
+TEST_CASE("the structural validator rejects wrong types and unknown or missing fields", "[crd]") {
+  CHECK(validate_object("apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: a}\n"
+                        "spec: {selector: {}, endpoints: [{port: web}]}\n")
+            .empty());
+  CHECK(!validate_object("apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: a}\n").empty());
+  CHECK(!validate_object("apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: a}\n"
+                         "spec: {selector: {}, bogus: 1}\n")
+             .empty());
+  CHECK(!validate_object("apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\nmetadata: {name: a}\n"
+                         "spec: {metrics: {replicas: many}}\n")
+             .empty());
+  CHECK(validate_object("apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\nmetadata: {name: a}\n"
+                        "spec: {containers: [{name: x, anything: {goes: here}}]}\n")
+            .empty());
+}
