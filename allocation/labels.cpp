@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "allocation/hash.hpp"
+#include "model/meta.hpp"
 
 namespace allocation {
 namespace {
@@ -64,13 +65,7 @@ const Names& Names::get() {
 }
 
 bool valid_label_name(std::string_view s) {
-  if (s.empty()) return false;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (i > 0 && c >= '0' && c <= '9');
-    if (!ok) return false;
-  }
-  return true;
+  return model::is_label_name(s);
 }
 
 LabelSet::LabelSet(std::vector<Label> labels) : labels_(std::move(labels)) {
