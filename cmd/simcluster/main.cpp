@@ -1,5 +1,6 @@
 // simcluster: the simulated Kubernetes API server as a program.
 //   simcluster --listen HOST:PORT --kubeconfig-out FILE [--crds DIR] [--load PATH...]
+//              [--fault-5xx-rate R] [--fault-429-rate R] [--fault-latency-ms N] [--fault-seed S]
 // Prints "listening on http://HOST:PORT" once ready and serves until
 // SIGINT or SIGTERM.
 #include <csignal>
@@ -23,12 +24,15 @@ struct Flags {
   std::vector<std::string> load;
   std::size_t history = 10000;
   long bookmark_ms = 60000;
+  k8s::sim::FaultConfig faults;
+  std::uint64_t fault_seed = 1;
 };
 
 [[noreturn]] void usage(const std::string& problem) {
   std::cerr << "simcluster: " << problem << "\n"
             << "usage: simcluster --listen HOST:PORT --kubeconfig-out FILE [--crds DIR] [--load PATH...]\n"
-            << "                  [--history EVENTS] [--bookmark-interval-ms MS]\n";
+            << "                  [--history EVENTS] [--bookmark-interval-ms MS]\n"
+            << "                  [--fault-5xx-rate R] [--fault-429-rate R] [--fault-latency-ms N] [--fault-seed S]\n";
   std::exit(2);
 }
 
@@ -40,6 +44,35 @@ void parse_listen(const std::string& text, Flags& f) {
   long port = std::strtol(text.c_str() + colon + 1, &end, 10);
   if (*end != '\0' || port < 0 || port > 65535) usage("bad port in --listen " + text);
   f.port = static_cast<int>(port);
+}
+
+double parse_rate(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  double r = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(r >= 0 && r <= 1)) usage(flag + " wants a rate between 0 and 1");
+  return r;
+}
+
+long parse_count(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  long n = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || n < 0) usage(flag + " wants a non-negative integer");
+  return n;
+}
+
+// Handles the --fault-* flags; false when `a` is not one of them.
+bool parse_fault_flag(const std::string& a, const std::string& v, Flags& f) {
+  if (a == "--fault-5xx-rate")
+    f.faults.error_5xx_rate = parse_rate(a, v);
+  else if (a == "--fault-429-rate")
+    f.faults.error_429_rate = parse_rate(a, v);
+  else if (a == "--fault-latency-ms")
+    f.faults.latency_ms = static_cast<int>(parse_count(a, v));
+  else if (a == "--fault-seed")
+    f.fault_seed = static_cast<std::uint64_t>(parse_count(a, v));
+  else
+    return false;
+  return true;
 }
 
 Flags parse(int argc, char** argv) {
@@ -69,7 +102,7 @@ Flags parse(int argc, char** argv) {
       f.history = std::strtoul(value().c_str(), nullptr, 10);
     else if (a == "--bookmark-interval-ms")
       f.bookmark_ms = std::strtol(value().c_str(), nullptr, 10);
-    else
+    else if (a.rfind("--fault-", 0) != 0 || !parse_fault_flag(a, value(), f))
       usage("unknown flag " + a);
   }
   if (f.kubeconfig_out.empty()) usage("--kubeconfig-out is required");
@@ -102,6 +135,8 @@ int main(int argc, char** argv) {
   options.host = flags.host;
   options.port = flags.port;
   options.api.bookmark_interval = std::chrono::milliseconds(flags.bookmark_ms);
+  options.faults = flags.faults;
+  options.fault_seed = flags.fault_seed;
   k8s::sim::Server server(cluster, options);
   try {
     server.start();

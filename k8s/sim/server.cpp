@@ -87,21 +87,30 @@ std::string warning_header(const std::string& text) {
   return out + "\"";
 }
 
-void stream_watch(httplib::Response& res, std::shared_ptr<WatchStream> stream, std::chrono::seconds heartbeat) {
+void stream_watch(httplib::Response& res, std::shared_ptr<WatchStream> stream, std::chrono::seconds heartbeat,
+                  Faults* faults) {
   auto idle = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
-  res.set_chunked_content_provider("application/json;stream=watch",
-                                   [stream, heartbeat, idle](std::size_t, httplib::DataSink& sink) {
-                                     auto chunk = stream->next(std::chrono::milliseconds(500));
-                                     if (!chunk) {
-                                       sink.done();
-                                       return true;
-                                     }
-                                     auto now = std::chrono::steady_clock::now();
-                                     if (chunk->empty() && now - *idle < heartbeat) return true;
-                                     if (chunk->empty()) *chunk = "\n";
-                                     *idle = now;
-                                     return sink.write(chunk->data(), chunk->size());
-                                   });
+  auto dropped = std::make_shared<bool>(false);
+  res.set_chunked_content_provider("application/json;stream=watch", [stream, heartbeat, idle, faults, dropped](
+                                                                        std::size_t, httplib::DataSink& sink) {
+    auto chunk = *dropped ? std::nullopt : stream->next(std::chrono::milliseconds(500));
+    if (!chunk) {
+      sink.done();
+      return true;
+    }
+    auto now = std::chrono::steady_clock::now();
+    if (chunk->empty() && now - *idle < heartbeat) return true;
+    if (chunk->empty()) *chunk = "\n";
+    *idle = now;
+    if (chunk->size() > 1 && faults->drop_watch_now()) *dropped = true;
+    return sink.write(chunk->data(), chunk->size());
+  });
+}
+
+HttpResponse respond(Api& api, Faults& faults, Store& store, const HttpRequest& request) {
+  if (is_fault_admin_path(request.path)) return fault_admin(faults, store, request);
+  if (auto injected = faults.before(request)) return std::move(*injected);
+  return api.handle(request);
 }
 
 }  // namespace
@@ -109,6 +118,7 @@ void stream_watch(httplib::Response& res, std::shared_ptr<WatchStream> stream, s
 struct Server::Impl {
   HttpServer http;
   std::unique_ptr<Api> api;
+  std::unique_ptr<Faults> faults;
   std::thread thread;
   Cluster* cluster = nullptr;
 };
@@ -116,6 +126,7 @@ struct Server::Impl {
 Server::Server(Cluster& cluster, ServerOptions options) : impl_(std::make_unique<Impl>()), options_(options) {
   impl_->cluster = &cluster;
   impl_->api = std::make_unique<Api>(cluster, options_.api);
+  impl_->faults = std::make_unique<Faults>(options_.faults, options_.fault_seed);
   auto& http = impl_->http;
   std::size_t max_threads = options_.max_threads;
   http.new_task_queue = [max_threads] { return new ElasticPool(max_threads); };
@@ -124,13 +135,15 @@ Server::Server(Cluster& cluster, ServerOptions options) : impl_(std::make_unique
   http.set_keep_alive_timeout(30);
   auto heartbeat = options_.heartbeat_interval;
   Api* api = impl_->api.get();
-  auto handler = [api, heartbeat](const httplib::Request& req, httplib::Response& res) {
-    HttpResponse out = api->handle(to_request(req));
+  Faults* faults = impl_->faults.get();
+  Store* store = &cluster.store();
+  auto handler = [api, heartbeat, faults, store](const httplib::Request& req, httplib::Response& res) {
+    HttpResponse out = respond(*api, *faults, *store, to_request(req));
     res.status = out.status;
     for (const auto& w : out.warnings) res.set_header("Warning", warning_header(w));
     for (const auto& [k, v] : out.headers) res.set_header(k, v);
     if (out.stream)
-      stream_watch(res, out.stream, heartbeat);
+      stream_watch(res, out.stream, heartbeat, faults);
     else
       res.set_content(out.body, out.content_type);
   };
@@ -164,6 +177,10 @@ void Server::stop() {
   impl_->cluster->store().close_watchers();
   impl_->http.stop();
   impl_->thread.join();
+}
+
+Faults& Server::faults() {
+  return *impl_->faults;
 }
 
 std::string Server::url() const {

@@ -6,7 +6,8 @@
 // server accepts connections; stop() ends every watch and joins all
 // threads. Idle watch streams send a single "\n" every
 // heartbeat_interval so dead clients are noticed (JSON stream decoders
-// skip whitespace between events).
+// skip whitespace between events). Faults (k8s/sim/faults.hpp) are applied
+// to API requests, and /sim/faults serves their admin endpoint.
 #pragma once
 
 #include <chrono>
@@ -15,6 +16,7 @@
 
 #include "k8s/sim/api.hpp"
 #include "k8s/sim/cluster.hpp"
+#include "k8s/sim/faults.hpp"
 
 namespace k8s::sim {
 
@@ -25,6 +27,8 @@ struct ServerOptions {
   int backlog = 4096;
   std::chrono::seconds heartbeat_interval{10};
   ApiOptions api;
+  FaultConfig faults;
+  std::uint64_t fault_seed = 1;
 };
 
 class Server {
@@ -41,6 +45,7 @@ class Server {
   int port() const { return port_; }
   // "http://HOST:PORT"
   std::string url() const;
+  Faults& faults();
 
  private:
   struct Impl;
