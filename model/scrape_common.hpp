@@ -113,6 +113,20 @@ void check_scrape_timing(const JobContext& ctx, const std::string& interval, con
 // endpoint's field path (e.g. "spec.endpoints[0]"), `ns` the monitor's.
 void set_endpoint_http_fields(Value& job, const JobContext& ctx, const std::string& ns, const Endpoint& e,
                               const std::string& path, AssetRefs& assets);
+// The scrape job of one ServiceMonitor or PodMonitor endpoint: everything but
+// the relabel rules, which the caller builds for its role.
+struct MonitorEndpoint {
+  const char* kind;  // "serviceMonitor" / "podMonitor", the job-name prefix
+  const char* role;  // kubernetes_sd role
+  const ObjectMeta& meta;
+  const NamespaceSelector& namespace_selector;
+  bool attach_node;
+  const ScrapeLimits& limits;
+  const Endpoint& endpoint;
+  std::size_t index;
+  std::string path;  // "spec.endpoints[i]" / "spec.podMetricsEndpoints[i]"
+};
+Value monitor_endpoint_job(const JobContext& ctx, const MonitorEndpoint& m, Value relabel_configs, AssetRefs& assets);
 // The port filter: `port` on `port_name_label`, else a named targetPort on
 // the container port name, else a numeric one on the container port number.
 std::optional<Value> port_rule(const Endpoint& e, const char* port_name_label);

@@ -85,4 +85,19 @@ void set_metric_relabels(Value& job, const JobContext& ctx, const std::vector<Re
                    metric_relabel_rules(rules, ctx.metrics().enforced_namespace_label, ctx.compat()));
 }
 
+Value monitor_endpoint_job(const JobContext& ctx, const MonitorEndpoint& m, Value relabel_configs, AssetRefs& assets) {
+  const Endpoint& e = m.endpoint;
+  const std::string& ns = m.meta.ns;
+  Value job =
+      Value::obj({{"job_name", std::string(m.kind) + "/" + ns + "/" + m.meta.name + "/" + std::to_string(m.index)}});
+  set_honor_fields(job, ctx, e.honor_labels, e.honor_timestamps);
+  job.set("kubernetes_sd_configs", Value::arr({kubernetes_sd(ctx, m.role, m.namespace_selector, ns, m.attach_node)}));
+  set_endpoint_http_fields(job, ctx, ns, e, m.path, assets);
+  check_scrape_timing(ctx, e.interval, e.scrape_timeout, m.path, assets);
+  job.set("relabel_configs", std::move(relabel_configs));
+  set_metric_relabels(job, ctx, e.metric_relabelings);
+  set_limits(job, ctx, m.limits);
+  return job;
+}
+
 }  // namespace model::scrape

@@ -35,17 +35,16 @@ Value relabel_configs(const JobContext& ctx, const PodMonitor& pm, const Endpoin
 
 Value endpoint_job(const JobContext& ctx, const PodMonitor& pm, std::size_t i, AssetRefs& assets) {
   const Endpoint& e = pm.endpoints[i];
-  const std::string& ns = pm.meta.ns;
-  Value job = Value::obj({{"job_name", "podMonitor/" + ns + "/" + pm.meta.name + "/" + std::to_string(i)}});
-  set_honor_fields(job, ctx, e.honor_labels, e.honor_timestamps);
-  job.set("kubernetes_sd_configs",
-          Value::arr({kubernetes_sd(ctx, "pod", pm.namespace_selector, ns, pm.attach_metadata_node.value_or(false))}));
-  set_endpoint_http_fields(job, ctx, ns, e, endpoint_path(i), assets);
-  check_scrape_timing(ctx, e.interval, e.scrape_timeout, endpoint_path(i), assets);
-  job.set("relabel_configs", relabel_configs(ctx, pm, e));
-  set_metric_relabels(job, ctx, e.metric_relabelings);
-  set_limits(job, ctx, pm.limits);
-  return job;
+  MonitorEndpoint m{.kind = "podMonitor",
+                    .role = "pod",
+                    .meta = pm.meta,
+                    .namespace_selector = pm.namespace_selector,
+                    .attach_node = pm.attach_metadata_node.value_or(false),
+                    .limits = pm.limits,
+                    .endpoint = e,
+                    .index = i,
+                    .path = endpoint_path(i)};
+  return monitor_endpoint_job(ctx, m, relabel_configs(ctx, pm, e), assets);
 }
 
 }  // namespace

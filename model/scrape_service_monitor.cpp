@@ -66,17 +66,16 @@ Value relabel_configs(const JobContext& ctx, const ServiceMonitor& sm, const End
 
 Value endpoint_job(const JobContext& ctx, const ServiceMonitor& sm, std::size_t i, AssetRefs& assets) {
   const Endpoint& e = sm.endpoints[i];
-  const std::string& ns = sm.meta.ns;
-  Value job = Value::obj({{"job_name", "serviceMonitor/" + ns + "/" + sm.meta.name + "/" + std::to_string(i)}});
-  set_honor_fields(job, ctx, e.honor_labels, e.honor_timestamps);
-  job.set("kubernetes_sd_configs", Value::arr({kubernetes_sd(ctx, "endpoints", sm.namespace_selector, ns,
-                                                             sm.attach_metadata_node.value_or(false))}));
-  set_endpoint_http_fields(job, ctx, ns, e, endpoint_path(i), assets);
-  check_scrape_timing(ctx, e.interval, e.scrape_timeout, endpoint_path(i), assets);
-  job.set("relabel_configs", relabel_configs(ctx, sm, e));
-  set_metric_relabels(job, ctx, e.metric_relabelings);
-  set_limits(job, ctx, sm.limits);
-  return job;
+  MonitorEndpoint m{.kind = "serviceMonitor",
+                    .role = "endpoints",
+                    .meta = sm.meta,
+                    .namespace_selector = sm.namespace_selector,
+                    .attach_node = sm.attach_metadata_node.value_or(false),
+                    .limits = sm.limits,
+                    .endpoint = e,
+                    .index = i,
+                    .path = endpoint_path(i)};
+  return monitor_endpoint_job(ctx, m, relabel_configs(ctx, sm, e), assets);
 }
 
 }  // namespace
