@@ -11,7 +11,7 @@
 #include <chrono>
 #include <cstdint>
 
-namespace actors::core {
+namespace k8s {
 
 enum class ErrorClass { ok, retry_call, retry_reconcile, terminal };
 const char* error_class_name(ErrorClass c);
@@ -58,4 +58,4 @@ class TokenBucket {
   bool started_ = false;
 };
 
-}  // namespace actors::core
+}  // namespace k8s

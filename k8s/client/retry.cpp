@@ -1,9 +1,9 @@
-#include "actors/core/retry.hpp"
+#include "k8s/client/retry.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-namespace actors::core {
+namespace k8s {
 
 const char* error_class_name(ErrorClass c) {
   switch (c) {
@@ -67,4 +67,4 @@ std::chrono::milliseconds TokenBucket::wait(Time now) {
   return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil((1.0 - tokens_) / rate_ * 1000.0)));
 }
 
-}  // namespace actors::core
+}  // namespace k8s
