@@ -13,6 +13,9 @@ namespace {
 
 constexpr std::size_t kTopPrefs = 2;
 constexpr std::size_t kLanes = 16;
+// Fresh placements aim at this share of the tolerance; the rest of the band
+// absorbs later changes without extra moves.
+constexpr double kInnerShare = 0.5;
 
 inline std::uint32_t fold(std::uint64_t x) {
   return static_cast<std::uint32_t>(x ^ (x >> 32));
@@ -30,45 +33,32 @@ inline std::uint32_t score(std::uint32_t key, std::uint32_t seed) {
   return x;
 }
 
-// The indices of the two best collectors for `key`, or false when a tie or
-// a zero score makes this fast path ambiguous (the caller then ranks
-// exactly). Lane-wise top two first (GCC vectorises the lane loop: 8 or 16
-// lanes; a lane flags any equality), then a merge of the lanes.
-__attribute__((target_clones("avx512f", "avx2", "default"), optimize("O3"))) bool top_two(
-    std::uint32_t key, const std::uint32_t* __restrict seeds, std::size_t n, std::size_t padded,
-    std::uint32_t* __restrict best) {
+// The two best collectors of kLanes targets at once: one lane per target,
+// collectors in index order, so GCC vectorises the lane loop (8 or 16
+// lanes) with no cross-lane merge. ambiguous[l] flags a lane where a tie
+// (any score equal to the running best or second best) or a zero second
+// score makes the result order-dependent; the caller then ranks exactly.
+__attribute__((target_clones("avx512f", "avx2", "default"), optimize("O3"))) void top_two(
+    const std::uint32_t* __restrict keys, const std::uint32_t* __restrict seeds, std::size_t n,
+    std::uint32_t* __restrict first, std::uint32_t* __restrict second, std::uint32_t* __restrict ambiguous) {
   std::uint32_t b1[kLanes] = {}, b2[kLanes] = {}, i1[kLanes] = {}, i2[kLanes] = {}, tie[kLanes] = {};
-  for (std::size_t base = 0; base < padded; base += kLanes) {
+  for (std::size_t c = 0; c < n; ++c) {
+    const std::uint32_t seed = seeds[c], index = static_cast<std::uint32_t>(c);
     for (std::size_t l = 0; l < kLanes; ++l) {
-      const auto c = static_cast<std::uint32_t>(base + l);
-      const std::uint32_t real = c < n ? 1u : 0u;
-      const std::uint32_t x = score(key, seeds[c]) & (0u - real);  // padding lanes score 0
-      tie[l] |= real & ((x == b1[l]) | (x == b2[l]));
-      const std::uint32_t top = x > b1[l] ? ~0u : 0u, second = x > b2[l] ? ~0u : 0u;
-      i2[l] = (top & i1[l]) | (~top & ((second & c) | (~second & i2[l])));
+      const std::uint32_t x = score(keys[l], seed);
+      tie[l] |= static_cast<std::uint32_t>(x == b1[l]) | static_cast<std::uint32_t>(x == b2[l]);
+      const std::uint32_t top = x > b1[l] ? ~0u : 0u, next = x > b2[l] ? ~0u : 0u;
+      i2[l] = (top & i1[l]) | (~top & ((next & index) | (~next & i2[l])));
       b2[l] = std::max(b2[l], std::min(b1[l], x));
-      i1[l] = (top & c) | (~top & i1[l]);
+      i1[l] = (top & index) | (~top & i1[l]);
       b1[l] = std::max(b1[l], x);
     }
   }
-  std::size_t lead = 0;
-  std::uint32_t ties = 0;
   for (std::size_t l = 0; l < kLanes; ++l) {
-    lead = b1[l] > b1[lead] ? l : lead;
-    ties |= tie[l];
+    first[l] = i1[l];
+    second[l] = i2[l];
+    ambiguous[l] = tie[l] | static_cast<std::uint32_t>(b2[l] == 0);
   }
-  const std::uint32_t v1 = b1[lead];
-  std::uint32_t v2 = b2[lead], j2 = i2[lead], equal_v1 = 0, equal_v2 = 0;
-  for (std::size_t l = 0; l < kLanes; ++l) {
-    if (l == lead) continue;
-    equal_v1 += b1[l] == v1;
-    if (b1[l] > v2) v2 = b1[l], j2 = i1[l];
-  }
-  // Second-best candidates: the leading lane's b2 and the other lanes' b1.
-  for (std::size_t l = 0; l < kLanes; ++l) equal_v2 += (l == lead ? b2[l] : b1[l]) == v2;
-  best[0] = i1[lead];
-  best[1] = j2;
-  return ties == 0 && equal_v1 == 0 && equal_v2 == 1 && v2 != 0;
 }
 
 // Collector-side ranking of a held target: higher score, then key, then hash.
@@ -89,15 +79,21 @@ class ConsistentHashing final : public Strategy {
   std::string_view name() const override { return "consistent-hashing"; }
 
   void assign(std::span<const StrategyTarget> targets, std::span<const StrategyCollector> collectors,
-              std::span<const std::uint32_t>, std::vector<std::uint32_t>& out) override {
+              std::span<const std::uint32_t> previous, std::vector<std::uint32_t>& out) override {
     out.assign(targets.size(), kUnassigned);
     if (collectors.empty() || targets.empty()) return;
     targets_ = targets;
     collectors_ = collectors;
-    compute_bounds();
+    compute_bounds(tolerance_ * kInnerShare, upper_, lower_);
+    compute_bounds(tolerance_, outer_upper_, outer_lower_);
     compute_prefs();
+    load_.assign(collectors.size(), 0);
+    const bool fresh = std::none_of(previous.begin(), previous.end(), [](auto p) { return p != kUnassigned; });
+    if (!fresh) keep(previous, out);
     defer_acceptance(out);
-    fill_deficits(out);
+    if (fresh) fill_deficits(out, lower_, false);
+    evict_excess(out);
+    fill_deficits(out, outer_lower_, true);
     extended_.clear();
   }
 
@@ -106,40 +102,52 @@ class ConsistentHashing final : public Strategy {
     return {score(fold(targets_[t].key), seeds_[c]), t, targets_[t].key, targets_[t].hash};
   }
 
+  void place(std::vector<std::uint32_t>& out, std::uint32_t t, std::uint32_t c) {
+    if (out[t] != kUnassigned) --load_[out[t]];
+    out[t] = c;
+    ++load_[c];
+  }
+
   // Per-collector bounds: floor/ceil of (1±tolerance)·avg, with a per-collector
   // rounding offset so that a small change of avg moves few bounds at once.
-  void compute_bounds() {
+  void compute_bounds(double tolerance, std::vector<std::uint32_t>& upper, std::vector<std::uint32_t>& lower) const {
     const std::size_t n = collectors_.size();
     const double avg = static_cast<double>(targets_.size()) / static_cast<double>(n);
     const auto lo_floor = static_cast<std::int64_t>(std::floor(avg));
     const auto hi_ceil = static_cast<std::int64_t>(std::ceil(avg));
-    upper_.resize(n);
-    lower_.resize(n);
+    upper.resize(n);
+    lower.resize(n);
     for (std::size_t c = 0; c < n; ++c) {
       double f = unit_interval(mix64(collectors_[c].seed ^ 0x726f756e64ULL));
-      auto up = static_cast<std::int64_t>(std::floor((1 + tolerance_) * avg - f));
-      auto lo = static_cast<std::int64_t>(std::ceil((1 - tolerance_) * avg + f));
-      upper_[c] = static_cast<std::uint32_t>(std::max(up, hi_ceil));
-      lower_[c] = static_cast<std::uint32_t>(std::clamp<std::int64_t>(lo, 0, lo_floor));
+      auto up = static_cast<std::int64_t>(std::floor((1 + tolerance) * avg - f));
+      auto lo = static_cast<std::int64_t>(std::ceil((1 - tolerance) * avg + f));
+      upper[c] = static_cast<std::uint32_t>(std::max(up, hi_ceil));
+      lower[c] = static_cast<std::uint32_t>(std::clamp<std::int64_t>(lo, 0, lo_floor));
     }
   }
 
   // Each target's two best collectors, best first.
   void compute_prefs() {
-    const std::size_t n = collectors_.size();
-    const std::size_t padded = (n + kLanes - 1) / kLanes * kLanes;
+    const std::size_t n = collectors_.size(), count = targets_.size();
     width_ = std::min(kTopPrefs, n);
-    seeds_.assign(padded, 0);
+    seeds_.resize(n);
     for (std::size_t c = 0; c < n; ++c) seeds_[c] = fold(collectors_[c].seed);
-    prefs_.resize(targets_.size() * width_);
-    for (std::uint32_t t = 0; t < targets_.size(); ++t) {
-      std::uint32_t* p = &prefs_[t * width_];
-      if (n == 1) {
-        p[0] = 0;
-        continue;
+    prefs_.resize(count * width_);
+    if (n == 1) return std::fill(prefs_.begin(), prefs_.end(), 0u);
+    std::uint32_t keys[kLanes], first[kLanes], second[kLanes], ambiguous[kLanes];
+    for (std::size_t base = 0; base < count; base += kLanes) {
+      const std::size_t lanes = std::min(kLanes, count - base);
+      for (std::size_t l = 0; l < kLanes; ++l) keys[l] = fold(targets_[base + std::min(l, lanes - 1)].key);
+      top_two(keys, seeds_.data(), n, first, second, ambiguous);
+      for (std::size_t l = 0; l < lanes; ++l) {
+        const auto t = static_cast<std::uint32_t>(base + l);
+        std::uint32_t* p = &prefs_[t * width_];
+        if (ambiguous[l] == 0) {
+          p[0] = first[l], p[1] = second[l];
+        } else {
+          for (std::size_t r = 0; r < width_; ++r) p[r] = ranked(t, r);
+        }
       }
-      if (top_two(fold(targets_[t].key), seeds_.data(), n, padded, p)) continue;
-      for (std::size_t r = 0; r < width_; ++r) p[r] = ranked(t, r);
     }
   }
 
@@ -168,26 +176,51 @@ class ConsistentHashing final : public Strategy {
 
   std::uint32_t pref(std::uint32_t t, std::size_t r) { return r < width_ ? prefs_[t * width_ + r] : ranked(t, r); }
 
-  // Target-proposing deferred acceptance with upper bounds: the unique
-  // target-optimal stable matching, whatever the processing order. The first
-  // round is done in bulk (bucket by first choice, keep the best `upper`),
-  // later proposals go through per-collector heaps (worst held on top).
+  // A placed target stays where it was, except that a collector holding
+  // nothing (one that just joined) takes, best score first and up to its
+  // inner upper bound, the targets that rank it first.
+  void keep(std::span<const std::uint32_t> previous, std::vector<std::uint32_t>& out) {
+    const std::size_t n = collectors_.size();
+    std::vector<std::uint32_t> kept(n, 0);
+    for (auto p : previous) {
+      if (p != kUnassigned) ++kept[p];
+    }
+    std::vector<std::vector<Held>> joining(n);
+    for (std::uint32_t t = 0; t < targets_.size(); ++t) {
+      const std::uint32_t p = previous[t], first = prefs_[t * width_];
+      if (p == kUnassigned) continue;
+      if (kept[first] == 0) {
+        joining[first].push_back(held(t, first));
+      } else {
+        place(out, t, p);
+      }
+    }
+    for (std::uint32_t c = 0; c < n; ++c) {
+      auto& h = joining[c];
+      std::sort(h.begin(), h.end());  // best first
+      for (std::size_t i = 0; i < h.size(); ++i) place(out, h[i].target, i < upper_[c] ? c : previous[h[i].target]);
+    }
+  }
+
+  // Target-proposing deferred acceptance of the targets not placed yet, with
+  // room upper_ - load: the unique target-optimal stable matching, whatever
+  // the processing order. The first round is done in bulk (bucket by first
+  // choice, keep the best), later proposals go through per-collector heaps
+  // (worst held on top).
   void defer_acceptance(std::vector<std::uint32_t>& out) {
     const std::size_t n = collectors_.size();
     std::vector<std::vector<Held>> held_by(n);
-    std::vector<std::uint32_t> count(n, 0), next(targets_.size(), 1), queue;
-    for (std::uint32_t t = 0; t < targets_.size(); ++t) ++count[prefs_[t * width_]];
-    for (std::size_t c = 0; c < n; ++c) held_by[c].reserve(std::max(count[c], upper_[c]) + 1);
+    std::vector<std::uint32_t> room(n, 0), next(targets_.size(), 1), queue;
+    for (std::size_t c = 0; c < n; ++c) room[c] = upper_[c] > load_[c] ? upper_[c] - load_[c] : 0;
     for (std::uint32_t t = 0; t < targets_.size(); ++t) {
-      const std::uint32_t c = prefs_[t * width_];
-      held_by[c].push_back(held(t, c));
+      if (out[t] == kUnassigned) held_by[prefs_[t * width_]].push_back(held(t, prefs_[t * width_]));
     }
     for (std::size_t c = 0; c < n; ++c) {
       auto& h = held_by[c];
-      if (h.size() > upper_[c]) {
-        std::nth_element(h.begin(), h.begin() + upper_[c], h.end());  // best `upper` first
-        for (auto it = h.begin() + upper_[c]; it != h.end(); ++it) queue.push_back(it->target);
-        h.resize(upper_[c]);
+      if (h.size() > room[c]) {
+        std::nth_element(h.begin(), h.begin() + room[c], h.end());  // best `room` first
+        for (auto it = h.begin() + room[c]; it != h.end(); ++it) queue.push_back(it->target);
+        h.resize(room[c]);
       }
       std::make_heap(h.begin(), h.end());
     }
@@ -196,29 +229,63 @@ class ConsistentHashing final : public Strategy {
       queue.pop_back();
       const std::uint32_t c = pref(t, next[t]++);
       if (c == kUnassigned) continue;  // every collector full: impossible while sum(upper) >= T
+      if (room[c] == 0) {
+        queue.push_back(t);
+        continue;
+      }
       auto& h = held_by[c];
       h.push_back(held(t, c));
       std::push_heap(h.begin(), h.end());
-      if (h.size() > upper_[c]) {
+      if (h.size() > room[c]) {
         std::pop_heap(h.begin(), h.end());
         queue.push_back(h.back().target);
         h.pop_back();
       }
     }
     for (std::uint32_t c = 0; c < n; ++c) {
-      for (const auto& h : held_by[c]) out[h.target] = c;
+      for (const auto& h : held_by[c]) place(out, h.target, c);
     }
   }
 
-  // Collectors below their lower bound take their best-ranked targets
-  // (among targets that list them second) from collectors above their own
-  // lower bound, in collector-seed order.
-  void fill_deficits(std::vector<std::uint32_t>& out) {
-    std::vector<std::uint32_t> load(collectors_.size(), 0);
-    for (auto c : out) load[c] += c != kUnassigned;
+  // Collectors above their outer upper bound give up their worst targets,
+  // which go to their best-ranked collector below its inner upper bound.
+  void evict_excess(std::vector<std::uint32_t>& out) {
+    std::vector<std::vector<Held>> over(collectors_.size());
+    for (std::uint32_t t = 0; t < targets_.size(); ++t) {
+      const std::uint32_t c = out[t];
+      if (c != kUnassigned && load_[c] > outer_upper_[c]) over[c].push_back(held(t, c));
+    }
+    std::vector<Held> evicted;
+    for (std::uint32_t c = 0; c < over.size(); ++c) {
+      auto& h = over[c];
+      if (h.empty()) continue;
+      const std::size_t keep = outer_upper_[c];
+      std::nth_element(h.begin(), h.begin() + static_cast<std::ptrdiff_t>(keep), h.end());
+      evicted.insert(evicted.end(), h.begin() + static_cast<std::ptrdiff_t>(keep), h.end());
+    }
+    std::sort(evicted.begin(), evicted.end(),
+              [](const Held& a, const Held& b) { return a.key != b.key ? a.key < b.key : a.hash < b.hash; });
+    for (const auto& e : evicted) {
+      const std::uint32_t from = out[e.target];
+      for (std::size_t r = 0;; ++r) {
+        const std::uint32_t c = pref(e.target, r);
+        if (c == kUnassigned) break;  // unreachable: sum(upper) >= T leaves room somewhere
+        if (c != from && load_[c] < upper_[c]) {
+          place(out, e.target, c);
+          break;
+        }
+      }
+    }
+  }
+
+  // Collectors below `floor` take their best-ranked targets among those that
+  // list them in their top two, from collectors above their inner lower
+  // bound, in collector-seed order. With `exhaustive`, any target of a
+  // collector above its `floor` is a candidate when that is not enough.
+  void fill_deficits(std::vector<std::uint32_t>& out, const std::vector<std::uint32_t>& floor, bool exhaustive) {
     std::vector<std::uint32_t> short_of, slot(collectors_.size(), kUnassigned);
-    for (std::uint32_t c = 0; c < load.size(); ++c) {
-      if (load[c] < lower_[c]) slot[c] = static_cast<std::uint32_t>(short_of.size()), short_of.push_back(c);
+    for (std::uint32_t c = 0; c < load_.size(); ++c) {
+      if (load_[c] < floor[c]) slot[c] = static_cast<std::uint32_t>(short_of.size()), short_of.push_back(c);
     }
     if (short_of.empty()) return;
     std::vector<std::vector<Held>> cand(short_of.size());
@@ -231,23 +298,33 @@ class ConsistentHashing final : public Strategy {
     std::sort(short_of.begin(), short_of.end(),
               [&](std::uint32_t a, std::uint32_t b) { return collectors_[a].seed < collectors_[b].seed; });
     for (auto c : short_of) {
-      auto& list = cand[slot[c]];
-      std::sort(list.begin(), list.end());  // best first
-      for (const auto& h : list) {
-        if (load[c] >= lower_[c]) break;
-        const std::uint32_t d = out[h.target];
-        if (d == kUnassigned || d == c || load[d] <= lower_[d]) continue;
-        out[h.target] = c;
-        --load[d];
-        ++load[c];
+      take_best(out, c, cand[slot[c]], floor, lower_);
+      if (!exhaustive || load_[c] >= floor[c]) continue;
+      std::vector<Held> all;
+      for (std::uint32_t t = 0; t < targets_.size(); ++t) {
+        if (out[t] != c) all.push_back(held(t, c));
       }
+      take_best(out, c, all, floor, floor);
+    }
+  }
+
+  // Moves targets of `list` (best first) to c until it reaches floor[c],
+  // from donors that stay at or above donor_floor.
+  void take_best(std::vector<std::uint32_t>& out, std::uint32_t c, std::vector<Held>& list,
+                 const std::vector<std::uint32_t>& floor, const std::vector<std::uint32_t>& donor_floor) {
+    std::sort(list.begin(), list.end());  // best first
+    for (const auto& h : list) {
+      if (load_[c] >= floor[c]) break;
+      const std::uint32_t d = out[h.target];
+      if (d == kUnassigned || d == c || load_[d] <= donor_floor[d]) continue;
+      place(out, h.target, c);
     }
   }
 
   double tolerance_;
   std::span<const StrategyTarget> targets_;
   std::span<const StrategyCollector> collectors_;
-  std::vector<std::uint32_t> seeds_, upper_, lower_, prefs_;
+  std::vector<std::uint32_t> seeds_, upper_, lower_, outer_upper_, outer_lower_, prefs_, load_;
   std::size_t width_ = 0;
   struct Extended {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> order;  // (score, collector)

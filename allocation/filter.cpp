@@ -49,7 +49,15 @@ void substitute_shard(std::string& regex) {
 void RelabelFilter::set_job(Name job, std::vector<RelabelConfig> configs, std::string_view path) {
   for (auto& c : configs) substitute_shard(c.regex);
   Relabeler{configs, path};  // validates every rule, with its own index in errors
-  Relabeler compiled(deciding_rules(configs), path);
+  auto live = deciding_rules(configs);
+  JobRules compiled{Relabeler(live, path), {}};
+  for (const auto& c : live) {
+    for (const auto& l : c.source_labels) compiled.reads.push_back(Name::intern(l));
+    if (c.action == RelabelAction::keepequal || c.action == RelabelAction::dropequal)
+      compiled.reads.push_back(Name::intern(c.target_label));
+  }
+  std::sort(compiled.reads.begin(), compiled.reads.end());
+  compiled.reads.erase(std::unique(compiled.reads.begin(), compiled.reads.end()), compiled.reads.end());
   auto it = std::lower_bound(jobs_.begin(), jobs_.end(), job, [](const auto& e, Name j) { return e.first < j; });
   if (it != jobs_.end() && it->first == job) {
     it->second = std::move(compiled);
@@ -75,39 +83,51 @@ void RelabelFilter::set_scrape_configs(const model::Value& scrape_configs) {
   }
 }
 
-const Relabeler* RelabelFilter::rules_for(Name job) const {
+const RelabelFilter::JobRules* RelabelFilter::rules_for(Name job) const {
   auto it = std::lower_bound(jobs_.begin(), jobs_.end(), job, [](const auto& e, Name j) { return e.first < j; });
-  return it != jobs_.end() && it->first == job && !it->second.empty() ? &it->second : nullptr;
+  return it != jobs_.end() && it->first == job && !it->second.rules.empty() ? &it->second : nullptr;
 }
 
 bool RelabelFilter::keep(const Target& t) {
-  const Relabeler* rules = rules_for(t.job);
-  if (!rules) return true;
+  const JobRules* job = rules_for(t.job);
+  if (!job) return true;
   builder_.reset(t.group.get(), t.own.get());
-  return rules->process(builder_);
+  return job->rules.process(builder_);
+}
+
+// Label sets are usually cold (100k targets x 40 labels do not fit in
+// cache), so apply() loads each target's own set in three stages ahead of
+// use: the set object, its id array, then only the labels the rules read
+// (the group's set is shared by many targets and stays warm).
+void RelabelFilter::prefetch(const Target& t, int stage) const {
+  const LabelSet* own = t.own.get();
+  if (!own) return;
+  if (stage == 0) return __builtin_prefetch(own);
+  if (stage == 1) return own->prefetch_ids();
+  if (const JobRules* job = rules_for(t.job)) {
+    for (Name n : job->reads) own->prefetch_label(n);
+  }
 }
 
 std::size_t RelabelFilter::apply(std::vector<Target>& targets) {
-  // Label sets are usually cold (100k targets x 40 labels do not fit in
-  // cache): prefetch the label sets of targets a few steps ahead, in two
-  // stages (the set object, then its arrays).
-  constexpr std::size_t kFar = 16, kNear = 6;
-  for (std::size_t i = 0; i < std::min(targets.size(), kFar); ++i) __builtin_prefetch(targets[i].own.get());
+  constexpr std::size_t kAhead[3] = {32, 20, 8};  // object, ids, labels
   std::size_t next = 0;
   auto prefetch_ahead = [&]() {
-    if (next + kFar < targets.size()) __builtin_prefetch(targets[next + kFar].own.get());
-    if (next + kNear < targets.size() && targets[next + kNear].own) targets[next + kNear].own->prefetch();
+    for (int stage = 0; stage < 3; ++stage) {
+      if (next + kAhead[stage] < targets.size()) prefetch(targets[next + kAhead[stage]], stage);
+    }
     ++next;
   };
+  for (std::size_t i = 0; i < std::min(targets.size(), kAhead[0]); ++i) __builtin_prefetch(targets[i].own.get());
   const std::size_t before = targets.size();
   Name last_job;
-  const Relabeler* rules = nullptr;
+  const JobRules* job = nullptr;
   auto dropped = [&](const Target& t) {
     prefetch_ahead();
-    if (!(t.job == last_job)) last_job = t.job, rules = rules_for(t.job);
-    if (!rules) return false;
+    if (!(t.job == last_job)) last_job = t.job, job = rules_for(t.job);
+    if (!job) return false;
     builder_.reset(t.group.get(), t.own.get());
-    return !rules->process(builder_);
+    return !job->rules.process(builder_);
   };
   targets.erase(std::remove_if(targets.begin(), targets.end(), dropped), targets.end());
   return before - targets.size();

@@ -30,9 +30,14 @@ class RelabelFilter {
   std::size_t apply(std::vector<Target>& targets);
 
  private:
-  const Relabeler* rules_for(Name job) const;
+  struct JobRules {
+    Relabeler rules;
+    std::vector<Name> reads;  // labels the rules read (prefetched in apply)
+  };
+  const JobRules* rules_for(Name job) const;
+  void prefetch(const Target& t, int stage) const;
 
-  std::vector<std::pair<Name, Relabeler>> jobs_;  // sorted by Name id
+  std::vector<std::pair<Name, JobRules>> jobs_;  // sorted by Name id
   LabelBuilder builder_;
 };
 

@@ -84,17 +84,14 @@ LabelSet::LabelSet(std::vector<Label> labels) : labels_(std::move(labels)) {
 void LabelSet::finish() {
   const Name address = Names::get().address;
   fingerprint_ = 0;
+  address_view_ = {};
   ids_.resize(labels_.size());
   for (std::size_t i = 0; i < labels_.size(); ++i) {
     ids_[i] = labels_[i].name.id();
     fingerprint_ += label_hash(labels_[i].name, labels_[i].value);
-    if (labels_[i].name == address) address_ = static_cast<std::int32_t>(i);
+    if (labels_[i].name == address) address_view_ = labels_[i].value;
   }
-  address_hash_ = hash_bytes(this->address(), 0x61646472);
-}
-
-std::string_view LabelSet::address() const {
-  return address_ < 0 ? std::string_view() : std::string_view(labels_[static_cast<std::size_t>(address_)].value);
+  address_hash_ = hash_bytes(address_view_, 0x61646472);
 }
 
 LabelSet::LabelSet(std::initializer_list<std::pair<std::string_view, std::string_view>> labels) {
@@ -104,19 +101,24 @@ LabelSet::LabelSet(std::initializer_list<std::pair<std::string_view, std::string
   *this = LabelSet(std::move(v));
 }
 
-std::string_view LabelSet::get(Name name) const {
+std::size_t LabelSet::position(std::uint32_t id) const {
   // Branch-free lower bound: label sets are small and lookups unpredictable.
-  const std::uint32_t id = name.id();
   const std::uint32_t* base = ids_.data();
   std::size_t n = ids_.size();
-  if (n == 0 || id == 0) return {};
+  if (n == 0) return 0;
   while (n > 1) {
     const std::size_t half = n / 2;
     base = base[half - 1] < id ? base + half : base;
     n -= half;
   }
-  if (*base != id) return {};
-  return labels_[static_cast<std::size_t>(base - ids_.data())].value;
+  return static_cast<std::size_t>(base - ids_.data()) + (*base < id ? 1 : 0);
+}
+
+std::string_view LabelSet::get(Name name) const {
+  const std::uint32_t id = name.id();
+  if (id == 0) return {};
+  const std::size_t i = position(id);
+  return i < ids_.size() && ids_[i] == id ? std::string_view(labels_[i].value) : std::string_view();
 }
 
 std::uint64_t label_hash(Name name, std::string_view value) {

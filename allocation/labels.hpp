@@ -69,6 +69,15 @@ class LabelSet {
   // are dropped (Prometheus treats an empty value as an absent label).
   explicit LabelSet(std::vector<Label> labels);
   LabelSet(std::initializer_list<std::pair<std::string_view, std::string_view>> labels);
+  // Copies re-point the cached address view at their own storage (moves
+  // keep the label array, so the view stays valid).
+  LabelSet(const LabelSet& o) : LabelSet(std::vector<Label>(o.labels_)) {}
+  LabelSet& operator=(const LabelSet& o) {
+    if (this != &o) *this = LabelSet(o);
+    return *this;
+  }
+  LabelSet(LabelSet&&) noexcept = default;
+  LabelSet& operator=(LabelSet&&) noexcept = default;
 
   std::span<const Label> labels() const { return labels_; }
   std::size_t size() const { return labels_.size(); }
@@ -78,25 +87,29 @@ class LabelSet {
   // Wrapping sum of label_hash over the labels (order-independent).
   std::uint64_t fingerprint() const { return fingerprint_; }
   // The __address__ value ("" when absent) and its hash_bytes.
-  std::string_view address() const;
+  std::string_view address() const { return address_view_; }
   std::uint64_t address_hash() const { return address_hash_; }
-  // Hints the CPU to start loading the storage lookups will touch (used
-  // when sweeping many cold label sets).
-  void prefetch() const {
+  // Hints for sweeps over many cold label sets: prefetch_ids() starts
+  // loading the id array get() searches; once that has arrived,
+  // prefetch_label(name) starts loading the label get(name) will read.
+  void prefetch_ids() const {
     const auto* ids = reinterpret_cast<const char*>(ids_.data());
-    const auto* labels = reinterpret_cast<const char*>(labels_.data());
     for (std::size_t b = 0; b < ids_.size() * sizeof(std::uint32_t); b += 64) __builtin_prefetch(ids + b);
-    for (std::size_t b = 0; b < labels_.size() * sizeof(Label); b += 64) __builtin_prefetch(labels + b);
+  }
+  void prefetch_label(Name name) const {
+    if (std::size_t i = position(name.id()); i < labels_.size()) __builtin_prefetch(&labels_[i]);
   }
 
  private:
   void finish();
+  // Index of the first id >= `id` (ids_.size() when none).
+  std::size_t position(std::uint32_t id) const;
 
   std::vector<Label> labels_;
   std::vector<std::uint32_t> ids_;  // labels_[i].name.id(), packed for lookups
   std::uint64_t fingerprint_ = 0;
   std::uint64_t address_hash_ = 0;
-  std::int32_t address_ = -1;
+  std::string_view address_view_;  // into labels_ (read without touching it)
 };
 
 // Hash of one label; a label set's fingerprint is the wrapping sum of its

@@ -4,6 +4,7 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
 #include <thread>
 #include <unordered_map>
@@ -72,11 +73,14 @@ void send_json(httplib::Response& res, const std::string& body) {
 
 struct AllocationServer::Impl {
   httplib::Server http;
+  AllocatorMetrics metrics{"/livez", "/readyz", "/metrics", "/scrape_configs", "/jobs", "/jobs/:job_id/targets"};
   std::thread thread;
   std::atomic<std::shared_ptr<const Snapshot>> snapshot;
   ResponseCache cache;  // publisher thread only
 
   void install_routes();
+  // Registers `handler` for `pattern`, timed under the route name `path`.
+  void get(const std::string& pattern, std::string_view path, httplib::Server::Handler handler);
   void serve_job_targets(const httplib::Request& req, httplib::Response& res) const;
 };
 
@@ -99,24 +103,36 @@ void AllocationServer::Impl::serve_job_targets(const httplib::Request& req, http
   send_json(res, it == snap->job_targets.end() ? kEmptyObject : *it->second);
 }
 
+void AllocationServer::Impl::get(const std::string& pattern, std::string_view path, httplib::Server::Handler handler) {
+  http.Get(pattern, [this, path, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
+    const auto start = std::chrono::steady_clock::now();
+    handler(req, res);
+    metrics.observe_http(path, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  });
+}
+
 void AllocationServer::Impl::install_routes() {
   http.set_tcp_nodelay(true);
-  http.Get("/livez", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
-  http.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
+  get("/livez", "/livez",
+      [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
+  get("/readyz", "/readyz", [this](const httplib::Request&, httplib::Response& res) {
     const bool ready = snapshot.load() != nullptr;
     res.status = ready ? 200 : 503;
     res.set_content(ready ? "ok\n" : "no allocation yet\n", "text/plain");
   });
-  http.Get("/scrape_configs", [this](const httplib::Request&, httplib::Response& res) {
+  get("/metrics", "/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(metrics.render(), "text/plain; version=0.0.4; charset=utf-8");
+  });
+  get("/scrape_configs", "/scrape_configs", [this](const httplib::Request&, httplib::Response& res) {
     auto snap = snapshot.load();
     send_json(res, snap ? snap->scrape_configs : kEmptyObject);
   });
-  http.Get("/jobs", [this](const httplib::Request&, httplib::Response& res) {
+  get("/jobs", "/jobs", [this](const httplib::Request&, httplib::Response& res) {
     auto snap = snapshot.load();
     send_json(res, snap ? snap->jobs : kEmptyObject);
   });
-  http.Get(R"(/jobs/.+/targets)",
-           [this](const httplib::Request& req, httplib::Response& res) { serve_job_targets(req, res); });
+  get(R"(/jobs/.+/targets)", "/jobs/:job_id/targets",
+      [this](const httplib::Request& req, httplib::Response& res) { serve_job_targets(req, res); });
 }
 
 AllocationServer::AllocationServer(ServerOptions options)
@@ -145,6 +161,11 @@ void AllocationServer::publish(const Allocator& a, const model::Value& scrape_co
   }
   impl_->cache.prune(a);
   impl_->snapshot.store(std::move(snap));
+  impl_->metrics.observe_allocation(a);
+}
+
+AllocatorMetrics& AllocationServer::metrics() {
+  return impl_->metrics;
 }
 
 int AllocationServer::start() {

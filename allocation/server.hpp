@@ -1,17 +1,20 @@
 // The target allocator's HTTP server: /scrape_configs, /jobs,
-// /jobs/{job}/targets[?collector_id=], /livez and /readyz.
+// /jobs/{job}/targets[?collector_id=], /metrics, /livez and /readyz.
 // Contract: publish() turns the allocator's current state into an immutable
 // Snapshot (every body prebuilt; per-collector bodies come from a
 // ResponseCache, so unchanged ones are shared, not rebuilt) and swaps it in
 // through an atomic shared_ptr, so request threads never lock and never see
 // a half-built state. publish() must be called from one thread at a time.
 // /readyz answers 503 until the first publish(). Sockets use TCP_NODELAY.
+// /metrics renders metrics() (publish() updates its allocation gauges; the
+// caller records allocation times and events; every request is timed).
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include "allocation/allocator.hpp"
+#include "allocation/metrics.hpp"
 #include "allocation/responses.hpp"
 #include "model/value.hpp"
 
@@ -37,6 +40,7 @@ class AllocationServer {
   // Stops serving and joins the thread (also done by the destructor).
   void stop();
   int port() const { return port_; }
+  AllocatorMetrics& metrics();
 
  private:
   struct Impl;

@@ -9,7 +9,7 @@
 //   response  per-collector /jobs/{job}/targets?collector_id= body, in-process
 //   balance   balance and churn per strategy and N
 // Usage: allocation_bench [--quick] [section...]   (--quick: smaller grid, for
-// smoke runs; sections: setting pipeline response balance; default all)
+// smoke runs; sections: setting pipeline response balance sequence; default all)
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -18,6 +18,7 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "allocation/allocator.hpp"
@@ -212,12 +213,12 @@ void pipeline(bool quick) {
   const ManualClock clock;
   const Name job = Name::intern("serviceMonitor/team/app/0");
   auto config = model::parse_documents(kPipelineConfig, "bench");
-  for (std::size_t n : {1000u, 10000u, 100000u}) {
+  for (std::size_t n : {1000u, 10000u, 100000u, 800000u}) {
     if (quick && n > 10000) continue;
     const auto groups = discovery_output(n, 10);
     double best[4] = {1e30, 1e30, 1e30, 1e30};
     double bytes_per_target = 0;
-    for (int rep = 0; rep < 5; ++rep) {
+    for (int rep = 0; rep < (n > 100000 ? 3 : 5); ++rep) {
       auto a = make_allocator("consistent-hashing", clock);
       a->set_collectors(collectors(100));
       RelabelFilter filter;
@@ -328,6 +329,84 @@ void balance_row(const char* label, std::size_t n, std::size_t per, const Strate
               100 * moved(base, after_growth));
 }
 
+std::vector<std::string> assign_set(Strategy& s, const std::vector<StrategyTarget>& targets,
+                                    const std::vector<std::string>& names, const std::vector<std::string>& previous) {
+  std::unordered_map<std::string, std::uint32_t> index;
+  std::vector<StrategyCollector> cols;
+  for (const auto& nm : names) {
+    index.emplace(nm, static_cast<std::uint32_t>(cols.size()));
+    cols.push_back({nm, "", collector_seed(nm)});
+  }
+  std::vector<std::uint32_t> prev(targets.size(), kUnassigned), out;
+  for (std::size_t i = 0; i < previous.size(); ++i) {
+    auto it = index.find(previous[i]);
+    if (it != index.end()) prev[i] = it->second;
+  }
+  s.assign(targets, cols, prev, out);
+  std::vector<std::string> res;
+  for (auto o : out) res.push_back(o == kUnassigned ? "" : names[o]);
+  return res;
+}
+
+// `steps` membership changes (joins and leaves alternate) from a fresh start:
+// worst balance and churn over every state, and the share that a restart
+// (a fresh assignment of the final membership) would move.
+void sequence_row(const char* label, std::size_t n, std::size_t per, std::size_t steps, const StrategyConfig& config) {
+  std::vector<StrategyTarget> targets(n * per);
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    targets[i].key = hash_bytes("t" + std::to_string(i), n + 1);
+    targets[i].hash = mix64(targets[i].key);
+  }
+  auto s = make_strategy(config);
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < n; ++i) names.push_back("collector-" + std::to_string(i));
+  auto current = assign_set(*s, targets, names, {});
+  double worst_max = 0, worst_min = 2, worst_churn = 0, sum_churn = 0;
+  std::size_t next = n;
+  std::uint64_t rng = 42;
+  for (std::size_t step = 0; step <= steps; ++step) {
+    std::unordered_map<std::string, std::size_t> load;
+    for (const auto& c : current) ++load[c];
+    const double avg = static_cast<double>(targets.size()) / static_cast<double>(names.size());
+    for (const auto& nm : names) {
+      worst_max = std::max(worst_max, static_cast<double>(load[nm]) / avg);
+      worst_min = std::min(worst_min, static_cast<double>(load[nm]) / avg);
+    }
+    if (step == steps) break;
+    auto to = names;
+    rng = mix64(rng);
+    if (step % 2 == 0) {
+      to.push_back("collector-" + std::to_string(next++));
+    } else {
+      to.erase(to.begin() + static_cast<std::ptrdiff_t>(rng % to.size()));
+    }
+    auto after = assign_set(*s, targets, to, current);
+    const double churn = moved(current, after) * static_cast<double>(std::max(names.size(), to.size()));
+    worst_churn = std::max(worst_churn, churn);
+    sum_churn += churn;
+    current = std::move(after);
+    names = std::move(to);
+  }
+  auto fresh = assign_set(*s, targets, names, {});
+  std::printf("| %s | %zu | %zu | %zu | %.3f | %.3f | %.2f | %.2f | %.1f%% |\n", label, n, per, steps, worst_max,
+              worst_min, sum_churn / static_cast<double>(steps), worst_churn, 100 * moved(current, fresh));
+}
+
+void sequences(bool quick) {
+  std::printf("\n### Membership sequences (joins and leaves alternate; worst over every state)\n\n");
+  std::printf(
+      "| strategy | N | targets per collector | changes | worst max/avg | worst min/avg | mean churn | worst churn | "
+      "moved by a restart |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  StrategyConfig ch;
+  for (std::size_t per : {100u, 1000u}) {
+    for (std::size_t n : {10u, 100u, 1000u}) {
+      if (n * per > (quick ? 10000u : 100000u)) continue;
+      sequence_row("consistent-hashing", n, per, n >= 1000 ? 10 : 40, ch);
+    }
+  }
+}
+
 void balance(bool quick) {
   std::printf("\n### Balance and churn (churn = share of targets moved / ideal 1/(N+1) or 1/N)\n\n");
   std::printf(
@@ -345,7 +424,8 @@ void balance(bool quick) {
       balance_row("consistent-hashing", n, per, ch);
     }
   }
-  for (std::size_t n : {10u, 100u}) {
+  for (std::size_t n : {10u, 100u, 1000u}) {
+    if (quick && n > 100) continue;
     balance_row("least-weighted", n, 100, lw);
     balance_row("least-weighted + rebalance", n, 100, lwr);
   }
@@ -370,5 +450,6 @@ int main(int argc, char** argv) {
   if (wanted("pipeline")) pipeline(quick);
   if (wanted("response")) response(quick);
   if (wanted("balance")) balance(quick);
+  if (wanted("sequence")) sequences(quick);
   return 0;
 }

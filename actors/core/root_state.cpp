@@ -110,17 +110,34 @@ void acknowledge(RootState& s, Subscriptions subs, const SubscriptionDelta& delt
   absorb(s, delta);
 }
 
+HierarchyCounts count_members(const model::Hierarchy& h) {
+  HierarchyCounts c;
+  c.metrics_instances = h.metrics.size();
+  for (const auto& mi : h.metrics) {
+    c.service_monitors += mi.service_monitors.size();
+    c.pod_monitors += mi.pod_monitors.size();
+    c.probes += mi.probes.size();
+  }
+  c.logs_instances = h.logs.size();
+  for (const auto& li : h.logs) c.pod_logs += li.pod_logs.size();
+  c.integrations = h.integrations.size();
+  return c;
+}
+
 namespace {
 
 // Renders a present, valid root; returns false (and sets fx.subscribe)
 // when the subscriptions must be acknowledged first.
 bool render_valid(RootState& s, const model::GrafanaAgent& agent, const model::RenderOptions& opts, Effects& fx) {
-  Subscriptions subs = subscriptions_for(model::build_hierarchy(s.inventory, agent));
+  model::Hierarchy h = model::build_hierarchy(s.inventory, agent);
+  Subscriptions subs = subscriptions_for(h);
   if (!subs.same_as(s.subscriptions)) {
     fx.subscribe = std::move(subs);
     return false;
   }
+  fx.counts = count_members(h);
   model::AgentRender r = model::render_agent(s.inventory, agent, opts);
+  fx.paused = r.paused;
   fx.desired = std::move(r.objects);
   fx.problems = std::move(r.problems);
   return true;

@@ -55,6 +55,15 @@ void acknowledge(RootState& s, Subscriptions subs, const SubscriptionDelta& delt
 // Adds and forgets members as a delta says (a Namespace relabel); marks dirty.
 void absorb(RootState& s, const SubscriptionDelta& delta);
 
+// How many members the hierarchy selects (a member selected by two
+// instances counts twice, as it is scraped twice).
+struct HierarchyCounts {
+  std::size_t metrics_instances = 0, service_monitors = 0, pod_monitors = 0, probes = 0;
+  std::size_t logs_instances = 0, pod_logs = 0, integrations = 0;
+  friend bool operator==(const HierarchyCounts&, const HierarchyCounts&) = default;
+};
+HierarchyCounts count_members(const model::Hierarchy& h);
+
 struct Effects {
   std::optional<Subscriptions> subscribe;  // set: hand to the router, acknowledge, reconcile again
   bool rendered = false;
@@ -62,6 +71,8 @@ struct Effects {
   // false: the GrafanaAgent does not decode; desired is empty but the writer
   // must not prune (an invalid edit must not delete running workloads).
   bool root_valid = true;
+  bool paused = false;  // spec.paused: the writer must neither apply nor prune
+  HierarchyCounts counts;
   std::vector<model::Value> desired;     // sorted by kind, then name
   std::vector<model::Problem> problems;  // render problems plus decode problems of routed objects
 };

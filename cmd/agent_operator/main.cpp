@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "commands.hpp"
+#include "flags.hpp"
+#include "operator.hpp"
 #include "input.hpp"
 #include "model/parse.hpp"
 #include "model/render.hpp"
@@ -21,23 +24,17 @@ constexpr const char* kUsage =
     "     --labels k=v,...   extra labels for created objects (upstream's -labels)\n"
     "     --explain NS/NAME  print why each resource is in or out of that agent's hierarchy\n"
     "     --upstream-compat  reproduce upstream's known bugs (see docs/differences.md)\n"
+    "  run [flags]         run the controller against a cluster\n"
+    "  demo [flags]        run the controller against an embedded simcluster loaded with\n"
+    "                      deploy/crds and deploy/examples; writes a kubeconfig for kubectl\n"
+    "     --kubeconfig-out FILE  (default agent-operator-demo.kubeconfig)\n"
+    "     --load PATH            manifests to load instead of deploy/examples (repeatable)\n"
+    "  replay JOURNAL      print the objects a recorded journal leads to\n"
+    "     --until SEQ        stop after this event\n"
+    "     --explain NS/NAME  print why each resource is in or out of that agent's hierarchy\n"
     "  version             print the version\n"
     "\n"
     "exit codes: 0 ok, 1 some resource is invalid (details on stderr), 2 unusable input\n";
-
-bool parse_labels(const std::string& text, model::Labels& out) {
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t comma = text.find(',', start);
-    std::string pair = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    std::size_t eq = pair.find('=');
-    if (eq == std::string::npos || eq == 0) return false;
-    out[pair.substr(0, eq)] = pair.substr(eq + 1);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return true;
-}
 
 int explain(const model::Inventory& inv, const std::string& target) {
   auto slash = target.find('/');
@@ -69,7 +66,7 @@ int render(int argc, char** argv) {
     } else if (a.rfind("-f=", 0) == 0 || a.rfind("--filename=", 0) == 0) {
       paths.push_back(a.substr(a.find('=') + 1));
     } else if (a == "--labels" || a == "-labels") {
-      if (!parse_labels(value("--labels"), opts.operator_labels))
+      if (!cli::parse_labels(value("--labels"), opts.operator_labels))
         throw std::invalid_argument("--labels wants k=v[,k=v...]");
     } else if (a == "--explain") {
       explain_target = value("--explain");
@@ -101,12 +98,15 @@ int render(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (argc < 2 || std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0) {
-    std::cout << kUsage;
+    std::cout << kUsage << cli::operator_flags_usage();
     return argc < 2 ? 2 : 0;
   }
   std::string cmd = argv[1];
   try {
     if (cmd == "render") return render(argc - 2, argv + 2);
+    if (cmd == "run") return cli::run(argc - 2, argv + 2);
+    if (cmd == "demo") return cli::demo(argc - 2, argv + 2);
+    if (cmd == "replay") return cli::replay(argc - 2, argv + 2);
     if (cmd == "version" || cmd == "-version" || cmd == "--version") {
       std::cout << "agent-operator " << AO_VERSION << "\n";
       return 0;

@@ -1,18 +1,30 @@
 // simcluster: the simulated Kubernetes API server as a program.
 //   simcluster --listen HOST:PORT --kubeconfig-out FILE [--crds DIR] [--load PATH...]
 //              [--fault-5xx-rate R] [--fault-429-rate R] [--fault-latency-ms N] [--fault-seed S]
-// Prints "listening on http://HOST:PORT" once ready and serves until
-// SIGINT or SIGTERM.
+//              [--tls [--tls-dir DIR]] [--token TOKEN | --token-file FILE | --anonymous]
+//              [--generate SPEC]
+// Prints "listening on http(s)://HOST:PORT" once ready and serves until
+// SIGINT or SIGTERM. With --tls and no token flag a random token is made;
+// it is written only to the kubeconfig, never printed.
+#include <sys/stat.h>
+
+#include <atomic>
+#include <cctype>
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "k8s/sim/cluster.hpp"
+#include "k8s/sim/generate.hpp"
 #include "k8s/sim/loader.hpp"
 #include "k8s/sim/server.hpp"
+#include "k8s/sim/tls.hpp"
 
 namespace {
 
@@ -26,13 +38,37 @@ struct Flags {
   long bookmark_ms = 60000;
   k8s::sim::FaultConfig faults;
   std::uint64_t fault_seed = 1;
+  bool tls = false;
+  std::string tls_dir;
+  std::string token;
+  std::string token_file;
+  bool anonymous = false;
+  std::optional<k8s::sim::GenerateSpec> generate;
+};
+
+// Stands still at a fixed instant until started, so the objects made at
+// startup for --generate get the same timestamps on every run.
+class StartupClock : public k8s::sim::Clock {
+ public:
+  explicit StartupClock(bool frozen) : frozen_(frozen) {}
+  time_point now() const override {
+    if (frozen_) return time_point(std::chrono::seconds(1704067200));  // 2024-01-01T00:00:00Z
+    return std::chrono::system_clock::now();
+  }
+  void start() { frozen_ = false; }
+
+ private:
+  std::atomic<bool> frozen_;
 };
 
 [[noreturn]] void usage(const std::string& problem) {
   std::cerr << "simcluster: " << problem << "\n"
             << "usage: simcluster --listen HOST:PORT --kubeconfig-out FILE [--crds DIR] [--load PATH...]\n"
             << "                  [--history EVENTS] [--bookmark-interval-ms MS]\n"
-            << "                  [--fault-5xx-rate R] [--fault-429-rate R] [--fault-latency-ms N] [--fault-seed S]\n";
+            << "                  [--fault-5xx-rate R] [--fault-429-rate R] [--fault-latency-ms N] [--fault-seed S]\n"
+            << "                  [--tls [--tls-dir DIR]] [--token TOKEN | --token-file FILE | --anonymous]\n"
+            << "                  [--generate namespaces=N,agents=N,metrics_instances=N,service_monitors=N,\n"
+            << "                              pod_monitors=N,probes=N,secrets=N,pods=N,seed=N]\n";
   std::exit(2);
 }
 
@@ -58,6 +94,25 @@ long parse_count(const std::string& flag, const std::string& text) {
   long n = std::strtol(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0' || n < 0) usage(flag + " wants a non-negative integer");
   return n;
+}
+
+void parse_generate(const std::string& text, Flags& f) {
+  try {
+    f.generate = k8s::sim::parse_generate_spec(text);
+  } catch (const std::invalid_argument& e) {
+    usage(e.what());
+  }
+}
+
+// Handles the flags without a value; false when `a` is not one of them.
+bool parse_switch(const std::string& a, Flags& f) {
+  if (a == "--tls")
+    f.tls = true;
+  else if (a == "--anonymous")
+    f.anonymous = true;
+  else
+    return false;
+  return true;
 }
 
 // Handles the --fault-* flags; false when `a` is not one of them.
@@ -90,6 +145,7 @@ Flags parse(int argc, char** argv) {
       continue;
     }
     list = nullptr;
+    if (parse_switch(a, f)) continue;
     if (a == "--listen")
       parse_listen(value(), f);
     else if (a == "--kubeconfig-out")
@@ -98,6 +154,14 @@ Flags parse(int argc, char** argv) {
       (list = &f.crds)->push_back(value());
     else if (a == "--load")
       (list = &f.load)->push_back(value());
+    else if (a == "--tls-dir")
+      f.tls_dir = value();
+    else if (a == "--token")
+      f.token = value();
+    else if (a == "--token-file")
+      f.token_file = value();
+    else if (a == "--generate")
+      parse_generate(value(), f);
     else if (a == "--history")
       f.history = std::strtoul(value().c_str(), nullptr, 10);
     else if (a == "--bookmark-interval-ms")
@@ -106,7 +170,46 @@ Flags parse(int argc, char** argv) {
       usage("unknown flag " + a);
   }
   if (f.kubeconfig_out.empty()) usage("--kubeconfig-out is required");
+  if (int(!f.token.empty()) + int(!f.token_file.empty()) + int(f.anonymous) > 1)
+    usage("--token, --token-file and --anonymous exclude each other");
+  if (!f.tls_dir.empty() && !f.tls) usage("--tls-dir needs --tls");
   return f;
+}
+
+// The bearer token to require: given, read from a file, or made up for
+// --tls unless --anonymous. Empty means no authentication.
+std::string resolve_token(const Flags& f) {
+  if (!f.token_file.empty()) {
+    std::ifstream in(f.token_file);
+    std::string token;
+    if (!in || !std::getline(in, token)) throw std::runtime_error("cannot read --token-file " + f.token_file);
+    while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+    if (token.empty()) throw std::runtime_error("--token-file " + f.token_file + " is empty");
+    return token;
+  }
+  if (!f.token.empty() || f.anonymous || !f.tls) return f.token;
+  return k8s::sim::random_token();
+}
+
+// Starts serving and writes the kubeconfig; throws on failure.
+std::unique_ptr<k8s::sim::Server> start_server(k8s::sim::Cluster& cluster, const Flags& flags) {
+  k8s::sim::ServerOptions options;
+  options.host = flags.host;
+  options.port = flags.port;
+  options.api.bookmark_interval = std::chrono::milliseconds(flags.bookmark_ms);
+  options.faults = flags.faults;
+  options.fault_seed = flags.fault_seed;
+  options.tls = flags.tls;
+  options.token = resolve_token(flags);
+  auto server = std::make_unique<k8s::sim::Server>(cluster, options);
+  if (!flags.tls_dir.empty()) k8s::sim::write_tls_files(*server->tls(), flags.tls_dir);
+  server->start();
+  std::ofstream out(flags.kubeconfig_out, std::ios::trunc);
+  // The kubeconfig may hold the token: readable by its owner only.
+  if (!options.token.empty()) ::chmod(flags.kubeconfig_out.c_str(), 0600);
+  out << server->kubeconfig();
+  if (!out) throw std::runtime_error("cannot write " + flags.kubeconfig_out);
+  return server;
 }
 
 }  // namespace
@@ -119,35 +222,31 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // threads started below inherit the mask
 
-  k8s::sim::SystemClock clock;
+  StartupClock clock(flags.generate.has_value());
   k8s::sim::ClusterOptions cluster_options;
   cluster_options.store.history_limit = flags.history;
+  if (flags.generate) cluster_options.store.seed = flags.generate->seed + 1;  // 0 would mean random uids
   k8s::sim::Cluster cluster(clock, cluster_options);
   try {
     std::vector<std::string> paths = flags.crds;
     paths.insert(paths.end(), flags.load.begin(), flags.load.end());
     k8s::sim::load_manifests(cluster, paths);
+    if (flags.generate) k8s::sim::generate_cluster(cluster, *flags.generate);
+    clock.start();
   } catch (const std::exception& e) {
     std::cerr << "simcluster: " << e.what() << "\n";
     return 1;
   }
-  k8s::sim::ServerOptions options;
-  options.host = flags.host;
-  options.port = flags.port;
-  options.api.bookmark_interval = std::chrono::milliseconds(flags.bookmark_ms);
-  options.faults = flags.faults;
-  options.fault_seed = flags.fault_seed;
-  k8s::sim::Server server(cluster, options);
+  std::unique_ptr<k8s::sim::Server> server;
   try {
-    server.start();
+    server = start_server(cluster, flags);
   } catch (const std::exception& e) {
     std::cerr << "simcluster: " << e.what() << "\n";
     return 1;
   }
-  std::ofstream(flags.kubeconfig_out) << k8s::sim::kubeconfig_yaml(server.url());
-  std::cout << "listening on " << server.url() << std::endl;
+  std::cout << "listening on " << server->url() << std::endl;
   int sig = 0;
   sigwait(&signals, &sig);
-  server.stop();
+  server->stop();
   return 0;
 }

@@ -1,6 +1,10 @@
 // load_config: reads the config file and the static_configs targets.
 #include "config.hpp"
 
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
 #include "model/parse.hpp"
 
 namespace target_allocator {
@@ -52,6 +56,21 @@ allocation::TargetGroup static_group(const Value& sc, const std::string& field) 
   return group;
 }
 
+// Parses each entry of an *_sd_configs list; discovery errors already name
+// the field.
+template <class Jobs, class Parse>
+void read_sd_list(const Value& list, const std::string& field, const std::string& job, Jobs& out, Parse parse) {
+  if (list.is_null()) return;
+  for (std::size_t i = 0; i < list.as_array().size(); ++i) {
+    const std::string item = field + "[" + std::to_string(i) + "]";
+    try {
+      out.push_back({job, item, parse(list.as_array()[i], item)});
+    } catch (const allocation::discovery::DiscoveryError& e) {
+      throw ConfigError(e.what());
+    }
+  }
+}
+
 void read_job(const Value& job, const std::string& field, Config& out) {
   if (!job.is_object()) fail(field, "must be an object");
   const std::string name = string_field(job, "job_name");
@@ -62,8 +81,17 @@ void read_job(const Value& job, const std::string& field, Config& out) {
       if (!value.is_array()) fail(field + ".static_configs", "must be a list");
       for (std::size_t i = 0; i < value.as_array().size(); ++i)
         groups.push_back(static_group(value.as_array()[i], field + ".static_configs[" + std::to_string(i) + "]"));
+    } else if (key == "kubernetes_sd_configs") {
+      if (!value.is_null() && !value.is_array()) fail(field + "." + key, "must be a list");
+      out.kubernetes_fields.push_back(field + "." + key);
+      read_sd_list(value, field + "." + key, name, out.kubernetes_sd, [](const Value& v, const std::string& f) {
+        return allocation::discovery::parse_kubernetes_sd_config(v, f);
+      });
+    } else if (key == "http_sd_configs") {
+      if (!value.is_null() && !value.is_array()) fail(field + "." + key, "must be a list");
+      read_sd_list(value, field + "." + key, name, out.http_sd, allocation::discovery::parse_http_sd_config);
     } else if (key.ends_with("_sd_configs")) {
-      fail(field + "." + key, "not supported yet (only static_configs)");
+      fail(field + "." + key, "not supported yet (only static_configs, http_sd_configs and kubernetes_sd_configs)");
     }
   }
   allocation::append_targets(allocation::Name::intern(name), groups, out.targets);
@@ -92,8 +120,60 @@ Config load_config(std::string_view text, std::string_view source) {
   if (!out.filter_strategy.empty() && out.filter_strategy != "relabel-config")
     fail("filter_strategy", "unknown strategy \"" + out.filter_strategy + "\" (want relabel-config or empty)");
   out.collectors = string_list(doc.find("collectors"), "collectors");
+  if (const Value* cr = doc.find("prometheus_cr"); cr && !cr->is_null()) {
+    if (!cr->is_object()) fail("prometheus_cr", "must be an object");
+    const Value* enabled = cr->find("enabled");
+    if (enabled && !enabled->is_null() && !enabled->is_bool()) fail("prometheus_cr.enabled", "must be a boolean");
+    if (enabled && enabled->is_bool() && enabled->as_bool()) out.kubernetes_fields.push_back("prometheus_cr.enabled");
+  }
   read_prometheus(doc.find("config"), out);
   return out;
+}
+
+namespace {
+
+const Value& named_entry(const Value& doc, std::string_view list, const std::string& name, const std::string& file) {
+  const Value* items = doc.find(list);
+  if (items && items->is_array()) {
+    for (const auto& item : items->as_array()) {
+      const Value* n = item.is_object() ? item.find("name") : nullptr;
+      const Value* body = item.is_object() ? item.find(list.substr(0, list.size() - 1)) : nullptr;
+      if (n && n->is_string() && n->as_string() == name && body && body->is_object()) return *body;
+    }
+  }
+  fail(file + ": " + std::string(list), "no entry named \"" + name + "\"");
+}
+
+}  // namespace
+
+std::string check_kubeconfig(const std::string& path, const std::string& sa_dir) {
+  if (path.empty()) {
+    const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
+    if (!host || !*host)
+      fail("--kubeconfig-path", "not set and not running in a cluster (KUBERNETES_SERVICE_HOST is unset)");
+    if (!std::ifstream(sa_dir + "/token"))
+      fail("--kubeconfig-path", "not set and the service-account token " + sa_dir + "/token is unreadable");
+    const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
+    return std::string("https://") + host + ":" + (port && *port ? port : "443");
+  }
+  std::ifstream in(path);
+  if (!in) fail("--kubeconfig-path", "cannot read " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::vector<model::Document> docs;
+  try {
+    docs = model::parse_documents(text.str(), path);
+  } catch (const std::exception& e) {
+    fail("--kubeconfig-path", e.what());
+  }
+  if (docs.size() != 1 || !docs[0].value.is_object()) fail(path, "must hold one YAML object");
+  const Value& doc = docs[0].value;
+  const std::string context = string_field(doc, "current-context");
+  if (context.empty()) fail(path + ": current-context", "is not set");
+  const std::string cluster = string_field(named_entry(doc, "contexts", context, path), "cluster");
+  const std::string server = string_field(named_entry(doc, "clusters", cluster, path), "server");
+  if (server.empty()) fail(path + ": clusters[" + cluster + "].server", "is not set");
+  return server;
 }
 
 }  // namespace target_allocator

@@ -1,8 +1,12 @@
 // The target allocator's config file (upstream's keys plus our static
 // `collectors` list) and the targets of its static_configs.
 // Contract: load_config() throws ConfigError whose message names the field
-// ("config.scrape_configs[0].kubernetes_sd_configs: ..."); only
-// static_configs discovery exists in this step.
+// ("config.scrape_configs[0].http_sd_configs[0].url: ..."). static_configs
+// become targets; http_sd_configs and kubernetes_sd_configs are parsed and
+// validated (allocation/discovery) for the caller to run. kubernetes_sd_configs
+// and `prometheus_cr.enabled` are also recorded in kubernetes_fields (they
+// need a cluster connection, checked by the caller with check_kubeconfig());
+// other *_sd_configs are errors.
 #pragma once
 
 #include <stdexcept>
@@ -10,6 +14,8 @@
 #include <vector>
 
 #include "allocation/collector.hpp"
+#include "allocation/discovery/http_sd.hpp"
+#include "allocation/discovery/kubernetes_config.hpp"
 #include "allocation/strategy.hpp"
 #include "allocation/target.hpp"
 #include "model/value.hpp"
@@ -21,15 +27,39 @@ class ConfigError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+struct HttpSdJob {
+  std::string job;
+  std::string field;  // "config.scrape_configs[0].http_sd_configs[0]", for logs
+  allocation::discovery::HttpSdConfig sd;
+};
+
+struct KubernetesSdJob {
+  std::string job;
+  std::string field;
+  allocation::discovery::KubernetesSdConfig sd;  // namespaces.own_namespace adds nothing here
+};
+
 struct Config {
   allocation::StrategyConfig strategy;
   std::string filter_strategy;  // "" or "relabel-config"
   std::vector<std::string> collectors;
   model::Value scrape_configs = model::Value::array();
   std::vector<allocation::Target> targets;  // from static_configs
+  // Fields that need the Kubernetes API, e.g.
+  // "config.scrape_configs[0].kubernetes_sd_configs" or "prometheus_cr.enabled".
+  std::vector<std::string> kubernetes_fields;
+  std::vector<HttpSdJob> http_sd;
+  std::vector<KubernetesSdJob> kubernetes_sd;
 };
 
 // Parses the YAML/JSON text of a config file; `source` names it in errors.
 Config load_config(std::string_view text, std::string_view source);
+
+// Checks that `path` (or, when empty, the in-cluster service account) gives a
+// cluster connection: a readable kubeconfig whose current-context names a
+// cluster with a server. Returns the server URL; throws ConfigError naming
+// the file and field (or the in-cluster variable or file) otherwise.
+std::string check_kubeconfig(const std::string& path,
+                             const std::string& sa_dir = "/var/run/secrets/kubernetes.io/serviceaccount");
 
 }  // namespace target_allocator

@@ -1,39 +1,62 @@
 // target-allocator: assigns the scrape targets of a Prometheus config to
 // collectors and serves them over HTTP (reference §2 shapes).
 // Usage: target-allocator --config-file FILE [--listen-addr HOST:PORT]
-// Exit codes: 0 after SIGINT/SIGTERM, 2 on bad flags or config, 1 when the
-// address cannot be bound. Prints "listening on http://HOST:PORT" once the
-// first allocation is served.
+//        [--kubeconfig-path FILE] [--enable-prometheus-cr-watcher[=BOOL]]
+// http_sd_configs are polled and kubernetes_sd_configs watched (through
+// --kubeconfig-path or the in-cluster service account); every discovery
+// change reallocates and republishes.
+// Exit codes: 0 after SIGINT/SIGTERM, 2 on bad flags or config (including
+// kubernetes_sd_configs without a usable cluster connection, and Prometheus
+// CRs, which this build cannot serve yet), 1 when the address cannot be
+// bound. Prints "listening on http://HOST:PORT" once the first allocation is
+// served.
+#include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <sstream>
+#include <thread>
 
 #include "allocation/allocator.hpp"
 #include "allocation/filter.hpp"
 #include "allocation/server.hpp"
 #include "config.hpp"
+#include "discovery_runner.hpp"
+#include "k8s/client/config.hpp"
+#include "k8s/client/curl_transport.hpp"
+#include "kubernetes_watch.hpp"
 
 namespace {
 
 struct Flags {
   std::string config_file;
   std::string listen_addr = ":8080";
+  std::string kubeconfig_path;
+  bool prometheus_cr_watcher = false;
 };
 
+constexpr const char* kUsage =
+    "usage: target-allocator --config-file FILE [--listen-addr HOST:PORT] [--kubeconfig-path FILE]\n"
+    "                        [--enable-prometheus-cr-watcher[=BOOL]]\n";
+
 int usage(const std::string& problem) {
-  std::cerr << "target-allocator: " << problem << "\n"
-            << "usage: target-allocator --config-file FILE [--listen-addr HOST:PORT]\n";
+  std::cerr << "target-allocator: " << problem << "\n" << kUsage;
   return 2;
 }
 
-// Accepts "--flag value" and "--flag=value".
+// Accepts "--flag value" and "--flag=value"; the boolean flag also alone.
 bool parse_flags(int argc, char** argv, Flags& flags, std::string& problem) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i], value;
+    const bool boolean = arg.starts_with("--enable-prometheus-cr-watcher");
     if (auto eq = arg.find('='); eq != std::string::npos) {
       value = arg.substr(eq + 1);
       arg.resize(eq);
+    } else if (boolean) {
+      value = "true";
     } else if (i + 1 < argc) {
       value = argv[++i];
     } else {
@@ -44,7 +67,14 @@ bool parse_flags(int argc, char** argv, Flags& flags, std::string& problem) {
       flags.config_file = value;
     else if (arg == "--listen-addr")
       flags.listen_addr = value;
-    else {
+    else if (arg == "--kubeconfig-path")
+      flags.kubeconfig_path = value;
+    else if (arg == "--enable-prometheus-cr-watcher" && (value == "true" || value == "false"))
+      flags.prometheus_cr_watcher = value == "true";
+    else if (arg == "--enable-prometheus-cr-watcher") {
+      problem = arg + ": want true or false";
+      return false;
+    } else {
       problem = arg + ": unknown flag";
       return false;
     }
@@ -72,7 +102,19 @@ std::vector<allocation::Collector> static_collectors(const std::vector<std::stri
   return out;
 }
 
-int serve(target_allocator::Config config, const allocation::ServerOptions& options) {
+std::unique_ptr<target_allocator::KubernetesWatcher> start_watcher(
+    const std::optional<k8s::ClusterConfig>& cluster, const std::vector<target_allocator::KubernetesSdJob>& jobs,
+    target_allocator::DiscoveryRunner& discovery) {
+  if (!cluster) return nullptr;
+  auto watcher = std::make_unique<target_allocator::KubernetesWatcher>(
+      k8s::make_curl_transport(*cluster, {.user_agent = "agent-operator-target-allocator"}), jobs, discovery,
+      [](const std::string& m) { std::cerr << "target-allocator: " << m << std::endl; });
+  watcher->start();
+  return watcher;
+}
+
+int serve(target_allocator::Config config, const allocation::ServerOptions& options,
+          const std::optional<k8s::ClusterConfig>& cluster) {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
@@ -81,15 +123,23 @@ int serve(target_allocator::Config config, const allocation::ServerOptions& opti
 
   allocation::SystemClock clock;
   allocation::Allocator allocator(allocation::make_strategy(config.strategy), {}, clock);
+  target_allocator::DiscoveryRunner discovery(config);  // keeps the unfiltered static targets
+  std::optional<allocation::RelabelFilter> filter;
   if (config.filter_strategy == "relabel-config") {
-    allocation::RelabelFilter filter;
-    filter.set_scrape_configs(config.scrape_configs);
-    filter.apply(config.targets);
+    filter.emplace();
+    filter->set_scrape_configs(config.scrape_configs);
+    filter->apply(config.targets);
   }
-  allocator.set_collectors(static_collectors(config.collectors));
-  allocator.set_targets(std::move(config.targets));
-
   allocation::AllocationServer server(options);
+  auto timed = [&](const char* method, auto&& step) {
+    const auto start = std::chrono::steady_clock::now();
+    step();
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    server.metrics().observe_time_to_allocate(method, allocator.strategy_name(), took.count());
+  };
+  server.metrics().count_event("static_configs");
+  timed("SetCollectors", [&] { allocator.set_collectors(static_collectors(config.collectors)); });
+  timed("SetTargets", [&] { allocator.set_targets(std::move(config.targets)); });
   server.publish(allocator, config.scrape_configs);
   try {
     server.start();
@@ -98,10 +148,56 @@ int serve(target_allocator::Config config, const allocation::ServerOptions& opti
     return 1;
   }
   std::cout << "listening on http://" << options.host << ":" << server.port() << std::endl;
-  int sig = 0;
-  sigwait(&signals, &sig);
+  auto watcher = start_watcher(cluster, config.kubernetes_sd, discovery);
+  discovery.start();
+  std::thread on_signal([&] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    discovery.request_stop();
+  });
+  // Discovery updates coalesce: each pass takes the whole current target set.
+  while (discovery.wait_for_change()) {
+    auto targets = discovery.targets();
+    if (filter) filter->apply(targets);
+    server.metrics().count_event("discovery");
+    timed("SetTargets", [&] { allocator.set_targets(std::move(targets)); });
+    server.publish(allocator, config.scrape_configs);
+  }
+  on_signal.join();
+  if (watcher) watcher->stop();
+  discovery.stop();
   server.stop();
   return 0;
+}
+
+// The cluster connection for kubernetes_sd_configs: --kubeconfig-path, or
+// the in-cluster service account when it is empty. Throws ConfigError.
+k8s::ClusterConfig cluster_config(const Flags& flags) {
+  target_allocator::check_kubeconfig(flags.kubeconfig_path);  // names the missing piece
+  try {
+    return flags.kubeconfig_path.empty() ? k8s::in_cluster() : k8s::from_kubeconfig(flags.kubeconfig_path);
+  } catch (const k8s::ConfigError& e) {
+    throw target_allocator::ConfigError(e.what());
+  }
+}
+
+bool only_kubernetes_sd(const target_allocator::Config& config) {
+  return std::all_of(config.kubernetes_fields.begin(), config.kubernetes_fields.end(),
+                     [](const std::string& f) { return f.ends_with(".kubernetes_sd_configs"); });
+}
+
+// A config that needs the Kubernetes API: without a usable kubeconfig that
+// is the error; with one, discovery from it is not wired into this binary yet.
+int kubernetes_unavailable(const target_allocator::Config& config, const Flags& flags) {
+  const std::string& field = config.kubernetes_fields.front();
+  try {
+    const std::string server = target_allocator::check_kubeconfig(flags.kubeconfig_path);
+    std::cerr << "target-allocator: " << field << ": Kubernetes discovery (" << server
+              << ") is not available in this build yet\n";
+  } catch (const target_allocator::ConfigError& e) {
+    std::cerr << "target-allocator: " << field << " needs the Kubernetes API: " << e.what() << "\n";
+  }
+  return 2;
 }
 
 }  // namespace
@@ -119,7 +215,19 @@ int main(int argc, char** argv) {
   try {
     auto config = target_allocator::load_config(text.str(), flags.config_file);
     allocation::make_strategy(config.strategy);  // validate before serving
-    return serve(std::move(config), options);
+    if (flags.prometheus_cr_watcher) config.kubernetes_fields.push_back("--enable-prometheus-cr-watcher");
+    if (!config.kubernetes_fields.empty() && !only_kubernetes_sd(config)) return kubernetes_unavailable(config, flags);
+    std::optional<k8s::ClusterConfig> cluster;
+    if (!config.kubernetes_sd.empty()) {
+      try {
+        cluster = cluster_config(flags);
+      } catch (const target_allocator::ConfigError& e) {
+        std::cerr << "target-allocator: " << config.kubernetes_fields.front()
+                  << " needs the Kubernetes API: " << e.what() << "\n";
+        return 2;
+      }
+    }
+    return serve(std::move(config), options, cluster);
   } catch (const std::exception& e) {
     std::cerr << "target-allocator: " << e.what() << "\n";
   }

@@ -35,8 +35,8 @@ enum class PatchType { merge, json, strategic, apply };
 enum class Propagation { background, foreground, orphan };
 
 struct ClientOptions {
-  double qps = 50;     // client-side rate limit (token bucket)
-  double burst = 100;  // bucket size
+  double qps = 50;                            // client-side rate limit (token bucket)
+  double burst = 100;                         // bucket size
   std::chrono::milliseconds timeout{30'000};  // per non-watch request
   unsigned max_retries = 5;                   // for retry_call outcomes
   Backoff backoff{};
@@ -66,10 +66,12 @@ class Client {
   void remove(const Resource& r, std::string_view ns, std::string_view name, Propagation p, Callback cb);
 
   // Streams watch events (one JSON object per line) to `on_line` until the
-  // server ends the stream (`timeoutSeconds`), an error, or cancel().
+  // server ends the stream (`timeoutSeconds`), an error, or cancel(). It
+  // asks for bookmarks (allowWatchBookmarks=true); limit and continue of
+  // `o` are ignored.
   // Watches are not rate-limited or retried here: Reflector does that.
-  StreamId watch(const Resource& r, std::string_view ns, const ListOptions& o, int timeout_seconds,
-                 LineHandler on_line, Callback on_done);
+  StreamId watch(const Resource& r, std::string_view ns, const ListOptions& o, int timeout_seconds, LineHandler on_line,
+                 Callback on_done);
   void cancel(StreamId id);
 
   Transport& transport() { return *transport_; }

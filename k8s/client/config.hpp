@@ -20,8 +20,8 @@ class ConfigError : public std::runtime_error {
 };
 
 struct ClusterConfig {
-  std::string server;  // "https://10.0.0.1:443" or "http://127.0.0.1:8080"
-  std::string ca_file, ca_data;                  // PEM; data wins over file
+  std::string server;            // "https://10.0.0.1:443" or "http://127.0.0.1:8080"
+  std::string ca_file, ca_data;  // PEM; data wins over file
   std::string client_cert_file, client_cert_data;
   std::string client_key_file, client_key_data;
   std::string token;       // static bearer token

@@ -6,7 +6,10 @@
 // thread. A relist reports only differences from what the sink has already
 // been told (ADDED for new keys, MODIFIED for a changed resourceVersion,
 // DELETED for keys that disappeared), so the sink never sees a duplicate.
-// on_synced fires once, after the first list has been delivered.
+// on_synced fires once, after the first list has been delivered. Objects
+// missing kind/apiVersion (list items) get the resource's. The Client and
+// the Resource must outlive the Reflector (resource_for_kind() entries
+// live forever); stop() may be called from any thread, sinks included.
 #pragma once
 
 #include <chrono>

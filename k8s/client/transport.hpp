@@ -29,10 +29,10 @@ struct Request {
 };
 
 struct Result {
-  int status = 0;      // HTTP status; 0 = transport error or timeout
-  std::string body;    // the response body (a Status object on API errors)
-  std::string error;   // transport error text, or the Status message
-  std::string reason;  // the Status reason: "Conflict", "NotFound", "Expired"...
+  int status = 0;                            // HTTP status; 0 = transport error or timeout
+  std::string body;                          // the response body (a Status object on API errors)
+  std::string error;                         // transport error text, or the Status message
+  std::string reason;                        // the Status reason: "Conflict", "NotFound", "Expired"...
   std::chrono::milliseconds retry_after{0};  // from a Retry-After header
   std::string resource_version;              // list results: metadata.resourceVersion
   std::string continue_token;                // list results: metadata.continue
@@ -53,6 +53,9 @@ class Transport {
   virtual void cancel(StreamId id) = 0;
   virtual void post(std::function<void()> fn) = 0;
   virtual void post_after(std::chrono::milliseconds delay, std::function<void()> fn) = 0;
+  // Whether the caller is on the I/O thread (where waiting for a posted
+  // function would deadlock). Fakes that run everything inline keep false.
+  virtual bool in_io_thread() const { return false; }
 };
 
 }  // namespace k8s

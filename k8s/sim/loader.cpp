@@ -8,6 +8,7 @@
 
 #include "k8s/sim/api_error.hpp"
 #include "k8s/sim/selector.hpp"
+#include "model/codec.hpp"
 #include "model/parse.hpp"
 #include "model/yaml_emit.hpp"
 
@@ -83,12 +84,16 @@ std::size_t load_manifests(Cluster& cluster, const std::vector<std::string>& pat
   return manifests.size();
 }
 
-std::string kubeconfig_yaml(const std::string& server_url) {
-  Value named_cluster = Value::obj({{"name", "simcluster"}, {"cluster", Value::obj({{"server", server_url}})}});
+std::string kubeconfig_yaml(const std::string& server_url, const std::string& ca_pem, const std::string& token) {
+  Value cluster = Value::obj({{"server", server_url}});
+  if (!ca_pem.empty()) cluster.set("certificate-authority-data", model::base64_encode(ca_pem));
+  Value named_cluster = Value::obj({{"name", "simcluster"}, {"cluster", cluster}});
   Value context = Value::obj(
       {{"name", "simcluster"},
        {"context", Value::obj({{"cluster", "simcluster"}, {"user", "simcluster"}, {"namespace", "default"}})}});
-  Value user = Value::obj({{"name", "simcluster"}, {"user", Value::object()}});
+  Value credentials = Value::object();
+  if (!token.empty()) credentials.set("token", token);
+  Value user = Value::obj({{"name", "simcluster"}, {"user", credentials}});
   Value config = Value::obj({{"apiVersion", "v1"},
                              {"kind", "Config"},
                              {"clusters", Value::arr({named_cluster})},

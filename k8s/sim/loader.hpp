@@ -17,8 +17,10 @@ namespace k8s::sim {
 
 std::size_t load_manifests(Cluster& cluster, const std::vector<std::string>& paths);
 
-// A kubeconfig for an http:// server, with one cluster, user and context
-// named "simcluster" and the default namespace.
-std::string kubeconfig_yaml(const std::string& server_url);
+// A kubeconfig with one cluster, user and context named "simcluster" and
+// the default namespace; `ca_pem` becomes certificate-authority-data and
+// `token` the user's bearer token when not empty.
+std::string kubeconfig_yaml(const std::string& server_url, const std::string& ca_pem = "",
+                            const std::string& token = "");
 
 }  // namespace k8s::sim

@@ -1,6 +1,7 @@
 #include "k8s/sim/rest_util.hpp"
 
 #include "k8s/sim/api_error.hpp"
+#include "k8s/sim/protobuf.hpp"
 #include "model/parse.hpp"
 
 namespace k8s::sim {
@@ -8,6 +9,7 @@ namespace k8s::sim {
 using model::Value;
 
 Value parse_body(const HttpRequest& r) {
+  if (r.content_type.rfind("application/vnd.kubernetes.protobuf", 0) == 0) return decode_protobuf_object(r.body);
   if (r.content_type.find("protobuf") != std::string::npos || r.content_type.find("cbor") != std::string::npos)
     throw ApiError::unsupported_media_type("application/json, application/yaml");
   if (r.content_type.find("yaml") != std::string::npos) {

@@ -3,10 +3,15 @@
 #include <sys/socket.h>
 
 #include <httplib.h>
+#include <openssl/pem.h>
 #include <condition_variable>
 #include <deque>
 #include <stdexcept>
 #include <thread>
+
+#include "k8s/sim/api_error.hpp"
+#include "k8s/sim/loader.hpp"
+#include "model/yaml_emit.hpp"
 
 namespace k8s::sim {
 
@@ -61,11 +66,59 @@ class ElasticPool : public httplib::TaskQueue {
   bool stopping_ = false;
 };
 
-// Exposes the listening socket so the backlog can be raised after bind.
-class HttpServer : public httplib::Server {
- public:
-  void raise_backlog(int backlog) { ::listen(svr_sock_, backlog); }
+// Reaches the listening socket of any httplib::Server (plain or SSL) so
+// the backlog can be raised after bind.
+struct SocketAccess : httplib::Server {
+  static void raise_backlog(httplib::Server& server, int backlog) {
+    ::listen(server.*(&SocketAccess::svr_sock_), backlog);
+  }
 };
+
+std::unique_ptr<httplib::Server> make_https(const TlsMaterial& tls) {
+  auto read = [](const std::string& pem, auto reader) {
+    BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+    auto* out = reader(bio, nullptr, nullptr, nullptr);
+    BIO_free(bio);
+    if (!out) throw std::runtime_error("tls: cannot read PEM");
+    return out;
+  };
+  X509* cert = read(tls.cert_pem, PEM_read_bio_X509);
+  EVP_PKEY* key = read(tls.key_pem, PEM_read_bio_PrivateKey);
+  auto server = std::make_unique<httplib::SSLServer>(cert, key);  // takes its own references
+  X509_free(cert);
+  EVP_PKEY_free(key);
+  if (!server->is_valid()) throw std::runtime_error("tls: the certificate and key do not match");
+  return server;
+}
+
+bool public_path(const std::string& path) {
+  return path == "/healthz" || path == "/livez" || path == "/readyz" || path == "/version" ||
+         path.rfind("/healthz/", 0) == 0 || path.rfind("/livez/", 0) == 0 || path.rfind("/readyz/", 0) == 0;
+}
+
+// Compares without an early exit so timing does not reveal the token.
+bool same_secret(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+// Whether the request may proceed; a header with a wrong token is refused
+// even on public paths, as the real server's authenticator does.
+bool authorized(const std::string& token, const httplib::Request& req) {
+  if (token.empty()) return true;
+  std::string header = req.get_header_value("Authorization");
+  if (header.empty()) return public_path(req.path);
+  const std::string prefix = "Bearer ";
+  return header.rfind(prefix, 0) == 0 && same_secret(header.substr(prefix.size()), token);
+}
+
+void unauthorized(httplib::Response& res) {
+  ApiError e(401, "Unauthorized", "Unauthorized");
+  res.status = 401;
+  res.set_content(model::to_json(e.status()), "application/json");
+}
 
 HttpRequest to_request(const httplib::Request& req) {
   HttpRequest r;
@@ -116,7 +169,7 @@ HttpResponse respond(Api& api, Faults& faults, Store& store, const HttpRequest& 
 }  // namespace
 
 struct Server::Impl {
-  HttpServer http;
+  std::unique_ptr<httplib::Server> http;
   std::unique_ptr<Api> api;
   std::unique_ptr<Faults> faults;
   std::thread thread;
@@ -127,7 +180,13 @@ Server::Server(Cluster& cluster, ServerOptions options) : impl_(std::make_unique
   impl_->cluster = &cluster;
   impl_->api = std::make_unique<Api>(cluster, options_.api);
   impl_->faults = std::make_unique<Faults>(options_.faults, options_.fault_seed);
-  auto& http = impl_->http;
+  if (options_.tls && !options_.tls_material)
+    options_.tls_material = generate_tls({"127.0.0.1", "localhost", options_.host});
+  if (options_.tls)
+    impl_->http = make_https(*options_.tls_material);
+  else
+    impl_->http = std::make_unique<httplib::Server>();
+  auto& http = *impl_->http;
   std::size_t max_threads = options_.max_threads;
   http.new_task_queue = [max_threads] { return new ElasticPool(max_threads); };
   http.set_tcp_nodelay(true);
@@ -137,7 +196,9 @@ Server::Server(Cluster& cluster, ServerOptions options) : impl_(std::make_unique
   Api* api = impl_->api.get();
   Faults* faults = impl_->faults.get();
   Store* store = &cluster.store();
-  auto handler = [api, heartbeat, faults, store](const httplib::Request& req, httplib::Response& res) {
+  std::string token = options_.token;
+  auto handler = [api, heartbeat, faults, store, token](const httplib::Request& req, httplib::Response& res) {
+    if (!authorized(token, req)) return unauthorized(res);
     HttpResponse out = respond(*api, *faults, *store, to_request(req));
     res.status = out.status;
     for (const auto& w : out.warnings) res.set_header("Warning", warning_header(w));
@@ -159,13 +220,13 @@ Server::~Server() {
 }
 
 int Server::start() {
-  auto& http = impl_->http;
+  auto& http = *impl_->http;
   if (options_.port == 0)
     port_ = http.bind_to_any_port(options_.host);
   else
     port_ = http.bind_to_port(options_.host, options_.port) ? options_.port : -1;
   if (port_ <= 0) throw std::runtime_error("cannot listen on " + options_.host + ":" + std::to_string(options_.port));
-  http.raise_backlog(options_.backlog);
+  SocketAccess::raise_backlog(http, options_.backlog);
   impl_->api->set_server_address(options_.host + ":" + std::to_string(port_));
   impl_->thread = std::thread([&http] { http.listen_after_bind(); });
   for (int i = 0; i < 5000 && !http.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -175,7 +236,7 @@ int Server::start() {
 void Server::stop() {
   if (!impl_->thread.joinable()) return;
   impl_->cluster->store().close_watchers();
-  impl_->http.stop();
+  impl_->http->stop();
   impl_->thread.join();
 }
 
@@ -184,7 +245,11 @@ Faults& Server::faults() {
 }
 
 std::string Server::url() const {
-  return "http://" + options_.host + ":" + std::to_string(port_);
+  return (options_.tls ? "https://" : "http://") + options_.host + ":" + std::to_string(port_);
+}
+
+std::string Server::kubeconfig() const {
+  return kubeconfig_yaml(url(), options_.tls ? options_.tls_material->ca_cert_pem : "", options_.token);
 }
 
 }  // namespace k8s::sim

@@ -8,15 +8,22 @@
 // heartbeat_interval so dead clients are noticed (JSON stream decoders
 // skip whitespace between events). Faults (k8s/sim/faults.hpp) are applied
 // to API requests, and /sim/faults serves their admin endpoint.
+// With `tls`, it serves HTTPS with a certificate from `tls_material`, or
+// one generated at construction for 127.0.0.1, localhost and `host`. With a
+// `token`, every request must carry "Authorization: Bearer TOKEN" (else 401
+// Unauthorized); only /healthz, /livez, /readyz and /version may be asked
+// without credentials, as the real server's public-info role allows.
 #pragma once
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "k8s/sim/api.hpp"
 #include "k8s/sim/cluster.hpp"
 #include "k8s/sim/faults.hpp"
+#include "k8s/sim/tls.hpp"
 
 namespace k8s::sim {
 
@@ -29,6 +36,9 @@ struct ServerOptions {
   ApiOptions api;
   FaultConfig faults;
   std::uint64_t fault_seed = 1;
+  bool tls = false;
+  std::optional<TlsMaterial> tls_material;  // generated when tls is set and this is empty
+  std::string token;                        // empty: no authentication
 };
 
 class Server {
@@ -43,8 +53,12 @@ class Server {
   int start();
   void stop();
   int port() const { return port_; }
-  // "http://HOST:PORT"
+  // "http://HOST:PORT", or "https://HOST:PORT" with TLS.
   std::string url() const;
+  // The certificates in use; null without TLS.
+  const TlsMaterial* tls() const { return options_.tls ? &*options_.tls_material : nullptr; }
+  // A kubeconfig for this server: its URL, CA and token.
+  std::string kubeconfig() const;
   Faults& faults();
 
  private:

@@ -23,10 +23,12 @@ const char* kContinueTooOld =
 struct ContinueToken {
   std::uint64_t rv = 0;
   std::string start;
+  std::int64_t remaining = -1;  // items from `start` on when the token was made; -1 unknown
 };
 
-std::string encode_continue(std::uint64_t rv, const std::string& start) {
+std::string encode_continue(std::uint64_t rv, const std::string& start, std::int64_t remaining) {
   Value v = Value::obj({{"v", "meta.k8s.io/v1"}, {"rv", static_cast<std::int64_t>(rv)}, {"start", start}});
+  if (remaining >= 0) v.set("remaining", remaining);
   return model::base64_encode(model::to_json(v));
 }
 
@@ -38,7 +40,9 @@ ContinueToken decode_continue(const std::string& token) {
     const Value* rv = v.find("rv");
     const Value* start = v.find("start");
     if (!rv || !rv->is_int() || !start || !start->is_string()) throw model::ParseError("continue", 0, "fields");
-    return {static_cast<std::uint64_t>(rv->as_int()), start->as_string()};
+    const Value* remaining = v.find("remaining");
+    return {static_cast<std::uint64_t>(rv->as_int()), start->as_string(),
+            remaining && remaining->is_int() ? remaining->as_int() : -1};
   } catch (const model::ParseError&) {
     throw ApiError::bad_request(
         "continue key is not valid: incorrect encoded start resourceVersion (version "
@@ -60,11 +64,15 @@ ListResult Store::list(const ResourceType& t, const std::string& ns, const ListO
   out.rv = rv_;
   std::string prefix = t.namespaced && !ns.empty() ? ns + "/" : "";
   std::string start = prefix;
+  // Counting what is left walks the rest of the collection; carried in the
+  // token instead while nothing was written since the first page.
+  std::int64_t known_remaining = -1;
   if (!options.continue_token.empty()) {
     ContinueToken c = decode_continue(options.continue_token);
     if (c.rv < compacted_rv_) throw ApiError::expired(kContinueTooOld);
     out.rv = c.rv;
     start = std::max(start, c.start);
+    if (c.rv == rv_ && c.start.compare(0, prefix.size(), prefix) == 0) known_remaining = c.remaining;
   }
   auto coll = collections_.find(t.storage_key());
   if (coll == collections_.end()) return out;
@@ -72,17 +80,23 @@ ListResult Store::list(const ResourceType& t, const std::string& ns, const ListO
   auto it = objects.lower_bound(start);
   for (; it != objects.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
     if (!selected(it->second->value, options)) continue;
-    if (options.limit && out.items.size() == options.limit) {
-      out.continue_token = encode_continue(out.rv, it->first);
-      break;
-    }
+    if (options.limit && out.items.size() == options.limit) break;
     out.items.push_back(it->second);
   }
-  if (!out.continue_token.empty() && options.labels.empty() && options.fields.empty()) {
-    std::int64_t remaining = 0;
-    for (; it != objects.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) ++remaining;
+  bool more = it != objects.end() && it->first.compare(0, prefix.size(), prefix) == 0;
+  if (!more) return out;
+  std::int64_t remaining = -1;
+  if (options.labels.empty() && options.fields.empty()) {
+    if (known_remaining >= 0) {
+      remaining = known_remaining - static_cast<std::int64_t>(out.items.size());
+    } else {
+      remaining = 0;
+      for (auto rest = it; rest != objects.end() && rest->first.compare(0, prefix.size(), prefix) == 0; ++rest)
+        ++remaining;
+    }
     out.remaining = remaining;
   }
+  out.continue_token = encode_continue(out.rv, it->first, remaining);
   return out;
 }
 

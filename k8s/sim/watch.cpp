@@ -56,6 +56,7 @@ void Watcher::offer(const Event& e) {
 }
 
 void Watcher::push(EventType type, SnapshotPtr object) {
+  bool wake = true;
   {
     std::lock_guard lock(mutex_);
     if (closed_) return;
@@ -63,10 +64,14 @@ void Watcher::push(EventType type, SnapshotPtr object) {
       closed_ = true;  // too slow: the client must re-watch
       queue_.clear();
     } else {
+      // The consumer was woken when the queue became non-empty and takes
+      // everything at once, so later pushes need not wake it again (this
+      // spares the writer a futex wake per watcher per event).
+      wake = queue_.empty();
       queue_.emplace_back(type, std::move(object));
     }
   }
-  cv_.notify_all();
+  if (wake) cv_.notify_all();
 }
 
 std::vector<std::pair<EventType, SnapshotPtr>> Watcher::take(std::chrono::milliseconds timeout) {

@@ -92,3 +92,50 @@ TEST_CASE("Prometheus discovers exactly one collector's targets over http_sd", "
   REQUIRE(!expected.empty());
   CHECK(prometheus_discovers(port, "my job", "/jobs/my+job/targets?collector_id=c1", expected) == expected);
 }
+
+TEST_CASE("the allocation server exports upstream's metrics on /metrics", "[allocation][http]") {
+  Fixture f;
+  AllocationServer server({"127.0.0.1", 0});
+  httplib::Client client("127.0.0.1", server.start());
+  server.publish(f.allocator, f.scrape_configs);
+  server.metrics().observe_time_to_allocate("SetTargets", "consistent-hashing", 0.002);
+  server.metrics().count_event("static_configs");
+  get(client, "/jobs/my+job/targets?collector_id=c1");
+
+  auto res = client.Get("/metrics");
+  REQUIRE(res);
+  CHECK(res->status == 200);
+  CHECK_THAT(res->get_header_value("Content-Type"), Catch::StartsWith("text/plain; version=0.0.4"));
+  const std::string& body = res->body;
+  for (const char* family : {"targets_per_collector gauge", "collectors_allocatable gauge",
+                             "time_to_allocate histogram", "targets_unassigned gauge", "targets gauge",
+                             "collectors_discovered gauge", "events counter", "http_duration_seconds histogram"}) {
+    CHECK_THAT(body, Catch::Contains(std::string("# TYPE opentelemetry_allocator_") + family + "\n"));
+  }
+  for (std::uint32_t c = 0; c < 3; ++c) {
+    const std::string& name = f.allocator.collectors()[c].name;
+    CHECK_THAT(body,
+               Catch::Contains("opentelemetry_allocator_targets_per_collector{collector_name=\"" + name +
+                               "\",strategy=\"consistent-hashing\"} " + std::to_string(f.allocator.load(c)) + "\n"));
+  }
+  CHECK_THAT(body,
+             Catch::Contains("opentelemetry_allocator_collectors_allocatable{strategy=\"consistent-hashing\"} 3\n"));
+  CHECK_THAT(body, Catch::Contains("opentelemetry_allocator_targets{job_name=\"my job\"} 12\n"));
+  CHECK_THAT(body, Catch::Contains("opentelemetry_allocator_targets_unassigned 0\n"));
+  CHECK_THAT(body, Catch::Contains("opentelemetry_allocator_collectors_discovered 3\n"));
+  CHECK_THAT(body, Catch::Contains("opentelemetry_allocator_events{source=\"static_configs\"} 1\n"));
+  CHECK_THAT(body, Catch::Contains("opentelemetry_allocator_time_to_allocate_bucket{method=\"SetTargets\",strategy="
+                                   "\"consistent-hashing\",le=\"0.005\"} 1\n"));
+  CHECK_THAT(
+      body, Catch::Contains("opentelemetry_allocator_http_duration_seconds_count{path=\"/jobs/:job_id/targets\"} 1\n"));
+
+  // A collector that leaves stops being exported.
+  f.allocator.set_collectors({{"c1", "", true, {}}});
+  server.publish(f.allocator, f.scrape_configs);
+  const std::string after = get(client, "/metrics");
+  CHECK_THAT(after, Catch::Contains("opentelemetry_allocator_targets_per_collector{collector_name=\"c1\",strategy="
+                                    "\"consistent-hashing\"} 12\n"));
+  CHECK_THAT(after, !Catch::Contains("collector_name=\"c2\""));
+  CHECK_THAT(after,
+             Catch::Contains("opentelemetry_allocator_collectors_allocatable{strategy=\"consistent-hashing\"} 1\n"));
+}

@@ -2,6 +2,12 @@
 // errors that name the offending field.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
 #include "cmd/target-allocator/config.hpp"
 
 using target_allocator::ConfigError;
@@ -44,11 +50,59 @@ TEST_CASE("target allocator config errors name the field", "[allocation][config]
   };
   CHECK(error("filter_strategy: x").starts_with("filter_strategy: "));
   CHECK(error("collectors: [1]").starts_with("collectors[0]: "));
-  CHECK(error("config: {scrape_configs: [{job_name: a, kubernetes_sd_configs: []}]}") ==
-        "config.scrape_configs[0].kubernetes_sd_configs: not supported yet (only static_configs)");
+  CHECK(error("config: {scrape_configs: [{job_name: a, consul_sd_configs: []}]}") ==
+        "config.scrape_configs[0].consul_sd_configs: not supported yet (only static_configs, http_sd_configs and "
+        "kubernetes_sd_configs)");
+  CHECK(error("prometheus_cr: {enabled: yes please}") == "prometheus_cr.enabled: must be a boolean");
   CHECK(error("config: {scrape_configs: [{static_configs: []}]}") == "config.scrape_configs[0].job_name: is required");
   CHECK(error("config: {scrape_configs: [{job_name: a, static_configs: [{labels: {1x: y}}]}]}") ==
         "config.scrape_configs[0].static_configs[0].labels.1x: invalid label name");
   CHECK(error("config: {scrape_configs: [{job_name: a, static_configs: [{targets: [\"\"]}]}]}") ==
         "config.scrape_configs[0].static_configs[0].targets[0]: must be a non-empty string");
+}
+
+TEST_CASE("kubernetes_sd_configs and prometheus_cr are recorded as needing the Kubernetes API",
+          "[allocation][config]") {
+  auto c = load_config(R"(
+prometheus_cr: {enabled: true}
+config:
+  scrape_configs:
+    - job_name: a
+      static_configs: [{targets: ["x:1"]}]
+    - job_name: b
+      kubernetes_sd_configs: [{role: pod}]
+)",
+                       "ta.yaml");
+  CHECK(c.kubernetes_fields ==
+        std::vector<std::string>{"prometheus_cr.enabled", "config.scrape_configs[1].kubernetes_sd_configs"});
+  CHECK(c.targets.size() == 1);
+  CHECK(load_config("prometheus_cr: {enabled: false}", "ta.yaml").kubernetes_fields.empty());
+}
+
+TEST_CASE("check_kubeconfig needs a current context with a server", "[allocation][config]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("ta-kc-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  auto error = [](const std::string& path, const std::string& sa_dir = "/nonexistent") {
+    try {
+      target_allocator::check_kubeconfig(path, sa_dir);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const auto good = write("good", R"(current-context: dev
+contexts: [{name: dev, context: {cluster: c}}]
+clusters: [{name: c, cluster: {server: "https://10.0.0.1:443"}}]
+)");
+  CHECK(target_allocator::check_kubeconfig(good) == "https://10.0.0.1:443");
+  CHECK(error((dir / "missing").string()) == "--kubeconfig-path: cannot read " + (dir / "missing").string());
+  CHECK_THAT(error(write("noctx", "clusters: []\n")), Catch::EndsWith("current-context: is not set"));
+  CHECK_THAT(error(write("nocluster", "current-context: dev\ncontexts: [{name: dev, context: {cluster: c}}]\n")),
+             Catch::Contains("clusters: no entry named \"c\""));
+  if (!std::getenv("KUBERNETES_SERVICE_HOST")) CHECK_THAT(error(""), Catch::Contains("not running in a cluster"));
+  std::filesystem::remove_all(dir);
 }

@@ -22,8 +22,9 @@ std::filesystem::path write_config(const std::string& name, const std::string& t
 }
 
 // Runs the binary to completion; returns its exit code and stderr.
-int run(const std::filesystem::path& config, std::string& err) {
-  const std::string cmd = kBinary + " --config-file " + config.string() + " --listen-addr 127.0.0.1:0 2>&1";
+int run(const std::filesystem::path& config, std::string& err, const std::string& extra_flags = "") {
+  const std::string cmd =
+      kBinary + " --config-file " + config.string() + " --listen-addr 127.0.0.1:0 " + extra_flags + " 2>&1";
   FILE* p = ::popen(cmd.c_str(), "r");
   REQUIRE(p);
   char buf[512];
@@ -50,6 +51,36 @@ TEST_CASE("target-allocator exits 2 naming the field of an invalid config", "[al
   CHECK(run(path, err) == 2);
   CHECK_THAT(err, Catch::Contains("config.scrape_configs[0].consul_sd_configs"));
   std::filesystem::remove(path);
+}
+
+TEST_CASE("target-allocator refuses Kubernetes discovery it cannot serve", "[allocation][cli]") {
+  auto sd = write_config("ta-k8s",
+                         "config:\n  scrape_configs:\n    - job_name: a\n      kubernetes_sd_configs: [{role: pod}]\n");
+  auto plain = write_config("ta-plain", "collectors: [c1]\n");
+  auto kubeconfig = write_config("ta-kubeconfig", R"(apiVersion: v1
+kind: Config
+current-context: dev
+contexts: [{name: dev, context: {cluster: dev}}]
+clusters: [{name: dev, cluster: {server: "https://127.0.0.1:6443"}}]
+)");
+  std::string err;
+  // Without a kubeconfig (and outside a cluster) the kubeconfig is the problem.
+  CHECK(run(sd, err, "--kubeconfig-path /nonexistent/kubeconfig") == 2);
+  CHECK_THAT(err, Catch::Contains("config.scrape_configs[0].kubernetes_sd_configs needs the Kubernetes API"));
+  CHECK_THAT(err, Catch::Contains("--kubeconfig-path: cannot read /nonexistent/kubeconfig"));
+  err.clear();
+  CHECK(run(plain, err, "--enable-prometheus-cr-watcher --kubeconfig-path /nonexistent/kubeconfig") == 2);
+  CHECK_THAT(err, Catch::Contains("--enable-prometheus-cr-watcher needs the Kubernetes API"));
+  // With a usable one, Prometheus CR discovery itself is what is missing:
+  // still an error (kubernetes_sd_configs are served: kubernetes_sd_test.cpp).
+  err.clear();
+  CHECK(run(plain, err, "--enable-prometheus-cr-watcher --kubeconfig-path=" + kubeconfig.string()) == 2);
+  CHECK_THAT(err,
+             Catch::Contains("--enable-prometheus-cr-watcher: Kubernetes discovery (https://127.0.0.1:6443) is not"));
+  err.clear();
+  CHECK(run(plain, err, "--enable-prometheus-cr-watcher=maybe") == 2);
+  CHECK_THAT(err, Catch::Contains("--enable-prometheus-cr-watcher: want true or false"));
+  for (const auto& p : {sd, plain, kubeconfig}) std::filesystem::remove(p);
 }
 
 TEST_CASE("Prometheus discovers one collector's share from the target-allocator binary",
@@ -80,6 +111,12 @@ config:
   all.insert(c2.begin(), c2.end());
   CHECK(all.size() == 6);
   REQUIRE(!c1.empty());
+  const auto metrics = get(client, "/metrics");
+  CHECK_THAT(metrics, Catch::Contains("opentelemetry_allocator_targets_per_collector{collector_name=\"c1\",strategy="
+                                      "\"consistent-hashing\"} " +
+                                      std::to_string(c1.size())));
+  CHECK_THAT(metrics, Catch::Contains("opentelemetry_allocator_time_to_allocate_count{method=\"SetTargets\","
+                                      "strategy=\"consistent-hashing\"} 1"));
   CHECK(prometheus_discovers(port, "node", "/jobs/node/targets?collector_id=c1", c1) == c1);
   ta.terminate();
   CHECK(WIFEXITED(ta.status));

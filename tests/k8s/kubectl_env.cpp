@@ -8,12 +8,12 @@
 
 namespace testutil {
 
-KubectlEnv::KubectlEnv() : cluster_(clock_) {
+KubectlEnv::KubectlEnv(k8s::sim::ServerOptions options) : cluster_(clock_) {
   char tmpl[] = "/tmp/ao-kubectl-XXXXXX";
   dir_ = mkdtemp(tmpl);
-  server_ = std::make_unique<k8s::sim::Server>(cluster_, k8s::sim::ServerOptions{});
+  server_ = std::make_unique<k8s::sim::Server>(cluster_, std::move(options));
   server_->start();
-  kubeconfig_ = write_file("kubeconfig", k8s::sim::kubeconfig_yaml(server_->url()));
+  kubeconfig_ = write_file("kubeconfig", server_->kubeconfig());
 }
 
 KubectlEnv::~KubectlEnv() {

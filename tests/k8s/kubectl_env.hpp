@@ -2,7 +2,8 @@
 // directory, for tests that drive the real kubectl (found on PATH, or at
 // $KUBECTL).
 // Contract: the server listens on 127.0.0.1 with a free port for the
-// lifetime of the object; the temporary directory is removed afterwards.
+// lifetime of the object (HTTPS and a token when the options say so, and
+// the kubeconfig carries them); the temporary directory is removed afterwards.
 #pragma once
 
 #include <memory>
@@ -17,7 +18,7 @@ namespace testutil {
 
 class KubectlEnv {
  public:
-  KubectlEnv();
+  explicit KubectlEnv(k8s::sim::ServerOptions options = {});
   ~KubectlEnv();
 
   RunResult kubectl(std::vector<std::string> args, const std::string& input = "");
@@ -25,6 +26,7 @@ class KubectlEnv {
   // Writes `text` to a file in the temporary directory; returns its path.
   std::string write_file(const std::string& name, const std::string& text) const;
   k8s::sim::Cluster& cluster() { return cluster_; }
+  k8s::sim::Server& server() { return *server_; }
 
  private:
   k8s::sim::SystemClock clock_;

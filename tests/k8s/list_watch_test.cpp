@@ -82,6 +82,38 @@ TEST_CASE("list pages with limit and continue - an expired continue is 410", "[k
   }
 }
 
+TEST_CASE("remainingItemCount follows the pages and counts again after writes", "[k8s][store]") {
+  simtest::SimFixture f;
+  for (int i = 0; i < 10; ++i) f.create("configmaps", R"({"metadata":{"name":"cm-)" + std::to_string(i) + R"("}})");
+  f.create("configmaps", R"({"metadata":{"name":"other"}})", "kube-system");
+  auto t = f.type("", "configmaps");
+  auto& store = f.cluster.store();
+  ListOptions o;
+  o.limit = 3;
+  std::vector<std::int64_t> remaining;
+  std::vector<std::string> seen;
+  auto page = [&](const std::string& ns) {
+    auto r = store.list(t, ns, o);
+    for (const auto& item : r.items) seen.push_back(meta(item, "name"));
+    remaining.push_back(r.remaining.value_or(-1));
+    o.continue_token = r.continue_token;
+    return !r.continue_token.empty();
+  };
+  while (page("default")) {
+  }
+  CHECK(remaining == std::vector<std::int64_t>{7, 4, 1, -1});
+  CHECK(seen.size() == 10);
+  remaining.clear();
+  seen.clear();
+  REQUIRE(page(""));
+  REQUIRE(page(""));
+  f.create("configmaps", R"({"metadata":{"name":"cm-99"}})");  // lands in the part not yet listed
+  while (page("")) {
+  }
+  CHECK(remaining == std::vector<std::int64_t>{8, 5, 3, -1});
+  CHECK(seen.size() == 12);
+}
+
 TEST_CASE("watch replays from a resourceVersion and follows selector transitions", "[k8s][store][watch]") {
   simtest::SimFixture f;
   seed(f);

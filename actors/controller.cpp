@@ -1,0 +1,202 @@
+#include "actors/controller.hpp"
+
+#include <chrono>
+#include <thread>
+
+#include "actors/elector_actor.hpp"
+#include "actors/journal_actor.hpp"
+#include "model/render.hpp"
+
+namespace actors {
+
+namespace {
+
+bool owned_kind(const std::string& kind) {
+  return kind == "Service" || kind == "StatefulSet" || kind == "DaemonSet" || kind == "Deployment";
+}
+
+core::EventType event_type(k8s::WatchType t) {
+  switch (t) {
+    case k8s::WatchType::added:
+      return core::EventType::added;
+    case k8s::WatchType::modified:
+      return core::EventType::modified;
+    case k8s::WatchType::deleted:
+      break;
+  }
+  return core::EventType::deleted;
+}
+
+std::int64_t wall_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+std::shared_ptr<core::JournalSink> open_sink(const ControllerOptions& o, std::uint64_t& first_seq) {
+  if (o.journal_sink) return o.journal_sink;
+  if (o.journal_path.empty()) return nullptr;
+  core::FileJournalOptions fo;
+  fo.path = o.journal_path;
+  fo.fsync = o.fsync;
+  fo.header.operator_version = o.operator_version;
+  fo.header.flags["secrets"] = o.journal_include_secrets ? "included" : "redacted";
+  auto file = std::make_shared<core::FileJournal>(fo);
+  first_seq = file->last_seq() + 1;
+  return file;
+}
+
+}  // namespace
+
+const std::vector<std::string>& watched_kinds() {
+  static const std::vector<std::string> kinds = {
+      "Namespace",   "Secret",     "ConfigMap",      "GrafanaAgent", "MetricsInstance", "LogsInstance",
+      "PodLogs",     "Integration", "ServiceMonitor", "PodMonitor",   "Probe",           "Service",
+      "StatefulSet", "DaemonSet",   "Deployment"};
+  return kinds;
+}
+
+Controller::Controller(caf::actor_system& sys, k8s::Client& client, ControllerOptions opts)
+    : sys_(sys), client_(client), opts_(std::move(opts)) {}
+
+Controller::~Controller() { stop(); }
+
+void Controller::start() {
+  if (started_) return;
+  started_ = true;
+  WriterConfig wc = opts_.writer;
+  RootConfig root_cfg = opts_.root;
+  JournalConfig jc;
+  add_metrics_hooks(jc, wc, root_cfg);
+  wc.client = &client_;
+  if (!wc.log) wc.log = opts_.log;
+  if (opts_.leader) wc.leader = false;
+  writer_ = spawn_writer(sys_, std::move(wc));
+  if (opts_.leader) {
+    ElectorConfig ec{*opts_.leader, &client_, writer_, {}, opts_.log};
+    if (auto* m = opts_.metrics) ec.on_change = [m](bool leading) { m->set_leader(leading); };
+    elector_ = spawn_elector(sys_, std::move(ec));
+  } else if (opts_.metrics) {
+    opts_.metrics->set_leader(true);
+  }
+  RouterConfig rc{root_cfg, writer_};
+  rc.root.writer = writer_;
+  router_ = spawn_router(sys_, std::move(rc));
+  jc.first_seq = 1;
+  jc.sink = open_sink(opts_, jc.first_seq);
+  jc.include_secrets = opts_.journal_include_secrets;
+  jc.now_ms = wall_ms;
+  journal_ = spawn_journal(sys_, std::move(jc), router_);
+  caf::anon_send(router_, journal_atom::value, journal_);
+  for (const std::string& kind : watched_kinds()) start_informer(kind);
+  for (auto& [kind, r] : reflectors_) r->start();
+}
+
+void Controller::start_informer(const std::string& kind) {
+  const k8s::Resource* res = k8s::resource_for_kind(kind);
+  if (!res) throw std::logic_error("no API resource for watched kind " + kind);
+  k8s::ReflectorOptions ro = opts_.reflector;
+  if (res->namespaced) ro.ns = opts_.watch_namespace;
+  if (owned_kind(kind)) ro.label_selector = std::string(model::kManagedByLabel) + "=" + model::kManagedByValue;
+  if (kind == "GrafanaAgent") ro.label_selector = opts_.agent_selector;
+  caf::actor journal = journal_;
+  auto sink = [journal, kind](k8s::ObjectEvent ev) {
+    caf::anon_send(journal, ingest_atom::value, kind, event_type(ev.type), core::ObjectPtr(std::move(ev.object)));
+  };
+  auto on_synced = [this, journal] {
+    if (++synced_count_ == reflectors_.size()) caf::anon_send(journal, synced_atom::value);
+  };
+  auto log = opts_.log;
+  auto on_error = [log, kind](const k8s::Result& r) {
+    if (log) log("informer " + kind + ": HTTP " + std::to_string(r.status) + " " + r.error);
+  };
+  reflectors_.emplace_back(kind, std::make_unique<k8s::Reflector>(client_, *res, ro, sink, on_synced, on_error));
+}
+
+void Controller::stop() {
+  if (!started_) return;
+  started_ = false;
+  for (auto& [kind, r] : reflectors_) r->stop();
+  for (caf::actor* a : {&elector_, &journal_, &router_, &writer_})
+    if (*a) caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
+}
+
+void Controller::add_metrics_hooks(JournalConfig& jc, WriterConfig& wc, RootConfig& rc) {
+  OperatorMetrics* m = opts_.metrics;
+  if (!m) return;
+  m->add_controller("grafanaagent");
+  jc.on_append = [m](std::size_t bytes) { m->count_journal_event(bytes); };
+  auto inner_write = wc.on_write;
+  wc.on_write = [m, inner_write](const std::string& kind, const std::string& action, int code) {
+    m->count_write(kind, action);
+    if (inner_write) inner_write(kind, action, code);
+  };
+  auto depth = std::make_shared<std::atomic<int>>(0);
+  rc.on_queued = [m, depth] {
+    m->count_queue_add("grafanaagent");
+    m->set_queue_depth("grafanaagent", ++*depth);
+  };
+  rc.on_dequeued = [m, depth](double wait) {
+    m->set_queue_depth("grafanaagent", --*depth);
+    m->observe_queue_wait("grafanaagent", wait);
+  };
+  auto inner_render = rc.on_render;
+  rc.on_render = [m, inner_render](const RootOutput& out) {
+    std::string agent = out.root.first + "/" + out.root.second;
+    const core::Effects& fx = out.effects;
+    if (!fx.root_present) {
+      m->remove_agent(agent);
+    } else {
+      const core::HierarchyCounts& c = fx.counts;
+      for (auto [kind, n] : {std::pair{"MetricsInstance", c.metrics_instances}, {"ServiceMonitor", c.service_monitors},
+                             {"PodMonitor", c.pod_monitors}, {"Probe", c.probes}, {"LogsInstance", c.logs_instances},
+                             {"PodLogs", c.pod_logs}, {"Integration", c.integrations}})
+        m->set_hierarchy_members(agent, kind, static_cast<double>(n));
+      bool ok = fx.root_valid && fx.problems.empty();
+      m->observe_reconcile("grafanaagent", ok ? ReconcileResult::success : ReconcileResult::error, out.render_seconds);
+    }
+    if (inner_render) inner_render(out);
+  };
+}
+
+std::optional<std::string> Controller::explain(const std::string& ns, const std::string& name) {
+  std::optional<std::string> out;
+  caf::scoped_actor self{sys_};
+  self->request(router_, std::chrono::seconds(10), explain_atom::value, core::RootKey{ns, name})
+      .receive(
+          [&](const std::string& json) {
+            if (!json.empty()) out = json;
+          },
+          [](caf::error&) {});
+  return out;
+}
+
+ControllerStats Controller::stats() {
+  ControllerStats out;
+  caf::scoped_actor self{sys_};
+  auto timeout = std::chrono::seconds(10);
+  self->request(router_, timeout, stats_atom::value).receive([&](RouterStats s) { out.router = s; }, [](caf::error&) {});
+  self->request(writer_, timeout, stats_atom::value).receive([&](WriterStats s) { out.writer = s; }, [](caf::error&) {});
+  self->request(journal_, timeout, stats_atom::value)
+      .receive([&](std::uint64_t seq) { out.journal_seq = seq; }, [](caf::error&) {});
+  for (auto& [kind, r] : reflectors_) out.informers.emplace_back(kind, r->stats());
+  return out;
+}
+
+bool Controller::wait_idle(std::chrono::milliseconds timeout, std::chrono::milliseconds quiet) {
+  using clock = std::chrono::steady_clock;
+  auto deadline = clock::now() + timeout;
+  ControllerStats last = stats();
+  auto quiet_since = clock::now();
+  while (clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ControllerStats s = stats();
+    bool same = s.journal_seq == last.journal_seq && s.writer.writes == last.writer.writes &&
+                s.writer.plans == last.writer.plans && s.writer.in_flight == 0 && s.writer.retrying == 0 && synced();
+    if (!same) quiet_since = clock::now();
+    if (same && clock::now() - quiet_since >= quiet) return true;
+    last = s;
+  }
+  return false;
+}
+
+}  // namespace actors

@@ -1,0 +1,87 @@
+// The controller assembled: one Reflector (informer) per watched kind
+// feeding the journal actor, then the router (selector) actor, one root
+// actor per GrafanaAgent, and the writer actor, as DESIGN.md draws it.
+// Contract: start() returns at once; synced() turns true once every
+// informer has delivered its first list, and the writer starts writing
+// only after that. stop() stops the informers first, so no event is lost
+// half-way: what was journaled has been forwarded. Stats calls block the
+// caller for a round trip to an actor (never call them from an actor).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "actors/core/journal_file.hpp"
+#include "actors/core/leader.hpp"
+#include "actors/http/metrics.hpp"
+#include "actors/root_actor.hpp"
+#include "actors/journal_actor.hpp"
+#include "actors/router_actor.hpp"
+#include "actors/writer_actor.hpp"
+#include "k8s/client/reflector.hpp"
+
+namespace actors {
+
+struct ControllerOptions {
+  std::string journal_path;  // "" = keep no journal file
+  std::shared_ptr<core::JournalSink> journal_sink;  // overrides journal_path (tests)
+  bool journal_include_secrets = false;
+  core::FsyncPolicy fsync = core::FsyncPolicy::on_flush;
+  std::string operator_version = "0.1.0";
+  std::string watch_namespace;  // -namespace: "" = all namespaces
+  std::string agent_selector;   // -agent-selector: label selector on GrafanaAgents
+  RootConfig root;              // render options, debounce, on_render hook
+  WriterConfig writer;          // client is filled in by the controller
+  k8s::ReflectorOptions reflector;  // page size, watch timeout, backoff
+  // --leader-elect: only the holder of this Lease writes.
+  std::optional<core::LeaderConfig> leader;
+  std::function<void(const std::string&)> log = {};
+  OperatorMetrics* metrics = nullptr;  // must outlive the controller
+};
+
+struct ControllerStats {
+  RouterStats router;
+  WriterStats writer;
+  std::uint64_t journal_seq = 0;
+  std::vector<std::pair<std::string, k8s::ReflectorStats>> informers;
+};
+
+// The kinds the controller watches: members, Namespaces, Secrets,
+// ConfigMaps, and the kinds it owns (for drift correction).
+const std::vector<std::string>& watched_kinds();
+
+class Controller {
+ public:
+  Controller(caf::actor_system& sys, k8s::Client& client, ControllerOptions opts);
+  ~Controller();
+  Controller(const Controller&) = delete;
+  Controller& operator=(const Controller&) = delete;
+
+  void start();
+  void stop();
+  bool synced() const { return synced_count_.load() == reflectors_.size() && !reflectors_.empty(); }
+  ControllerStats stats();
+  // Polls until the controller is quiet: no new journal events, no writes
+  // in flight and nothing new for `quiet`. False on timeout.
+  bool wait_idle(std::chrono::milliseconds timeout, std::chrono::milliseconds quiet = std::chrono::milliseconds(400));
+  caf::actor writer() const { return writer_; }
+  // The root's view of its hierarchy (JSON), nullopt for an unknown agent.
+  std::optional<std::string> explain(const std::string& ns, const std::string& name);
+
+ private:
+  void start_informer(const std::string& kind);
+  void add_metrics_hooks(JournalConfig& jc, WriterConfig& wc, RootConfig& rc);
+
+  caf::actor_system& sys_;
+  k8s::Client& client_;
+  ControllerOptions opts_;
+  caf::actor writer_, router_, journal_, elector_;
+  std::vector<std::pair<std::string, std::unique_ptr<k8s::Reflector>>> reflectors_;
+  std::atomic<std::size_t> synced_count_{0};
+  bool started_ = false;
+};
+
+}  // namespace actors

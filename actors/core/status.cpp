@@ -1,0 +1,159 @@
+#include "actors/core/status.hpp"
+
+#include <algorithm>
+
+namespace actors::core {
+
+using model::Value;
+
+namespace {
+
+struct Condition {
+  std::string type, status, reason, message;
+};
+
+std::string member_summary(const StatusInput& in) {
+  std::size_t n = in.problems.size();
+  return std::to_string(n) + (n == 1 ? " selected resource has a problem" : " selected resources have problems") +
+         "; see status.problems";
+}
+
+Condition reconciled(const StatusInput& in) {
+  if (in.paused) return {"Reconciled", "False", "Paused", "spec.paused is true: nothing is applied or pruned"};
+  if (!in.root_valid) {
+    std::string msg = in.problems.empty() ? "the GrafanaAgent is invalid" : in.problems.front().str();
+    return {"Reconciled", "False", "InvalidSpec", msg};
+  }
+  if (!in.write_error.empty()) return {"Reconciled", "False", "WriteFailed", in.write_error};
+  if (!in.problems.empty()) return {"Reconciled", "False", "InvalidMembers", member_summary(in)};
+  if (in.writes_pending) return {"Reconciled", "Unknown", "Applying", "writing the desired objects"};
+  return {"Reconciled", "True", "Reconciled", "all desired objects are applied"};
+}
+
+Condition ready(const StatusInput& in) {
+  if (in.paused || !in.root_valid) return {"Ready", "Unknown", "NotReconciled", "see the Reconciled condition"};
+  if (!in.not_ready.empty()) return {"Ready", "False", "WorkloadsNotReady", in.not_ready};
+  return {"Ready", "True", "WorkloadsReady", "every agent workload reports ready replicas"};
+}
+
+const Value* previous_condition(const Value& previous, const std::string& type) {
+  const Value* conds = previous.is_object() ? previous.find("conditions") : nullptr;
+  if (!conds || !conds->is_array()) return nullptr;
+  for (const Value& c : conds->as_array()) {
+    const Value* t = c.find("type");
+    if (t && t->is_string() && t->as_string() == type) return &c;
+  }
+  return nullptr;
+}
+
+Value condition_value(const Condition& c, const StatusInput& in, const Value& previous, const std::string& now) {
+  std::string since = now;
+  if (const Value* p = previous_condition(previous, c.type)) {
+    const Value* st = p->find("status");
+    const Value* lt = p->find("lastTransitionTime");
+    if (st && st->is_string() && st->as_string() == c.status && lt && lt->is_string()) since = lt->as_string();
+  }
+  return Value::obj({{"type", c.type},
+                     {"status", c.status},
+                     {"reason", c.reason},
+                     {"message", c.message},
+                     {"observedGeneration", in.generation},
+                     {"lastTransitionTime", since}});
+}
+
+Value counts_value(const HierarchyCounts& c) {
+  auto n = [](std::size_t v) { return Value(static_cast<std::int64_t>(v)); };
+  return Value::obj({{"metricsInstances", n(c.metrics_instances)},
+                     {"serviceMonitors", n(c.service_monitors)},
+                     {"podMonitors", n(c.pod_monitors)},
+                     {"probes", n(c.probes)},
+                     {"logsInstances", n(c.logs_instances)},
+                     {"podLogs", n(c.pod_logs)},
+                     {"integrations", n(c.integrations)}});
+}
+
+Value problems_value(const std::vector<model::Problem>& problems) {
+  Value out = Value::array();
+  for (std::size_t i = 0; i < problems.size() && i < kMaxStatusProblems; ++i) {
+    const model::Problem& p = problems[i];
+    std::string msg = p.path.empty() ? p.message : p.path + ": " + p.message;
+    out.push(Value::obj(
+        {{"kind", p.kind}, {"namespace", p.ns}, {"name", p.name}, {"reason", "Skipped"}, {"message", msg}}));
+  }
+  if (problems.size() > kMaxStatusProblems) {
+    std::string more = std::to_string(problems.size() - kMaxStatusProblems) + " more problems not listed";
+    out.push(Value::obj({{"reason", "Truncated"}, {"message", more}}));
+  }
+  return out;
+}
+
+}  // namespace
+
+Value agent_status(const StatusInput& in, const Value& previous, const std::string& now_rfc3339) {
+  Value conds = Value::array();
+  conds.push(condition_value(reconciled(in), in, previous, now_rfc3339));
+  conds.push(condition_value(ready(in), in, previous, now_rfc3339));
+  Value st = Value::obj({{"observedGeneration", in.generation}, {"conditions", std::move(conds)}});
+  st.set("counts", counts_value(in.counts));
+  if (!in.problems.empty()) st.set("problems", problems_value(in.problems));
+  return st;
+}
+
+namespace {
+
+std::int64_t int_at(const Value& obj, const char* a, const char* b) {
+  const Value* x = obj.find(a);
+  const Value* y = x ? x->find(b) : nullptr;
+  return y && y->is_int() ? y->as_int() : 0;
+}
+
+std::string str_at(const Value& obj, const char* a, const char* b) {
+  const Value* x = obj.find(a);
+  const Value* y = x ? x->find(b) : nullptr;
+  return y && y->is_string() ? y->as_string() : "";
+}
+
+// Wanted and ready replica counts of one workload; wanted < 0 = not a workload.
+std::pair<std::int64_t, std::int64_t> replicas(const Value& obj) {
+  std::string kind = obj.find("kind") && obj.find("kind")->is_string() ? obj.find("kind")->as_string() : "";
+  if (kind == "StatefulSet") {
+    const Value* spec = obj.find("spec");
+    std::int64_t want = spec && spec->find("replicas") && spec->find("replicas")->is_int()
+                            ? spec->find("replicas")->as_int()
+                            : 1;
+    return {want, int_at(obj, "status", "readyReplicas")};
+  }
+  if (kind == "Deployment") {
+    const Value* spec = obj.find("spec");
+    std::int64_t want = spec && spec->find("replicas") && spec->find("replicas")->is_int()
+                            ? spec->find("replicas")->as_int()
+                            : 1;
+    return {want, int_at(obj, "status", "availableReplicas")};
+  }
+  if (kind == "DaemonSet")
+    return {int_at(obj, "status", "desiredNumberScheduled"), int_at(obj, "status", "numberReady")};
+  return {-1, 0};
+}
+
+}  // namespace
+
+std::string workloads_not_ready(const std::vector<Value>& observed) {
+  std::vector<std::string> waiting;
+  for (const Value& o : observed) {
+    auto [want, have] = replicas(o);
+    if (want < 0 || have >= want) continue;
+    std::string kind = o.find("kind")->as_string();
+    waiting.push_back(kind + " " + str_at(o, "metadata", "name") + " " + std::to_string(have) + "/" +
+                      std::to_string(want) + " ready");
+  }
+  std::sort(waiting.begin(), waiting.end());
+  std::string out;
+  for (const auto& w : waiting) out += (out.empty() ? "" : "; ") + w;
+  return out;
+}
+
+bool root_problem(const model::Problem& p, const RootKey& root) {
+  return p.kind == "GrafanaAgent" && p.ns == root.first && p.name == root.second;
+}
+
+}  // namespace actors::core

@@ -1,0 +1,45 @@
+// The GrafanaAgent `status` the operator reports, as a pure function of
+// what a reconcile produced and how the writes went. Upstream reports no
+// status at all; users asked for one ("the operator doesn't do anything").
+// Contract: deterministic given `now`. Conditions `Reconciled` and `Ready`
+// keep their lastTransitionTime from `previous` while their status is
+// unchanged, so re-reporting the same state is byte-identical and the
+// writer can skip it. Problems are capped (kMaxStatusProblems) with a final
+// entry saying how many were left out.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "actors/core/root_state.hpp"
+#include "model/value.hpp"
+
+namespace actors::core {
+
+inline constexpr std::size_t kMaxStatusProblems = 50;
+
+struct StatusInput {
+  std::int64_t generation = 0;
+  bool root_valid = true;
+  bool paused = false;
+  HierarchyCounts counts;
+  std::vector<model::Problem> problems;  // decode and render problems, sorted
+  std::string write_error;               // the last failed write ("" = none)
+  bool writes_pending = false;           // desired state not yet fully applied
+  std::string not_ready;                 // why workloads are not ready ("" = ready)
+};
+
+// `previous` is the object's current .status (null when absent).
+model::Value agent_status(const StatusInput& in, const model::Value& previous, const std::string& now_rfc3339);
+
+// Why owned workloads are not ready ("" when all are), read from the status
+// the API server (or kubelet) reports on observed StatefulSets, DaemonSets
+// and Deployments.
+std::string workloads_not_ready(const std::vector<model::Value>& observed);
+
+// Problems with the root itself (kind GrafanaAgent, same namespace/name).
+bool root_problem(const model::Problem& p, const RootKey& root);
+
+}  // namespace actors::core

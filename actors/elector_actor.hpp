@@ -1,0 +1,27 @@
+// The leader elector actor: reads the Lease every retry period, takes it
+// when free or expired, renews it while leading, and tells the writer when
+// leadership is gained or lost (only the leader writes). Decisions are
+// core::decide_lease; this actor only does the calls and the timers.
+// Contract: a leader that cannot renew within renew_deadline steps down
+// (leader_atom false) before its lease can expire for the others.
+#pragma once
+
+#include <functional>
+
+#include "actors/core/leader.hpp"
+#include "actors/messages.hpp"
+#include "k8s/client/client.hpp"
+
+namespace actors {
+
+struct ElectorConfig {
+  core::LeaderConfig leader;
+  k8s::Client* client = nullptr;
+  caf::actor writer;
+  std::function<void(bool leading)> on_change = {};
+  std::function<void(const std::string&)> log = {};
+};
+
+caf::actor spawn_elector(caf::actor_system& sys, ElectorConfig cfg);
+
+}  // namespace actors

@@ -1,0 +1,199 @@
+#include "actors/http/server.hpp"
+
+#include <httplib.h>
+#include <sys/socket.h>
+
+#include <atomic>
+#include <chrono>
+#include <iterator>
+#include <stdexcept>
+
+namespace actors {
+
+namespace {
+
+bool is_lower_alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+// RFC 1123 label, as Kubernetes requires of namespace names.
+bool is_dns_label(const std::string& s) {
+  if (s.empty() || s.size() > 63 || !is_lower_alnum(s.front()) || !is_lower_alnum(s.back())) return false;
+  for (char c : s)
+    if (!is_lower_alnum(c) && c != '-') return false;
+  return true;
+}
+
+// RFC 1123 subdomain, as Kubernetes requires of most object names.
+bool is_dns_subdomain(const std::string& s) {
+  if (s.empty() || s.size() > 253) return false;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t dot = s.find('.', start);
+    std::string part = s.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (part.empty() || !is_lower_alnum(part.front()) || !is_lower_alnum(part.back())) return false;
+    for (char c : part)
+      if (!is_lower_alnum(c) && c != '-') return false;
+    if (dot == std::string::npos) return true;
+    start = dot + 1;
+  }
+}
+
+HttpResponse text(int status, std::string body) {
+  HttpResponse r;
+  r.status = status;
+  r.body = std::move(body);
+  return r;
+}
+
+HttpResponse metrics_response(const OperatorMetrics& metrics) {
+  HttpResponse r;
+  r.body = metrics.render();
+  r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  return r;
+}
+
+std::optional<int> parse_port(const std::string& s) {
+  if (s.empty() || s.size() > 5) return std::nullopt;
+  int port = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    port = port * 10 + (c - '0');
+  }
+  if (port > 65535) return std::nullopt;
+  return port;
+}
+
+}  // namespace
+
+std::optional<HttpServerOptions> parse_listen_address(const std::string& address) {
+  std::size_t colon = address.rfind(':');
+  if (colon == std::string::npos) return std::nullopt;
+  std::string host = address.substr(0, colon);
+  if (!host.empty() && host.front() == '[') {
+    if (host.size() < 3 || host.back() != ']') return std::nullopt;
+    host = host.substr(1, host.size() - 2);
+  } else if (host.find(':') != std::string::npos) {
+    return std::nullopt;  // a bare IPv6 address needs brackets
+  }
+  auto port = parse_port(address.substr(colon + 1));
+  if (!port) return std::nullopt;
+  HttpServerOptions out;
+  out.host = host.empty() ? "0.0.0.0" : host;
+  out.port = *port;
+  return out;
+}
+
+HttpResponse check_response(const HttpCheck& check, bool absent_means_ok) {
+  if (!check) return absent_means_ok ? text(200, "ok\n") : text(503, "no check configured\n");
+  std::string problem = check();
+  return problem.empty() ? text(200, "ok\n") : text(503, problem + "\n");
+}
+
+HttpResponse hierarchy_response(const HierarchyView& view, const HttpRequest& request) {
+  auto [first, last] = request.params.equal_range("agent");
+  if (first == last) return text(400, "missing query parameter: agent=NAMESPACE/NAME (the GrafanaAgent to show)\n");
+  if (std::next(first) != last) return text(400, "query parameter agent given more than once\n");
+  const std::string& agent = first->second;
+  std::size_t slash = agent.find('/');
+  if (slash == std::string::npos) return text(400, "malformed agent \"" + agent + "\": want NAMESPACE/NAME\n");
+  std::string ns = agent.substr(0, slash), name = agent.substr(slash + 1);
+  if (!is_dns_label(ns)) return text(400, "malformed agent \"" + agent + "\": invalid namespace \"" + ns + "\"\n");
+  if (!is_dns_subdomain(name)) return text(400, "malformed agent \"" + agent + "\": invalid name \"" + name + "\"\n");
+  std::optional<std::string> json = view(ns, name);
+  if (!json) return text(404, "GrafanaAgent " + agent + " not found\n");
+  HttpResponse r;
+  r.body = std::move(*json);
+  r.content_type = "application/json";
+  return r;
+}
+
+struct OperatorHttpServer::Impl {
+  HttpServerOptions options;
+  httplib::Server server;
+  std::map<std::string, HttpHandler> handlers;
+  std::atomic<bool> started{false};
+  std::atomic<bool> exited{false};
+
+  void dispatch(const httplib::Request& req, httplib::Response& res) const {
+    auto it = handlers.find(req.path);
+    HttpResponse out;
+    if (it == handlers.end()) {
+      out = text(404, "not found: " + req.path + "\n");
+    } else {
+      try {
+        out = it->second(HttpRequest{req.path, req.params});
+      } catch (const std::exception& e) {
+        out = text(500, std::string("internal error: ") + e.what() + "\n");
+      }
+    }
+    res.status = out.status;
+    res.set_content(out.body, out.content_type.c_str());
+  }
+};
+
+OperatorHttpServer::OperatorHttpServer(HttpServerOptions options, OperatorHttpSources sources)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->options = std::move(options);
+  if (const OperatorMetrics* m = sources.metrics)
+    add_get("/metrics", [m](const HttpRequest&) { return metrics_response(*m); });
+  auto healthy = [check = sources.healthy](const HttpRequest&) { return check_response(check, true); };
+  add_get("/healthz", healthy);
+  add_get("/-/healthy", healthy);
+  if (sources.ready) {
+    auto ready = [check = sources.ready](const HttpRequest&) { return check_response(check, false); };
+    add_get("/readyz", ready);
+    add_get("/-/ready", ready);
+  }
+  if (sources.hierarchy)
+    add_get("/debug/hierarchy",
+            [view = sources.hierarchy](const HttpRequest& r) { return hierarchy_response(view, r); });
+}
+
+OperatorHttpServer::~OperatorHttpServer() {
+  stop();
+}
+
+void OperatorHttpServer::add_get(const std::string& path, HttpHandler handler) {
+  if (impl_->started) throw std::logic_error("add_get(" + path + ") after start()");
+  if (!impl_->handlers.emplace(path, std::move(handler)).second) throw std::logic_error("path already served: " + path);
+}
+
+int OperatorHttpServer::start() {
+  if (impl_->started.exchange(true)) throw std::logic_error("OperatorHttpServer started twice");
+  Impl& im = *impl_;
+  int threads = im.options.threads > 0 ? im.options.threads : 1;
+  im.server.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
+  im.server.set_keep_alive_timeout(2);  // bounds how long stop() waits for idle clients
+  // httplib's default adds SO_REUSEPORT, which would let a second operator
+  // silently share (and answer probes on) this port.
+  im.server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  // One route; dispatch() owns the path table, so paths need no regex escaping.
+  im.server.Get(".*", [&im](const httplib::Request& req, httplib::Response& res) { im.dispatch(req, res); });
+  const std::string& host = im.options.host.empty() ? "0.0.0.0" : im.options.host;
+  if (im.options.port == 0) {
+    port_ = im.server.bind_to_any_port(host);
+  } else {
+    port_ = im.server.bind_to_port(host, im.options.port) ? im.options.port : -1;
+  }
+  if (port_ < 0) throw std::runtime_error("cannot listen on " + host + ":" + std::to_string(im.options.port));
+  thread_ = std::thread([&im] {
+    im.server.listen_after_bind();
+    im.exited = true;
+  });
+  // httplib's stop() does nothing until the accept loop runs; wait for it so
+  // that an early stop() cannot leave the thread serving forever.
+  while (!im.server.is_running() && !im.exited) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return port_;
+}
+
+void OperatorHttpServer::stop() {
+  if (!thread_.joinable()) return;
+  impl_->server.stop();
+  thread_.join();
+}
+
+}  // namespace actors

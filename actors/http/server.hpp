@@ -1,0 +1,84 @@
+// The operator's HTTP server (cpp-httplib): /metrics, /healthz, /readyz
+// (plus upstream's /-/healthy and /-/ready), /debug/hierarchy?agent=NS/NAME
+// and any extra GET handlers registered before start().
+// Contract: an endpoint is served only when its source is set, except the
+// health check, which answers "ok" when no callback is given. Callbacks run on
+// the server's worker threads, concurrently, and must be thread-safe; an
+// exception in one becomes a 500 with its message. start() binds, serves in a
+// background thread and returns the bound port; stop() (or the destructor)
+// closes the socket and joins.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "actors/http/metrics.hpp"
+
+namespace actors {
+
+struct HttpServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;     // 0 picks a free port
+  int threads = 4;  // keep-alive clients hold a worker each until they go idle
+};
+
+// "HOST:PORT", ":PORT" (all interfaces) or "[V6]:PORT"; nullopt if malformed.
+std::optional<HttpServerOptions> parse_listen_address(const std::string& text);
+
+struct HttpRequest {
+  std::string path;
+  std::multimap<std::string, std::string> params;  // decoded query parameters
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string body;
+  std::string content_type = "text/plain; charset=utf-8";
+};
+
+using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
+// Returns an empty string when the check passes, otherwise why it fails.
+using HttpCheck = std::function<std::string()>;
+// The hierarchy of GrafanaAgent namespace/name as JSON text; nullopt if unknown.
+using HierarchyView = std::function<std::optional<std::string>(const std::string& ns, const std::string& name)>;
+
+struct OperatorHttpSources {
+  const OperatorMetrics* metrics = nullptr;  // must outlive the server
+  HttpCheck healthy;                         // the process loop is alive
+  HttpCheck ready;                           // the initial sync is done
+  HierarchyView hierarchy;
+};
+
+class OperatorHttpServer {
+ public:
+  OperatorHttpServer(HttpServerOptions options, OperatorHttpSources sources);
+  ~OperatorHttpServer();
+  OperatorHttpServer(const OperatorHttpServer&) = delete;
+  OperatorHttpServer& operator=(const OperatorHttpServer&) = delete;
+
+  // Registers one more GET path (exact match). Throws std::logic_error after
+  // start() or for a path already served.
+  void add_get(const std::string& path, HttpHandler handler);
+
+  // Throws std::runtime_error if the address cannot be bound.
+  int start();
+  void stop();
+  int port() const { return port_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::thread thread_;
+  int port_ = 0;
+};
+
+// Handler bodies, exposed for unit tests and for callers embedding the
+// endpoints in another server.
+HttpResponse check_response(const HttpCheck& check, bool absent_means_ok);
+HttpResponse hierarchy_response(const HierarchyView& view, const HttpRequest& request);
+
+}  // namespace actors

@@ -1,0 +1,65 @@
+#include "actors/journal_actor.hpp"
+
+#include "actors/messages.hpp"
+
+namespace actors {
+
+namespace {
+
+struct JournalState {
+  JournalConfig cfg;
+  core::RedactionPolicy policy;
+  std::uint64_t next_seq = 1;
+  bool flush_pending = false;
+  caf::actor router;
+};
+
+using JournalActor = caf::stateful_actor<JournalState>;
+
+void record(JournalActor* self, const core::Event& e) {
+  JournalState& st = self->state;
+  if (!st.cfg.sink) return;
+  std::string line = core::encode_event(core::redact(e, st.policy));
+  st.cfg.sink->append(line);
+  if (st.cfg.on_append) st.cfg.on_append(line.size());
+  if (!st.flush_pending) {
+    st.flush_pending = true;
+    // Queued behind everything already in the mailbox: one flush per batch.
+    self->send(self, flush_atom::value);
+  }
+}
+
+caf::behavior journal_behavior(JournalActor* self, JournalConfig cfg, caf::actor router) {
+  self->state.cfg = std::move(cfg);
+  self->state.policy.include_secrets = self->state.cfg.include_secrets;
+  self->state.next_seq = self->state.cfg.first_seq;
+  self->state.router = std::move(router);
+  return {
+      [=](ingest_atom, const std::string& kind, core::EventType type, core::ObjectPtr obj) {
+        JournalState& st = self->state;
+        auto e = std::make_shared<core::Event>();
+        e->seq = st.next_seq++;
+        e->time_ms = st.cfg.now_ms ? st.cfg.now_ms() : 0;
+        e->kind = kind;
+        e->type = type;
+        e->object = std::move(obj);
+        record(self, *e);
+        self->send(st.router, event_atom::value, EventPtr(std::move(e)));
+      },
+      [=](redact_atom, KeySet config_maps) { self->state.policy.secret_config_maps = *config_maps; },
+      [=](flush_atom) {
+        self->state.flush_pending = false;
+        if (self->state.cfg.sink) self->state.cfg.sink->flush();
+      },
+      [=](synced_atom) { self->send(self->state.router, synced_atom::value); },
+      [=](stats_atom) -> std::uint64_t { return self->state.next_seq - 1; },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_journal(caf::actor_system& sys, JournalConfig cfg, caf::actor router) {
+  return sys.spawn<caf::detached>(journal_behavior, std::move(cfg), std::move(router));
+}
+
+}  // namespace actors

@@ -1,0 +1,30 @@
+// The journal actor: the single point where inputs become events. It assigns
+// `seq` and time, appends the (redacted) event to the journal sink, and only
+// then forwards the event to the router: nothing takes effect unjournaled.
+// Contract: runs detached (it does file I/O); flushes (and fsyncs, per the
+// sink's policy) once per mailbox batch; forwards the unredacted event, so
+// in-memory state sees real Secret values while the file holds hashes.
+// A synced_atom is forwarded after every event received before it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "actors/core/journal_file.hpp"
+#include "actors/core/redact.hpp"
+#include "caf/all.hpp"
+
+namespace actors {
+
+struct JournalConfig {
+  std::shared_ptr<core::JournalSink> sink;  // null: events are not recorded
+  bool include_secrets = false;
+  std::uint64_t first_seq = 1;
+  std::function<std::int64_t()> now_ms;                   // wall clock, injected
+  std::function<void(std::size_t bytes)> on_append = {};  // metrics hook
+};
+
+caf::actor spawn_journal(caf::actor_system& sys, JournalConfig cfg, caf::actor router);
+
+}  // namespace actors

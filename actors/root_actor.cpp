@@ -1,0 +1,148 @@
+#include "actors/root_actor.hpp"
+
+#include "actors/core/debounce.hpp"
+#include "model/hierarchy.hpp"
+#include "model/yaml_emit.hpp"
+
+namespace actors {
+
+namespace {
+
+struct RootActorState {
+  core::RootState root;
+  core::Debouncer debounce;
+  RootConfig cfg;
+  caf::actor router;
+  bool tick_scheduled = false;
+  bool awaiting_router = false;
+  bool synced = false;
+  std::optional<core::Debouncer::Time> queued_since;
+};
+
+using RootActor = caf::stateful_actor<RootActorState>;
+
+core::Debouncer::Time now() { return core::Debouncer::Clock::now(); }
+
+void schedule(RootActor* self) {
+  auto& st = self->state;
+  if (!st.root.dirty) return;
+  if (!st.queued_since) {
+    st.queued_since = now();
+    if (st.cfg.on_queued) st.cfg.on_queued();
+  }
+  auto deadline = st.debounce.note(now());
+  if (st.tick_scheduled) return;
+  st.tick_scheduled = true;
+  auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now());
+  self->delayed_send(self, std::max(wait, std::chrono::milliseconds(0)), tick_atom::value);
+}
+
+std::shared_ptr<RootOutput> make_output(const core::RootState& s, core::Effects fx) {
+  auto out = std::make_shared<RootOutput>();
+  out->root = s.root;
+  out->seq = s.last_seq;
+  auto it = s.objects.find({"GrafanaAgent", s.root});
+  if (it != s.objects.end() && it->second) {
+    const model::Value& ga = *it->second;
+    if (const model::Value* md = ga.find("metadata")) {
+      if (const model::Value* uid = md->find("uid"); uid && uid->is_string()) out->uid = uid->as_string();
+      if (const model::Value* g = md->find("generation"); g && g->is_int()) out->generation = g->as_int();
+    }
+    if (const model::Value* st = ga.find("status")) out->previous_status = *st;
+  }
+  out->effects = std::move(fx);
+  return out;
+}
+
+void reconcile_now(RootActor* self) {
+  auto& st = self->state;
+  if (st.awaiting_router) return;  // reconciles again when the answer arrives
+  if (st.queued_since) {
+    std::chrono::duration<double> waited = now() - *st.queued_since;
+    st.queued_since.reset();
+    if (st.cfg.on_dequeued) st.cfg.on_dequeued(waited.count());
+  }
+  auto started = now();
+  core::Effects fx = core::reconcile(st.root, st.cfg.render);
+  std::chrono::duration<double> took = now() - started;
+  if (fx.subscribe) {
+    st.awaiting_router = true;
+    auto subs = std::make_shared<const core::Subscriptions>(std::move(*fx.subscribe));
+    self->request(st.router, caf::infinite, subscribe_atom::value, st.root.root, SubscriptionsPtr(subs))
+        .then([=](DeltaPtr delta, std::uint64_t seq) {
+          self->state.awaiting_router = false;
+          core::acknowledge(self->state.root, *subs, *delta);
+          self->state.root.last_seq = std::max(self->state.root.last_seq, seq);
+          reconcile_now(self);
+        });
+    return;
+  }
+  bool present = fx.root_present;
+  auto out = make_output(st.root, std::move(fx));
+  out->render_seconds = took.count();
+  if (st.cfg.on_render) st.cfg.on_render(*out);
+  self->send(st.cfg.writer, desired_atom::value, RootOutputPtr(std::move(out)));
+  if (!present) self->quit();
+}
+
+std::string explain_json(const core::RootState& s) {
+  model::Value out = model::Value::obj({{"agent", s.root.first + "/" + s.root.second},
+                                        {"lastSeq", static_cast<std::int64_t>(s.last_seq)},
+                                        {"renders", static_cast<std::int64_t>(s.renders)}});
+  auto agent = s.inventory.agents.find(s.root);
+  model::Value lines = model::Value::array();
+  if (agent != s.inventory.agents.end())
+    for (const auto& line : model::explain_hierarchy(s.inventory, agent->second.obj)) lines.push(line);
+  out.set("members", std::move(lines));
+  model::Value problems = model::Value::array();
+  for (const auto& p : s.problems) problems.push(p.str());
+  out.set("problems", std::move(problems));
+  return model::to_json(out);
+}
+
+caf::behavior root_behavior(RootActor* self, core::RootKey key, RootConfig cfg, caf::actor router, bool synced) {
+  self->state.synced = synced;
+  self->state.root = core::make_root(key);
+  self->state.debounce = core::Debouncer(cfg.debounce, cfg.max_wait);
+  self->state.cfg = std::move(cfg);
+  self->state.router = std::move(router);
+  return {
+      [=](event_atom, EventPtr e, bool quiet) {
+        core::apply(self->state.root, *e, quiet ? core::Delivery::quiet : core::Delivery::dirty);
+        schedule(self);
+      },
+      [=](explain_atom, const core::RootKey&) -> std::string { return explain_json(self->state.root); },
+      [=](synced_atom) {
+        self->state.synced = true;
+        self->state.root.dirty = true;
+        schedule(self);
+      },
+      [=](absorb_atom, DeltaPtr delta) {
+        core::absorb(self->state.root, *delta);
+        schedule(self);
+      },
+      [=](tick_atom) {
+        auto& st = self->state;
+        st.tick_scheduled = false;
+        if (!st.debounce.due(now())) {
+          if (st.debounce.pending()) {
+            st.tick_scheduled = true;
+            auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(*st.debounce.deadline() - now());
+            self->delayed_send(self, std::max(wait, std::chrono::milliseconds(1)), tick_atom::value);
+          }
+          return;
+        }
+        st.debounce.fire();
+        if (st.root.dirty && st.synced) reconcile_now(self);
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_root(caf::actor_system& sys, const core::RootKey& key, const RootConfig& cfg, caf::actor router,
+                      bool synced) {
+  return sys.spawn(root_behavior, key, cfg, std::move(router), synced);
+}
+
+}  // namespace actors

@@ -1,0 +1,38 @@
+// The root actor: one per GrafanaAgent, started by the router when the
+// agent first appears and stopped after it is deleted. It folds the events
+// the router sends into its RootState, coalesces bursts with a Debouncer,
+// and on each reconcile either asks the router to replace its
+// subscriptions (then reconciles again with the members it gained) or hands
+// the rendered objects, problems and counts to the writer.
+// Contract: a thin shell over actors/core/root_state.hpp; never blocks;
+// renders nothing before the initial sync (synced_atom), then once.
+#pragma once
+
+#include <chrono>
+#include <functional>
+
+#include "actors/messages.hpp"
+#include "model/render.hpp"
+
+namespace actors {
+
+struct RootConfig {
+  model::RenderOptions render;
+  std::chrono::milliseconds debounce{100};
+  std::chrono::milliseconds max_wait{1000};
+  caf::actor writer;
+  // Called on the actor's thread after every render (tests, replay checks).
+  std::function<void(const RootOutput&)> on_render = {};
+  // Work-queue view of the roots: a root is queued from its first pending
+  // event until its reconcile starts (wait in seconds).
+  std::function<void()> on_queued = {};
+  std::function<void(double wait_seconds)> on_dequeued = {};
+};
+
+// `synced`: the informers' initial lists have all been routed. Before that a
+// root only collects events: rendering a half-listed cluster would make the
+// writer apply objects it must change again moments later.
+caf::actor spawn_root(caf::actor_system& sys, const core::RootKey& key, const RootConfig& cfg, caf::actor router,
+                      bool synced);
+
+}  // namespace actors

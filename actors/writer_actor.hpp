@@ -1,0 +1,48 @@
+// The writer actor: makes the cluster match what the roots want. Per root
+// it keeps the latest desired objects and the owned objects observed
+// through the informers, plans with core::plan_writes (skip unchanged by
+// hash annotation, create, update, recreate on immutable-field changes,
+// prune what is no longer desired) and runs one batch of API calls at a
+// time, in plan order. After each batch it reports the GrafanaAgent status
+// and, when reconciling fails, a Kubernetes Event.
+// Contract: writes nothing before the initial sync (so a restarted operator
+// sees what exists and makes no writes when nothing changed) and nothing
+// while not the leader. Error classes: 409/410/404 re-read and replan
+// (retry_reconcile); 5xx, 429 and timeouts are retried by the client, then
+// here with backoff (retry_call); other 4xx are terminal and reported on
+// the status without a retry loop. A paused or invalid root is never pruned.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "actors/messages.hpp"
+#include "k8s/client/client.hpp"
+
+namespace actors {
+
+struct WriterConfig {
+  k8s::Client* client = nullptr;
+  bool leader = true;  // false: wait for leader_atom
+  k8s::Backoff backoff{std::chrono::milliseconds(500), std::chrono::milliseconds(60'000)};
+  bool write_status = true;
+  bool emit_events = true;
+  std::function<std::string()> now_rfc3339;
+  // One line per write ("create Secret ns/name: reason"), for logs and demo.
+  std::function<void(const std::string&)> log = {};
+  // Metrics hook: kind, action ("create", "update", "recreate", "remove",
+  // "status", "event"), HTTP status (0 = transport error).
+  std::function<void(const std::string&, const std::string&, int)> on_write = {};
+};
+
+struct WriterStats {
+  std::uint64_t plans = 0, writes = 0, skipped = 0, errors = 0, status_writes = 0, events = 0;
+  bool synced = false, leader = false;
+  std::size_t roots = 0, in_flight = 0, retrying = 0;  // retrying: a backoff is pending
+};
+
+caf::actor spawn_writer(caf::actor_system& sys, WriterConfig cfg);
+
+}  // namespace actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::WriterStats)

@@ -1,0 +1,46 @@
+// Internal to the writer actor (writer_actor.cpp, writer_status.cpp): its
+// state and the helpers the two files share.
+#pragma once
+
+#include <map>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "actors/core/writer_plan.hpp"
+#include "actors/writer_actor.hpp"
+
+namespace actors::writer {
+
+using ObjectKey = std::tuple<std::string, std::string, std::string>;  // kind, ns, name
+using actors::ResultPtr;
+
+struct RootWrites {
+  RootOutputPtr out;
+  std::map<ObjectKey, model::Value> observed;  // owned objects, as last seen
+  std::vector<core::Action> queue;             // the rest of the batch in flight
+  std::uint64_t batch = 0;                     // tags completions of the current batch
+  bool in_flight = false, replan = false, retry_scheduled = false;
+  unsigned attempt = 0;
+  std::string write_error;
+  model::Value written_status;  // the status we last wrote
+  std::string last_event;       // reason+message of the last Event emitted
+};
+
+struct State {
+  WriterConfig cfg;
+  std::map<core::RootKey, RootWrites> roots;
+  std::set<std::string> deleted_uids;  // outputs of deleted agents still in flight are ignored
+  bool synced = false;
+  bool leader = false;
+  WriterStats stats;
+};
+
+using Actor = caf::stateful_actor<State>;
+
+ObjectKey key_of(const model::Value& obj);
+std::string describe(const std::string& kind, const std::string& ns, const std::string& name);
+// After a batch: the status patch and, on failure, an Event.
+void report_status(Actor* self, const core::RootKey& key, RootWrites& rw);
+
+}  // namespace actors::writer

@@ -1,0 +1,111 @@
+#include "actors/core/sha256.hpp"
+#include "actors/core/status.hpp"
+#include "actors/writer_internal.hpp"
+#include "model/parse.hpp"
+#include "model/yaml_emit.hpp"
+
+namespace actors::writer {
+
+namespace {
+
+const std::string& meta(const model::Value& v, const char* field) {
+  static const std::string empty;
+  const model::Value* md = v.find("metadata");
+  const model::Value* f = md ? md->find(field) : nullptr;
+  return f && f->is_string() ? f->as_string() : empty;
+}
+
+const model::Value* condition(const model::Value& status, const std::string& type) {
+  const model::Value* conds = status.find("conditions");
+  if (!conds || !conds->is_array()) return nullptr;
+  for (const model::Value& c : conds->as_array())
+    if (c.find("type") && c.find("type")->is_string() && c.find("type")->as_string() == type) return &c;
+  return nullptr;
+}
+
+std::string field(const model::Value* obj, const char* name) {
+  const model::Value* f = obj ? obj->find(name) : nullptr;
+  return f && f->is_string() ? f->as_string() : "";
+}
+
+core::StatusInput status_input(const RootWrites& rw) {
+  const core::Effects& fx = rw.out->effects;
+  core::StatusInput in;
+  in.generation = rw.out->generation;
+  in.root_valid = fx.root_valid;
+  in.paused = fx.paused;
+  in.counts = fx.counts;
+  in.problems = fx.problems;
+  in.write_error = rw.write_error;
+  std::vector<model::Value> observed;
+  for (const auto& [id, obj] : rw.observed) observed.push_back(obj);
+  in.not_ready = core::workloads_not_ready(observed);
+  return in;
+}
+
+// A Warning Event on the GrafanaAgent; its name is derived from the
+// message, so the same failure is reported once (409 on a repeat).
+void emit_event(Actor* self, const core::RootKey& key, const RootOutput& out, const model::Value& cond) {
+  std::string reason = field(&cond, "reason"), message = field(&cond, "message");
+  std::string now = self->state.cfg.now_rfc3339 ? self->state.cfg.now_rfc3339() : "";
+  std::string digest = core::sha256_hex(reason + "\n" + message + "\n" + std::to_string(out.generation));
+  model::Value ev = model::Value::obj(
+      {{"apiVersion", "v1"},
+       {"kind", "Event"},
+       {"metadata", model::Value::obj({{"name", key.second + "." + digest.substr(0, 16)}, {"namespace", key.first}})},
+       {"involvedObject", model::Value::obj({{"apiVersion", "monitoring.grafana.com/v1alpha1"},
+                                             {"kind", "GrafanaAgent"},
+                                             {"namespace", key.first},
+                                             {"name", key.second},
+                                             {"uid", out.uid}})},
+       {"reason", reason},
+       {"message", message},
+       {"type", "Warning"},
+       {"count", 1},
+       {"source", model::Value::obj({{"component", "agent-operator"}})},
+       {"firstTimestamp", now},
+       {"lastTimestamp", now}});
+  auto on_write = self->state.cfg.on_write;
+  self->state.cfg.client->create(*k8s::resource_for_kind("Event"), key.first, model::to_json(ev),
+                                 [on_write](k8s::Result r) {
+                                   if (on_write) on_write("Event", "event", r.status);
+                                 });
+  ++self->state.stats.events;
+}
+
+}  // namespace
+
+ObjectKey key_of(const model::Value& obj) {
+  return {field(&obj, "kind"), meta(obj, "namespace"), meta(obj, "name")};
+}
+
+std::string describe(const std::string& kind, const std::string& ns, const std::string& name) {
+  return kind + " " + (ns.empty() ? name : ns + "/" + name);
+}
+
+void report_status(Actor* self, const core::RootKey& key, RootWrites& rw) {
+  State& st = self->state;
+  if (!rw.out || !rw.out->effects.root_present || !st.cfg.write_status || !st.leader) return;
+  const model::Value& base = rw.written_status.is_null() ? rw.out->previous_status : rw.written_status;
+  std::string now = st.cfg.now_rfc3339 ? st.cfg.now_rfc3339() : "";
+  model::Value status = core::agent_status(status_input(rw), base, now);
+  if (status == rw.written_status || status == rw.out->previous_status) return;
+  rw.written_status = status;
+  model::Value patch = model::Value::obj({{"status", status}});
+  auto on_write = st.cfg.on_write;
+  st.cfg.client->patch(*k8s::resource_for_kind("GrafanaAgent"), key.first, key.second, k8s::PatchType::merge,
+                       model::to_json(patch),
+                       [on_write](k8s::Result r) {
+                         if (on_write) on_write("GrafanaAgent", "status", r.status);
+                       },
+                       "status");
+  ++st.stats.status_writes;
+  const model::Value* rec = condition(status, "Reconciled");
+  if (!st.cfg.emit_events || !rec || field(rec, "status") != "False") return;
+  std::string signature = field(rec, "reason") + "|" + field(rec, "message");
+  if (signature == rw.last_event) return;
+  rw.last_event = signature;
+  emit_event(self, key, *rw.out, *rec);
+}
+
+}  // namespace actors::writer

@@ -1,0 +1,35 @@
+// http_sd_configs: the checks and parsing of one HTTP SD response, with
+// Prometheus's semantics (status 200, Content-Type application/json, a JSON
+// array of {"targets": [strings], "labels": {name: string}}). Each group
+// gets `__meta_url` = the URL and the source "<url>:<index>".
+// Contract: pure. The response checks and parse throw DiscoveryError naming the offending field relative
+// to the body ("[1].labels.foo: must be a string"); unknown keys in a group
+// are ignored, as Go's JSON decoder does.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "allocation/discovery/kubernetes_config.hpp"
+#include "allocation/discovery/kubernetes_roles.hpp"
+
+namespace allocation::discovery {
+
+struct HttpSdConfig {
+  std::string url;
+  std::chrono::milliseconds refresh_interval{60'000};
+};
+
+// One http_sd_configs entry: `url` (http or https, with a host) and
+// `refresh_interval` (a Prometheus duration, default 60s). HTTP client
+// settings (auth, TLS, proxy) are errors ("not supported yet").
+HttpSdConfig parse_http_sd_config(const model::Value& config, const std::string& field);
+
+// Throws unless `status` is 200 and `content_type` is application/json
+// (optionally with charset utf-8).
+void check_http_sd_response(int status, std::string_view content_type);
+std::vector<SourcedGroup> parse_http_sd(std::string_view body, const std::string& url);
+
+}  // namespace allocation::discovery

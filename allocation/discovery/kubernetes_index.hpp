@@ -1,0 +1,71 @@
+// Incremental kubernetes_sd: holds the objects one kubernetes_sd_config
+// sees and the target groups they produce, and applies watch events one at
+// a time (the shape of a k8s::Reflector's ObjectEvent: kind, change, the
+// object as a shared model::Value, which is kept without copying).
+// Contract: pure and single-threaded. An event rebuilds only the groups that
+// read the object: its own group for the role's kind; for endpoints and
+// endpointslice also the groups whose Service it is or whose addresses
+// refer to it (a Pod). Objects outside the config's namespaces or not
+// matching its selectors count as absent (a modification that stops
+// matching removes them). apply() returns the sources of the groups it
+// rebuilt or removed. groups() lists the current groups with targets, in
+// source order; the result equals discover_kubernetes() over the objects
+// applied so far, whatever their order.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "allocation/discovery/kubernetes_config.hpp"
+#include "allocation/discovery/kubernetes_roles.hpp"
+
+namespace allocation::discovery {
+
+enum class Change { added, modified, deleted };
+
+using ObjectPtr = std::shared_ptr<const model::Value>;
+
+class KubernetesIndex {
+ public:
+  explicit KubernetesIndex(KubernetesSdConfig config);
+
+  const KubernetesSdConfig& config() const { return config_; }
+  // Kinds this index reads (others are ignored by apply).
+  const std::vector<Kind>& kinds() const { return kinds_; }
+  std::vector<std::string> apply(Kind kind, Change change, const ObjectPtr& object);
+  // nullptr when the source has no group.
+  const TargetGroup* group(const std::string& source) const;
+  std::vector<SourcedGroup> groups() const;
+  // How many groups were built so far (for tests of incrementality).
+  std::uint64_t builds() const { return builds_; }
+
+ private:
+  const model::Value* find(Kind kind, const std::string& key) const;
+  void rebuild(const std::string& key, std::vector<std::string>& changed);
+  void forget_dependencies(const std::string& key);
+
+  KubernetesSdConfig config_;
+  Kind primary_;
+  std::vector<Kind> kinds_;
+  std::array<std::map<std::string, ObjectPtr>, kKinds> objects_;
+  std::map<std::string, TargetGroup> groups_;  // by source
+  // Primary object key -> the pod keys and service key its group read, and
+  // the reverse maps used to find the groups to rebuild.
+  std::map<std::string, std::pair<std::vector<std::string>, std::string>> reads_;
+  std::map<std::string, std::set<std::string>> pod_readers_, service_readers_;
+  std::uint64_t builds_ = 0;
+};
+
+using KindObject = std::pair<Kind, ObjectPtr>;
+
+// The target groups of `objects` under `config` (the pure, non-incremental
+// form of KubernetesIndex).
+std::vector<SourcedGroup> discover_kubernetes(const KubernetesSdConfig& config, std::span<const KindObject> objects);
+
+}  // namespace allocation::discovery

@@ -1,0 +1,116 @@
+// Label-name sanitising and object field access for the discovery builders.
+#include "allocation/discovery/meta.hpp"
+
+namespace allocation::discovery {
+
+namespace {
+
+bool ascii_name_char(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+bool continuation(unsigned char c) {
+  return (c & 0xC0) == 0x80;
+}
+
+// Length of the valid UTF-8 sequence at s[i], or 1 when it is invalid (Go
+// decodes an invalid byte as one RuneError of width 1).
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  std::size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;
+  if (b0 >= 0xC2 && b0 <= 0xDF)
+    n = 2;
+  else if (b0 >= 0xE0 && b0 <= 0xEF)
+    n = 3, lo = b0 == 0xE0 ? 0xA0 : 0x80, hi = b0 == 0xED ? 0x9F : 0xBF;
+  else if (b0 >= 0xF0 && b0 <= 0xF4)
+    n = 4, lo = b0 == 0xF0 ? 0x90 : 0x80, hi = b0 == 0xF4 ? 0x8F : 0xBF;
+  else
+    return 1;
+  if (i + n > s.size()) return 1;
+  const auto b1 = static_cast<unsigned char>(s[i + 1]);
+  if (b1 < lo || b1 > hi) return 1;
+  for (std::size_t k = 2; k < n; ++k)
+    if (!continuation(static_cast<unsigned char>(s[i + k]))) return 1;
+  return n;
+}
+
+const model::Value::Array& empty_array() {
+  static const model::Value::Array none;
+  return none;
+}
+
+}  // namespace
+
+std::string sanitize_label_name(std::string_view name) {
+  std::string out;
+  out.reserve(name.size());
+  for (std::size_t i = 0; i < name.size();) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    if (ascii_name_char(c)) {
+      out += static_cast<char>(c);
+      ++i;
+    } else {
+      out += '_';
+      i += c < 0x80 ? 1 : utf8_length(name, i);
+    }
+  }
+  return out;
+}
+
+std::string join_host_port(std::string_view host, std::string_view port) {
+  if (host.find(':') != std::string_view::npos) return "[" + std::string(host) + "]:" + std::string(port);
+  return std::string(host) + ":" + std::string(port);
+}
+
+const model::Value* at(const model::Value& v, std::initializer_list<std::string_view> path) {
+  const model::Value* cur = &v;
+  for (auto key : path) {
+    cur = cur->find(key);
+    if (!cur) return nullptr;
+  }
+  return cur;
+}
+
+std::string str_at(const model::Value& v, std::initializer_list<std::string_view> path) {
+  const model::Value* s = at(v, path);
+  return s && s->is_string() ? s->as_string() : std::string();
+}
+
+std::string int_at(const model::Value& v, std::initializer_list<std::string_view> path) {
+  const model::Value* n = at(v, path);
+  return n && n->is_int() ? std::to_string(n->as_int()) : std::string();
+}
+
+const model::Value::Array& array_at(const model::Value& v, std::initializer_list<std::string_view> path) {
+  const model::Value* a = at(v, path);
+  return a && a->is_array() ? a->as_array() : empty_array();
+}
+
+std::string object_key(const model::Value& object) {
+  return str_at(object, {"metadata", "namespace"}) + "/" + str_at(object, {"metadata", "name"});
+}
+
+void add_object_meta(LabelMap& labels, const model::Value& object, std::string_view role) {
+  const std::string prefix = "__meta_kubernetes_" + std::string(role);
+  labels[prefix + "_name"] = str_at(object, {"metadata", "name"});
+  for (auto [field, kind] : {std::pair{"labels", "label"}, std::pair{"annotations", "annotation"}}) {
+    const model::Value* m = at(object, {"metadata", field});
+    if (!m || !m->is_object()) continue;
+    for (const auto& [k, v] : m->as_object()) {
+      const std::string name = sanitize_label_name(k);
+      labels[prefix + "_" + kind + "_" + name] = v.is_string() ? v.as_string() : std::string();
+      labels[prefix + "_" + kind + "present_" + name] = "true";
+    }
+  }
+}
+
+std::shared_ptr<const LabelSet> to_label_set(const LabelMap& labels) {
+  std::vector<Label> out;
+  out.reserve(labels.size());
+  for (const auto& [k, v] : labels)
+    if (!v.empty()) out.push_back({Name::intern(k), v});
+  return std::make_shared<const LabelSet>(std::move(out));
+}
+
+}  // namespace allocation::discovery

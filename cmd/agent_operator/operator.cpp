@@ -1,0 +1,200 @@
+#include "operator.hpp"
+
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <ctime>
+#include <iostream>
+#include <thread>
+
+#include "actors/core/event.hpp"
+#include "actors/http/server.hpp"
+#include "k8s/client/curl_transport.hpp"
+
+namespace cli {
+
+bool parse_operator_flag(Args& a, OperatorFlags& f) {
+  if (a.is("kubeconfig")) {
+    f.kubeconfig = a.value();
+  } else if (a.is("context")) {
+    f.context = a.value();
+  } else if (a.is("journal")) {
+    f.journal = a.value();
+  } else if (a.is("journal-secrets")) {
+    std::string v = a.value();
+    if (v != "include" && v != "redact") throw std::invalid_argument("--journal-secrets: want include or redact");
+    f.journal_include_secrets = v == "include";
+  } else if (a.is("journal-fsync")) {
+    std::string v = a.value();
+    if (v == "never") f.fsync = actors::core::FsyncPolicy::never;
+    else if (v == "batch") f.fsync = actors::core::FsyncPolicy::on_flush;
+    else if (v == "always") f.fsync = actors::core::FsyncPolicy::every_append;
+    else throw std::invalid_argument("--journal-fsync: want never, batch or always");
+  } else if (a.is("listen") || a.is("metrics-listen-address") || a.is("health-listen-address")) {
+    f.listen = a.value();
+  } else if (a.is("namespace")) {
+    f.watch_namespace = a.value();
+  } else if (a.is("agent-selector")) {
+    f.agent_selector = a.value();
+  } else if (a.is("kubelet-service")) {
+    f.kubelet_service = a.value();
+  } else if (a.is("labels")) {
+    if (!parse_labels(a.value(), f.labels)) throw std::invalid_argument("--labels: want k=v,k2=v2");
+  } else if (a.is("debounce")) {
+    f.debounce = parse_duration("--debounce", a.value());
+  } else if (a.is("qps")) {
+    f.qps = std::stod(a.value());
+  } else if (a.is("burst")) {
+    f.burst = std::stod(a.value());
+  } else if (a.is("for")) {
+    f.run_for = parse_duration("--for", a.value());
+  } else if (a.is("leader-elect")) {
+    f.leader_elect = true;
+  } else if (a.is("lease-duration")) {
+    f.leader.lease_duration = parse_duration("--lease-duration", a.value());
+  } else if (a.is("renew-deadline")) {
+    f.leader.renew_deadline = parse_duration("--renew-deadline", a.value());
+  } else if (a.is("retry-period")) {
+    f.leader.retry_period = parse_duration("--retry-period", a.value());
+  } else if (a.is("leader-election-namespace")) {
+    f.leader.ns = a.value();
+  } else if (a.is("leader-election-id")) {
+    f.leader.name = a.value();
+  } else if (a.is("v") || a.is("verbose")) {
+    f.verbose = true;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::string operator_flags_usage() {
+  return "\nflags of run and demo:\n"
+         "     --kubeconfig FILE        cluster to manage (default: in-cluster service account)\n"
+         "     --context NAME           kubeconfig context (default: current-context)\n"
+         "     --journal FILE           append every event to this JSON Lines journal\n"
+         "     --journal-secrets MODE   redact (default) or include Secret values\n"
+         "     --journal-fsync MODE     never | batch (default) | always\n"
+         "     --listen HOST:PORT       /metrics, /healthz, /readyz, /debug/hierarchy\n"
+         "     --namespace NS           watch one namespace only (upstream -namespace)\n"
+         "     --agent-selector SEL     only GrafanaAgents matching this label selector\n"
+         "     --labels k=v,...         extra labels on created objects (upstream -labels)\n"
+         "     --debounce DURATION      coalesce bursts per agent (default 100ms)\n"
+         "     --qps N --burst N        client-side API rate limit (default 50/100)\n"
+         "     --leader-elect           only the holder of a Lease writes (2 replicas)\n"
+         "     --lease-duration D --renew-deadline D --retry-period D   (default 15s, 10s, 2s)\n"
+         "     --leader-election-namespace NS --leader-election-id NAME (default default, agent-operator-leader)\n"
+         "     --for DURATION           exit after this long (for scripts)\n";
+}
+
+void block_signals() {
+  sigset_t s;
+  sigemptyset(&s);
+  sigaddset(&s, SIGINT);
+  sigaddset(&s, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &s, nullptr);
+}
+
+bool wait_for_stop(const std::optional<std::chrono::milliseconds>& run_for) {
+  sigset_t s;
+  sigemptyset(&s);
+  sigaddset(&s, SIGINT);
+  sigaddset(&s, SIGTERM);
+  auto deadline = std::chrono::steady_clock::now() + run_for.value_or(std::chrono::hours(24 * 365));
+  while (true) {
+    auto left = deadline - std::chrono::steady_clock::now();
+    if (left <= std::chrono::nanoseconds(0)) return false;
+    auto step = std::min<std::chrono::nanoseconds>(left, std::chrono::seconds(1));
+    timespec ts{static_cast<time_t>(step.count() / 1'000'000'000), static_cast<long>(step.count() % 1'000'000'000)};
+    if (sigtimedwait(&s, nullptr, &ts) > 0) return true;
+  }
+}
+
+namespace {
+
+std::string now_rfc3339() {
+  using namespace std::chrono;
+  auto ms = duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+  std::string t = actors::core::format_rfc3339_ms(ms);
+  // Kubernetes metav1.Time has second precision.
+  return t.size() > 5 ? t.substr(0, t.size() - 5) + "Z" : t;
+}
+
+std::string default_identity() {
+  if (const char* pod = std::getenv("POD_NAME"); pod && *pod) return pod;
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  return std::string(host) + "_" + std::to_string(getpid());
+}
+
+actors::ControllerOptions controller_options(const OperatorFlags& f, const OperatorHooks& hooks) {
+  actors::ControllerOptions o;
+  o.journal_path = f.journal;
+  o.journal_include_secrets = f.journal_include_secrets;
+  o.fsync = f.fsync;
+  o.operator_version = AO_VERSION;
+  o.watch_namespace = f.watch_namespace;
+  o.agent_selector = f.agent_selector;
+  o.root.render.operator_labels = f.labels;
+  o.root.debounce = f.debounce;
+  o.writer.now_rfc3339 = now_rfc3339;
+  o.log = hooks.log;
+  if (f.leader_elect) {
+    o.leader = f.leader;
+    if (o.leader->identity.empty()) o.leader->identity = default_identity();
+    if (o.leader->renew_deadline >= o.leader->lease_duration)
+      throw std::invalid_argument("--renew-deadline must be shorter than --lease-duration");
+  }
+  return o;
+}
+
+}  // namespace
+
+int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, const OperatorHooks& hooks) {
+  caf::actor_system_config cfg;
+  cfg.set("scheduler.max-threads", std::max(2u, std::thread::hardware_concurrency()));
+  caf::actor_system sys{cfg};
+  auto transport = k8s::make_curl_transport(cluster);
+  k8s::ClientOptions co;
+  co.qps = f.qps;
+  co.burst = f.burst;
+  k8s::Client client(transport, co);
+  actors::OperatorMetrics metrics;
+  actors::ControllerOptions opts = controller_options(f, hooks);
+  opts.metrics = &metrics;
+  actors::Controller controller(sys, client, std::move(opts));
+  std::unique_ptr<actors::OperatorHttpServer> http;
+  if (!f.listen.empty()) {
+    auto addr = actors::parse_listen_address(f.listen);
+    if (!addr) throw std::invalid_argument("--listen: want HOST:PORT or :PORT, got \"" + f.listen + "\"");
+    actors::OperatorHttpSources src;
+    src.metrics = &metrics;
+    src.ready = [&controller] { return controller.synced() ? std::string() : std::string("informers not synced yet"); };
+    src.hierarchy = [&controller](const std::string& ns, const std::string& name) {
+      return controller.explain(ns, name);
+    };
+    http = std::make_unique<actors::OperatorHttpServer>(*addr, src);
+    int port = http->start();
+    if (hooks.log) hooks.log("serving /metrics, /healthz, /readyz, /debug/hierarchy on " + addr->host + ":" +
+                             std::to_string(port));
+  }
+  controller.start();
+  auto sync_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!controller.synced() && std::chrono::steady_clock::now() < sync_deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (!controller.synced()) {
+    std::cerr << "agent-operator: informers did not sync within 60s; is the API server reachable?\n";
+    controller.stop();
+    return 1;
+  }
+  if (hooks.on_synced) hooks.on_synced(controller);
+  wait_for_stop(f.run_for);
+  if (hooks.on_exit) hooks.on_exit(controller);
+  if (http) http->stop();
+  controller.stop();
+  return 0;
+}
+
+}  // namespace cli
+

@@ -1,0 +1,50 @@
+// The controller process shared by `run` and `demo`: flags, the actor
+// system, the curl transport and client, the Controller, and the wait for
+// SIGINT/SIGTERM (or --for). Contract: block_signals() must run before any
+// thread starts; run_operator() returns the process exit code.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "actors/controller.hpp"
+#include "flags.hpp"
+#include "k8s/client/config.hpp"
+
+namespace cli {
+
+struct OperatorFlags {
+  std::string kubeconfig, context;
+  std::string journal;
+  bool journal_include_secrets = false;
+  actors::core::FsyncPolicy fsync = actors::core::FsyncPolicy::on_flush;
+  std::string listen;  // the operator's HTTP server ("" = off)
+  std::string watch_namespace, agent_selector, kubelet_service;
+  model::Labels labels;
+  std::chrono::milliseconds debounce{100};
+  double qps = 50, burst = 100;
+  std::optional<std::chrono::milliseconds> run_for;
+  bool verbose = false;
+  bool leader_elect = false;
+  actors::core::LeaderConfig leader;  // namespace, name, durations; identity defaults to host_pid
+};
+
+// Consumes the current flag if it is an operator flag; false otherwise.
+bool parse_operator_flag(Args& args, OperatorFlags& f);
+std::string operator_flags_usage();
+
+void block_signals();
+// Waits for SIGINT/SIGTERM or until `run_for` elapses; true on a signal.
+bool wait_for_stop(const std::optional<std::chrono::milliseconds>& run_for);
+
+struct OperatorHooks {
+  std::function<void(const std::string&)> log;             // writer and informer lines
+  std::function<void(actors::Controller&)> on_synced = {};  // once, after the initial sync
+  std::function<void(actors::Controller&)> on_exit = {};    // before shutdown
+};
+
+int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, const OperatorHooks& hooks);
+
+}  // namespace cli

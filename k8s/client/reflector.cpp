@@ -1,0 +1,298 @@
+#include "k8s/client/reflector.hpp"
+
+#include <atomic>
+#include <future>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "k8s/client/curl_transport.hpp"
+#include "model/parse.hpp"
+
+namespace k8s {
+namespace {
+
+using ValuePtr = std::shared_ptr<const model::Value>;
+
+std::string meta_string(const model::Value& object, std::string_view field) {
+  const model::Value* m = object.find("metadata");
+  const model::Value* v = m ? m->find(field) : nullptr;
+  return v && v->is_string() ? v->as_string() : std::string();
+}
+
+std::string key_of(const model::Value& object) {
+  return meta_string(object, "namespace") + "/" + meta_string(object, "name");
+}
+
+// A watch that ends cleanly this soon without any event counts as a
+// failure, so a server that keeps closing streams is not hammered.
+constexpr std::chrono::seconds kShortWatch{1};
+
+}  // namespace
+
+// Everything but `stopped` and the stats is touched only on the I/O
+// thread. Callbacks hold a shared_ptr, and each checks `stopped` first.
+struct Reflector::Impl : std::enable_shared_from_this<Reflector::Impl> {
+  Impl(Client& c, const Resource& r, ReflectorOptions o, Sink s, Synced sy, ErrorSink e)
+      : client(c),
+        resource(&r),
+        options(std::move(o)),
+        sink(std::move(s)),
+        synced(std::move(sy)),
+        on_error(std::move(e)),
+        random(reinterpret_cast<std::uintptr_t>(this) ^
+               static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count())) {}
+
+  using KeySet = std::unordered_set<std::string>;
+  void relist();
+  void list_page(std::string continue_token);
+  void listed(Result r, const std::shared_ptr<KeySet>& seen);
+  void relisted(const std::string& rv);
+  void watch();
+  void on_line(std::string_view line);
+  void watch_ended(Result r);
+  void failed(const Result& r, void (Impl::*next)());
+  void emit(WatchType type, ValuePtr object);
+  void apply(WatchType type, model::Value object);
+  void transport_after(std::chrono::milliseconds delay, void (Impl::*next)()) {
+    client.transport().post_after(delay, [self = shared_from_this(), next] { (self.get()->*next)(); });
+  }
+  void count(std::uint64_t ReflectorStats::*field) {
+    std::lock_guard lock(stats_mutex);
+    ++(stats.*field);
+  }
+
+  Client& client;
+  const Resource* resource;
+  ReflectorOptions options;
+  Sink sink;
+  Synced synced;
+  ErrorSink on_error;
+  std::atomic<bool> stopped{false};
+
+  std::unordered_map<std::string, ValuePtr> known;  // what the sink has been told, by namespace/name
+  std::shared_ptr<KeySet> relisting;                // keys seen by the relist under way
+  std::string last_rv;
+  std::optional<StreamId> watch_id;
+  bool gone = false;  // the current watch reported 410
+  bool synced_fired = false;
+  unsigned failures = 0;
+  std::size_t watch_events = 0;
+  std::chrono::steady_clock::time_point watch_started;
+  SplitMix64 random;
+
+  mutable std::mutex stats_mutex;
+  ReflectorStats stats;
+};
+
+void Reflector::Impl::relist() {
+  if (stopped) return;
+  count(&ReflectorStats::lists);
+  relisting = std::make_shared<KeySet>();
+  list_page({});
+}
+
+void Reflector::Impl::list_page(std::string continue_token) {
+  ListOptions o;
+  o.label_selector = options.label_selector;
+  o.field_selector = options.field_selector;
+  o.limit = options.page_size;
+  o.continue_token = std::move(continue_token);
+  client.list(*resource, options.ns, o,
+              [self = shared_from_this(), seen = relisting](Result r) { self->listed(std::move(r), seen); });
+}
+
+// Pages are told to the sink as they arrive, as differences from what it
+// already knows (a relist after 410 must not repeat anything); `known`
+// follows at once, so a relist that fails half-way loses nothing.
+void Reflector::Impl::listed(Result r, const std::shared_ptr<KeySet>& seen) {
+  if (stopped || seen != relisting) return;  // a page of an abandoned relist
+  if (!r.ok()) return failed(r, &Impl::relist);
+  if (!r.continue_token.empty()) list_page(r.continue_token);  // in flight while this page decodes
+  model::Value list;
+  try {
+    list = model::parse_json(r.body, "list");
+  } catch (const model::ParseError& e) {
+    relisting.reset();
+    r.status = 0;
+    r.error = std::string("undecodable list: ") + e.what();
+    return failed(r, &Impl::relist);
+  }
+  if (model::Value* items = list.find("items"); items && items->is_array()) {
+    for (model::Value& item : items->as_array()) {
+      if (!item.find("kind")) item.set("kind", resource->kind);
+      if (!item.find("apiVersion")) item.set("apiVersion", resource->api_version());
+      auto object = std::make_shared<const model::Value>(std::move(item));
+      std::string key = key_of(*object);
+      auto old = known.find(key);
+      if (old == known.end())
+        emit(WatchType::added, object);
+      else if (meta_string(*old->second, "resourceVersion") != meta_string(*object, "resourceVersion"))
+        emit(WatchType::modified, object);
+      known[key] = std::move(object);
+      seen->insert(std::move(key));
+    }
+  }
+  if (r.continue_token.empty()) relisted(r.resource_version);
+}
+
+void Reflector::Impl::relisted(const std::string& rv) {
+  for (auto it = known.begin(); it != known.end();) {
+    if (relisting->count(it->first)) {
+      ++it;
+      continue;
+    }
+    emit(WatchType::deleted, it->second);
+    it = known.erase(it);
+  }
+  relisting.reset();
+  last_rv = rv;
+  failures = 0;
+  if (!synced_fired && !stopped) {
+    synced_fired = true;
+    if (synced) synced();
+  }
+  watch();
+}
+
+void Reflector::Impl::watch() {
+  if (stopped) return;
+  count(&ReflectorStats::watches);
+  ListOptions o;
+  o.label_selector = options.label_selector;
+  o.field_selector = options.field_selector;
+  o.resource_version = last_rv;
+  gone = false;
+  watch_events = 0;
+  watch_started = std::chrono::steady_clock::now();
+  auto self = shared_from_this();
+  watch_id = client.watch(
+      *resource, options.ns, o, options.watch_timeout_seconds, [self](std::string_view l) { self->on_line(l); },
+      [self](Result r) { self->watch_ended(std::move(r)); });
+}
+
+void Reflector::Impl::on_line(std::string_view line) {
+  if (stopped || gone) return;
+  model::Value event;
+  try {
+    event = model::parse_json(line, "watch event");
+  } catch (const model::ParseError& e) {
+    Result r;
+    r.error = std::string("undecodable watch event: ") + e.what();
+    count(&ReflectorStats::errors);
+    if (on_error) on_error(r);
+    return;
+  }
+  const model::Value* type = event.find("type");
+  model::Value* object = event.find("object");
+  if (!type || !type->is_string() || !object || !object->is_object()) return;
+  const std::string& t = type->as_string();
+  if (t == "BOOKMARK") {
+    count(&ReflectorStats::bookmarks);
+    if (std::string rv = meta_string(*object, "resourceVersion"); !rv.empty()) last_rv = rv;
+  } else if (t == "ERROR") {
+    const model::Value* code = object->find("code");
+    if (code && code->is_int() && code->as_int() == 410) {
+      gone = true;  // watch_ended relists
+      if (watch_id) client.cancel(*watch_id);
+      return;
+    }
+    Result r;
+    r.status = code && code->is_int() ? static_cast<int>(code->as_int()) : 0;
+    if (const model::Value* m = object->find("message"); m && m->is_string()) r.error = m->as_string();
+    count(&ReflectorStats::errors);
+    if (on_error) on_error(r);
+  } else {
+    ++watch_events;
+    WatchType wt = t == "DELETED" ? WatchType::deleted : t == "ADDED" ? WatchType::added : WatchType::modified;
+    if (std::string rv = meta_string(*object, "resourceVersion"); !rv.empty()) last_rv = rv;
+    apply(wt, std::move(*object));
+  }
+}
+
+void Reflector::Impl::apply(WatchType type, model::Value object) {
+  if (!object.find("kind")) object.set("kind", resource->kind);
+  if (!object.find("apiVersion")) object.set("apiVersion", resource->api_version());
+  std::string key = key_of(object);
+  auto it = known.find(key);
+  if (type == WatchType::deleted) {
+    if (it == known.end()) return;
+    known.erase(it);
+    emit(WatchType::deleted, std::make_shared<const model::Value>(std::move(object)));
+    return;
+  }
+  std::string rv = meta_string(object, "resourceVersion");
+  if (it != known.end() && meta_string(*it->second, "resourceVersion") == rv) return;  // already told
+  auto ptr = std::make_shared<const model::Value>(std::move(object));
+  emit(it == known.end() ? WatchType::added : WatchType::modified, ptr);
+  known[key] = std::move(ptr);
+}
+
+void Reflector::Impl::watch_ended(Result r) {
+  watch_id.reset();
+  if (stopped) return;
+  if (gone || r.status == 410) {
+    count(&ReflectorStats::relists_410);
+    return relist();
+  }
+  if (!r.ok()) return failed(r, &Impl::watch);
+  bool idle = watch_events == 0 && std::chrono::steady_clock::now() - watch_started < kShortWatch;
+  if (!idle) {
+    failures = 0;
+    return watch();  // timeoutSeconds passed or the server dropped us: resume
+  }
+  auto delay = options.backoff.delay(failures++, random);
+  transport_after(delay, &Impl::watch);
+}
+
+void Reflector::Impl::failed(const Result& r, void (Impl::*next)()) {
+  count(&ReflectorStats::errors);
+  if (on_error) on_error(r);
+  if (r.error == kTransportStopped) return;
+  auto delay = std::max(options.backoff.delay(failures++, random), r.retry_after);
+  transport_after(delay, next);
+}
+
+void Reflector::Impl::emit(WatchType type, ValuePtr object) {
+  if (stopped) return;
+  count(&ReflectorStats::events);
+  sink(ObjectEvent{type, resource, std::move(object)});
+}
+
+Reflector::Reflector(Client& client, const Resource& r, ReflectorOptions o, Sink sink, Synced on_synced,
+                     ErrorSink on_error)
+    : impl_(std::make_shared<Impl>(client, r, std::move(o), std::move(sink), std::move(on_synced),
+                                   std::move(on_error))) {}
+
+Reflector::~Reflector() {
+  stop();
+}
+
+void Reflector::start() {
+  impl_->client.transport().post([self = impl_] { self->relist(); });
+}
+
+// Callbacks run only on the I/O thread and check `stopped` first, so once
+// a function posted after setting it has run, none can follow.
+void Reflector::stop() {
+  impl_->stopped = true;
+  Transport& t = impl_->client.transport();
+  auto cancel = [self = impl_] {
+    if (self->watch_id) self->client.cancel(*self->watch_id);
+  };
+  if (t.in_io_thread()) return cancel();
+  std::promise<void> done;
+  t.post([&done, cancel] {
+    cancel();
+    done.set_value();
+  });
+  done.get_future().wait();
+}
+
+ReflectorStats Reflector::stats() const {
+  std::lock_guard lock(impl_->stats_mutex);
+  return impl_->stats;
+}
+
+}  // namespace k8s

@@ -1,0 +1,108 @@
+#include <catch2/catch.hpp>
+
+#include "actors/core/leader.hpp"
+#include "actors/core/status.hpp"
+#include "model/parse.hpp"
+
+using namespace actors::core;
+using model::Value;
+
+namespace {
+
+const Value* cond(const Value& status, const std::string& type) {
+  for (const Value& c : status.find("conditions")->as_array())
+    if (c.find("type")->as_string() == type) return &c;
+  return nullptr;
+}
+
+std::string field(const Value* v, const char* name) { return v->find(name)->as_string(); }
+
+}  // namespace
+
+TEST_CASE("status reports Reconciled True with counts when all is well", "[actors][status]") {
+  StatusInput in;
+  in.generation = 3;
+  in.counts.metrics_instances = 2;
+  in.counts.service_monitors = 5;
+  Value st = agent_status(in, Value(), "2024-05-01T12:00:00Z");
+  CHECK(st.find("observedGeneration")->as_int() == 3);
+  CHECK(field(cond(st, "Reconciled"), "status") == "True");
+  CHECK(field(cond(st, "Ready"), "status") == "True");
+  CHECK(st.find("counts")->find("serviceMonitors")->as_int() == 5);
+  CHECK(st.find("problems") == nullptr);
+}
+
+TEST_CASE("status names member problems and the failed write", "[actors][status]") {
+  StatusInput in;
+  in.problems.push_back({"ServiceMonitor", "shop", "checkout", "spec.endpoints[0].relabelings[0].regex", "bad"});
+  Value st = agent_status(in, Value(), "t1");
+  CHECK(field(cond(st, "Reconciled"), "reason") == "InvalidMembers");
+  const Value& p = st.find("problems")->as_array().at(0);
+  CHECK(p.find("name")->as_string() == "checkout");
+  CHECK(p.find("message")->as_string() == "spec.endpoints[0].relabelings[0].regex: bad");
+  in.write_error = "update StatefulSet monitoring/x: HTTP 422";
+  CHECK(field(cond(agent_status(in, Value(), "t1"), "Reconciled"), "reason") == "WriteFailed");
+  in.root_valid = false;
+  CHECK(field(cond(agent_status(in, Value(), "t1"), "Reconciled"), "reason") == "InvalidSpec");
+}
+
+TEST_CASE("status keeps lastTransitionTime while a condition holds", "[actors][status]") {
+  StatusInput in;
+  Value first = agent_status(in, Value(), "t1");
+  Value again = agent_status(in, first, "t2");
+  CHECK(again == first);  // byte-identical: the writer skips it
+  in.problems.push_back({"Probe", "a", "b", "", "x"});
+  Value changed = agent_status(in, first, "t3");
+  CHECK(field(cond(changed, "Reconciled"), "lastTransitionTime") == "t3");
+  CHECK(field(cond(changed, "Ready"), "lastTransitionTime") == "t1");
+}
+
+TEST_CASE("status caps the problem list", "[actors][status]") {
+  StatusInput in;
+  for (int i = 0; i < 80; ++i) in.problems.push_back({"Probe", "ns", "p" + std::to_string(i), "", "x"});
+  Value st = agent_status(in, Value(), "t");
+  CHECK(st.find("problems")->size() == kMaxStatusProblems + 1);
+  CHECK(st.find("problems")->as_array().back().find("reason")->as_string() == "Truncated");
+}
+
+TEST_CASE("workloads without ready replicas make Ready False", "[actors][status]") {
+  std::vector<Value> observed = {
+      model::parse_json(R"({"kind":"StatefulSet","metadata":{"name":"a"},"spec":{"replicas":2},"status":{"readyReplicas":1}})"),
+      model::parse_json(R"({"kind":"DaemonSet","metadata":{"name":"d"},"status":{"desiredNumberScheduled":3,"numberReady":3}})"),
+      model::parse_json(R"({"kind":"Secret","metadata":{"name":"s"}})")};
+  CHECK(workloads_not_ready(observed) == "StatefulSet a 1/2 ready");
+  StatusInput in;
+  in.not_ready = workloads_not_ready(observed);
+  CHECK(field(cond(agent_status(in, Value(), "t"), "Ready"), "status") == "False");
+}
+
+TEST_CASE("a candidate creates a missing lease and takes an expired one", "[actors][leader]") {
+  LeaderConfig me{"b", "default", "lock", std::chrono::milliseconds(15000)};
+  LeaseObservation seen;
+  auto d = decide_lease(me, std::nullopt, seen, 1000, "now");
+  CHECK(d.step == LeaseStep::create);
+  CHECK(d.lease.find("spec")->find("holderIdentity")->as_string() == "b");
+  Value held = model::parse_json(
+      R"({"metadata":{"name":"lock","resourceVersion":"7"},"spec":{"holderIdentity":"a","renewTime":"r1","leaseDurationSeconds":15,"leaseTransitions":2}})");
+  CHECK(decide_lease(me, held, seen, 1000, "now").step == LeaseStep::wait);
+  CHECK(decide_lease(me, held, seen, 15999, "now").step == LeaseStep::wait);
+  auto take = decide_lease(me, held, seen, 16000, "now");
+  CHECK(take.step == LeaseStep::acquire);
+  CHECK(take.lease.find("spec")->find("leaseTransitions")->as_int() == 3);
+  CHECK(take.lease.find("metadata")->find("resourceVersion")->as_string() == "7");
+}
+
+TEST_CASE("a renewed lease is never taken and the holder renews", "[actors][leader]") {
+  LeaderConfig me{"b", "default", "lock", std::chrono::milliseconds(15000)};
+  LeaseObservation seen;
+  Value held = model::parse_json(R"({"spec":{"holderIdentity":"a","renewTime":"r1","leaseDurationSeconds":15}})");
+  decide_lease(me, held, seen, 1000, "now");
+  Value renewed = model::parse_json(R"({"spec":{"holderIdentity":"a","renewTime":"r2","leaseDurationSeconds":15}})");
+  CHECK(decide_lease(me, renewed, seen, 14000, "now").step == LeaseStep::wait);
+  CHECK(decide_lease(me, renewed, seen, 28000, "now").step == LeaseStep::wait);  // seen changed at 14000
+  Value mine = model::parse_json(R"({"spec":{"holderIdentity":"b","renewTime":"r3","acquireTime":"a0"}})");
+  auto d = decide_lease(me, mine, seen, 30000, "now");
+  CHECK(d.step == LeaseStep::renew);
+  CHECK(d.lease.find("spec")->find("acquireTime")->as_string() == "a0");
+  CHECK(d.lease.find("spec")->find("renewTime")->as_string() == "now");
+}

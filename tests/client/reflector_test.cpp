@@ -1,0 +1,243 @@
+// Reflector against an in-process simcluster: list then watch, resume
+// after dropped and timed-out watches, relist after 410 with only the
+// differences, stop() semantics, and many watches on one I/O thread.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "client_fixture.hpp"
+#include "k8s/client/reflector.hpp"
+
+using namespace k8s;
+using clienttest::eventually;
+
+namespace {
+
+const Resource& cm() {
+  return *resource_for_kind("ConfigMap");
+}
+
+struct Seen {
+  WatchType type;
+  std::string name;
+  bool operator<(const Seen& o) const { return std::tie(type, name) < std::tie(o.type, o.name); }
+  bool operator==(const Seen& o) const { return type == o.type && name == o.name; }
+};
+
+// Records events from the I/O thread for the test thread.
+struct Recorder {
+  std::mutex mutex;
+  std::vector<Seen> events;
+  std::set<std::thread::id> threads;
+  std::atomic<bool> synced{false};
+
+  Reflector::Sink sink() {
+    return [this](ObjectEvent e) {
+      std::lock_guard lock(mutex);
+      events.push_back({e.type, e.object->find("metadata")->find("name")->as_string()});
+      threads.insert(std::this_thread::get_id());
+    };
+  }
+  Reflector::Synced on_synced() {
+    return [this] { synced = true; };
+  }
+  std::size_t size() {
+    std::lock_guard lock(mutex);
+    return events.size();
+  }
+  std::vector<Seen> since(std::size_t from) {
+    std::lock_guard lock(mutex);
+    return {events.begin() + static_cast<std::ptrdiff_t>(from), events.end()};
+  }
+};
+
+ReflectorOptions quick() {
+  ReflectorOptions o;
+  o.ns = "default";
+  o.page_size = 7;
+  o.backoff = Backoff{std::chrono::milliseconds(10), std::chrono::milliseconds(100)};
+  return o;
+}
+
+struct Env {
+  clienttest::SimServer sim;
+  Client client;
+  explicit Env(sim::ServerOptions so = {}) : sim(so), client(make_curl_transport(sim.config())) {}
+
+  void create(const std::string& name) { sim.fixture.create("configmaps", R"({"metadata":{"name":")" + name + "\"}}"); }
+  void modify(const std::string& name, const std::string& value) {
+    auto t = sim.fixture.type("", "configmaps");
+    sim.cluster().patch(t, "default", name, sim::PatchType::merge,
+                        model::parse_json(R"({"data":{"v":")" + value + "\"}}"), sim::Subresource::main, {},
+                        sim.fixture.warnings);
+  }
+  void remove(const std::string& name) {
+    sim.cluster().remove(sim.fixture.type("", "configmaps"), "default", name, {});
+  }
+  Result admin(const std::string& path) {
+    Request r;
+    r.method = "POST";
+    r.path = path;
+    r.timeout = std::chrono::seconds(20);
+    return clienttest::call([&](Callback cb) { client.transport().send(r, cb); });
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a reflector lists in pages then watches changes", "[client][reflector]") {
+  Env env;
+  for (int i = 0; i < 20; ++i) env.create("cm" + std::to_string(100 + i));
+  env.sim.fixture.create("configmaps", R"({"metadata":{"name":"elsewhere"}})", "kube-system");
+  Recorder rec;
+  Reflector r(env.client, cm(), quick(), rec.sink(), rec.on_synced());
+  r.start();
+  REQUIRE(eventually([&] { return rec.synced.load(); }));
+  CHECK(rec.size() == 20);  // kube-system is not listed
+  CHECK(rec.since(0).front() == Seen{WatchType::added, "cm100"});
+  env.create("new");
+  env.modify("cm100", "x");
+  env.remove("cm101");
+  REQUIRE(eventually([&] { return rec.size() == 23; }));
+  CHECK(rec.since(20) ==
+        std::vector<Seen>{{WatchType::added, "new"}, {WatchType::modified, "cm100"}, {WatchType::deleted, "cm101"}});
+  CHECK(r.stats().lists == 1);
+  CHECK(r.stats().events == 23);
+}
+
+TEST_CASE("dropped watches resume from the last resourceVersion without gaps or duplicates", "[client][reflector]") {
+  sim::ServerOptions so;
+  so.faults.drop_watch_rate = 1.0;  // every watch ends after its first event
+  Env env(so);
+  Recorder rec;
+  Reflector r(env.client, cm(), quick(), rec.sink(), rec.on_synced());
+  r.start();
+  REQUIRE(eventually([&] { return rec.synced.load(); }));
+  std::vector<Seen> want;
+  for (int i = 0; i < 30; ++i) {
+    env.create("c" + std::to_string(i));
+    want.push_back({WatchType::added, "c" + std::to_string(i)});
+    if (i % 3 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  REQUIRE(eventually([&] { return rec.size() >= 30; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // room for duplicates to show up
+  CHECK(rec.since(0) == want);
+  CHECK(r.stats().watches > 2);
+  CHECK(r.stats().lists == 1);
+  CHECK(r.stats().relists_410 == 0);
+}
+
+TEST_CASE("after compaction a 410 relist reports only what changed while disconnected", "[client][reflector]") {
+  Env env;
+  for (const char* n : {"keep", "gone", "changed"}) env.create(n);
+  Recorder rec;
+  std::atomic<int> errors{0};
+  Reflector r(env.client, cm(), quick(), rec.sink(), rec.on_synced(), [&](const Result&) { ++errors; });
+  r.start();
+  REQUIRE(eventually([&] { return rec.synced.load(); }));
+  REQUIRE(rec.size() == 3);
+  // Disconnect: every request fails, then the open watch is dropped.
+  sim::FaultConfig down;
+  down.error_5xx_rate = 1.0;
+  down.retry_after_seconds = 0;
+  env.sim.server.faults().set_config(down);
+  REQUIRE(env.admin("/sim/faults/drop-watches").status == 200);
+  REQUIRE(eventually([&] { return errors >= 2; }));
+  env.remove("gone");
+  env.modify("changed", "2");
+  env.create("added");
+  env.sim.cluster().store().compact();
+  env.sim.server.faults().set_config({});
+  REQUIRE(eventually([&] { return r.stats().relists_410 >= 1 && rec.size() >= 6; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  auto after = rec.since(3);
+  std::set<Seen> got(after.begin(), after.end());
+  CHECK(after.size() == 3);
+  CHECK(got ==
+        std::set<Seen>{{WatchType::deleted, "gone"}, {WatchType::modified, "changed"}, {WatchType::added, "added"}});
+  CHECK(r.stats().lists == 2);
+  // Watching again after the relist.
+  env.create("later");
+  REQUIRE(eventually([&] { return rec.size() == 7; }));
+}
+
+TEST_CASE("a watch ended by the server timeout is resumed and bookmarks advance it", "[client][reflector]") {
+  sim::ServerOptions so;
+  so.api.bookmark_interval = std::chrono::milliseconds(100);
+  Env env(so);
+  Recorder rec;
+  ReflectorOptions o = quick();
+  o.watch_timeout_seconds = 1;
+  Reflector r(env.client, cm(), o, rec.sink(), rec.on_synced());
+  r.start();
+  REQUIRE(eventually([&] { return r.stats().watches >= 3; }));
+  CHECK(r.stats().bookmarks > 0);
+  env.create("after-timeouts");
+  REQUIRE(eventually([&] { return rec.size() == 1; }));
+  CHECK(r.stats().lists == 1);
+  CHECK(r.stats().errors == 0);
+}
+
+TEST_CASE("no callback runs after stop returns and stop works from a sink", "[client][reflector]") {
+  Env env;
+  Recorder rec;
+  Reflector r(env.client, cm(), quick(), rec.sink(), rec.on_synced());
+  r.start();
+  REQUIRE(eventually([&] { return rec.synced.load(); }));
+  env.create("one");
+  REQUIRE(eventually([&] { return rec.size() == 1; }));
+  r.stop();
+  for (int i = 0; i < 5; ++i) env.create("after" + std::to_string(i));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(rec.size() == 1);
+
+  std::atomic<int> calls{0};
+  std::unique_ptr<Reflector> self_stopping;
+  self_stopping = std::make_unique<Reflector>(env.client, cm(), quick(), [&](ObjectEvent) {
+    ++calls;
+    self_stopping->stop();  // on the I/O thread: must not deadlock
+  });
+  self_stopping->start();
+  REQUIRE(eventually([&] { return calls >= 1; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  CHECK(calls == 1);  // stopped inside the first of six ADDED events
+  self_stopping.reset();
+}
+
+TEST_CASE("two hundred watches share the one transport thread", "[client][reflector]") {
+  Env env;
+  constexpr int n = 200;
+  std::vector<std::atomic<int>> seen(n);
+  std::mutex mutex;
+  std::set<std::thread::id> threads;
+  std::atomic<int> synced{0};
+  std::vector<std::unique_ptr<Reflector>> reflectors;
+  for (int i = 0; i < n; ++i) {
+    auto sink = [&, i](ObjectEvent) {
+      ++seen[i];
+      std::lock_guard lock(mutex);
+      threads.insert(std::this_thread::get_id());
+    };
+    reflectors.push_back(std::make_unique<Reflector>(env.client, cm(), quick(), sink, [&] { ++synced; }));
+    reflectors.back()->start();
+  }
+  REQUIRE(eventually([&] { return synced == n; }, std::chrono::seconds(60)));
+  env.create("ping");  // after every list: only the watches can deliver it
+  REQUIRE(eventually(
+      [&] {
+        for (auto& s : seen)
+          if (s != 1) return false;
+        return true;
+      },
+      std::chrono::seconds(60)));
+  std::uint64_t watches = 0, lists = 0;
+  for (auto& r : reflectors) {
+    watches += r->stats().watches;
+    lists += r->stats().lists;
+  }
+  CHECK(watches >= n);
+  CHECK(lists == n);
+  std::lock_guard lock(mutex);
+  CHECK(threads.size() == 1);
+  CHECK(*threads.begin() != std::this_thread::get_id());
+}

@@ -1,0 +1,198 @@
+// The controller end to end against simcluster: each case changes the
+// cluster and checks the operator converged to what render_all wants.
+#include <catch2/catch.hpp>
+
+#include "actors/core/writer_plan.hpp"
+#include "model/yaml_emit.hpp"
+#include "operator_fixture.hpp"
+
+using e2e::OperatorFixture;
+
+namespace {
+
+void require_converged(OperatorFixture& f) {
+  REQUIRE(f.wait_idle());
+  auto diff = f.divergence();
+  for (const auto& d : diff) UNSCOPED_INFO(d);
+  for (const auto& l : f.log()) UNSCOPED_INFO("log: " << l);
+  REQUIRE(diff.empty());
+}
+
+std::string secret_data(OperatorFixture& f, const std::string& ns, const std::string& name) {
+  auto s = f.get("Secret", ns, name);
+  REQUIRE(s.has_value());
+  const model::Value* d = s->find("data");
+  return d ? model::to_json(*d) : "";
+}
+
+std::size_t count_kind(OperatorFixture& f, const std::string& kind) {
+  std::size_t n = 0;
+  for (const auto& o : f.owned())
+    if (o.find("kind")->as_string() == kind) ++n;
+  return n;
+}
+
+std::string agent_yaml(const std::string& ns, const std::string& name, int shards) {
+  return "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\nmetadata:\n  name: " + name +
+         "\n  namespace: " + ns +
+         "\nspec:\n  serviceAccountName: grafana-agent\n  metrics:\n    shards: " + std::to_string(shards) +
+         "\n    instanceSelector:\n      matchLabels: {agent: grafana-agent}\n";
+}
+
+const char* kCheckoutMonitor = R"(apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata:
+  name: checkout
+  namespace: shop
+  labels: {instance: primary}
+spec:
+  jobLabel: app.kubernetes.io/name
+  selector:
+    matchLabels: {app.kubernetes.io/name: checkout}
+  endpoints:
+  - port: http-metrics
+    interval: 45s
+)";
+
+}  // namespace
+
+TEST_CASE("a hierarchy appears and every object it renders is created", "[e2e]") {
+  OperatorFixture f;
+  require_converged(f);
+  auto expected = f.expected();
+  REQUIRE(expected.size() >= 5);
+  CHECK(f.owned().size() == expected.size());
+  CHECK(count_kind(f, "StatefulSet") == 2);  // two shards
+  auto ga = f.get("GrafanaAgent", "monitoring", "grafana-agent");
+  REQUIRE(ga);
+  const model::Value* rec = e2e::condition(*ga, "Reconciled");
+  REQUIRE(rec);
+  CHECK(rec->find("status")->as_string() == "True");
+  CHECK(ga->find("status")->find("counts")->find("serviceMonitors")->as_int() == 1);
+}
+
+TEST_CASE("a ServiceMonitor edit updates the config Secret", "[e2e]") {
+  OperatorFixture f;
+  require_converged(f);
+  std::string before = secret_data(f, "monitoring", "grafana-agent-config");
+  f.apply_yaml(kCheckoutMonitor);
+  require_converged(f);
+  CHECK(secret_data(f, "monitoring", "grafana-agent-config") != before);
+}
+
+TEST_CASE("a Secret rotation updates the assets Secret", "[e2e]") {
+  OperatorFixture f;
+  require_converged(f);
+  std::string assets = "grafana-agent-secrets";  // upstream's name for the assets Secret
+  std::string before = secret_data(f, "monitoring", assets);
+  f.apply_yaml(R"(apiVersion: v1
+kind: Secret
+metadata: {name: remote-write-credentials, namespace: monitoring}
+stringData: {username: "123456", password: rotated-password}
+)");
+  require_converged(f);
+  CHECK(secret_data(f, "monitoring", assets) != before);
+}
+
+TEST_CASE("a Namespace relabel moves monitors in and out", "[e2e]") {
+  OperatorFixture f;
+  require_converged(f);
+  auto ga = [&] { return f.get("GrafanaAgent", "monitoring", "grafana-agent"); };
+  auto monitors = [&] { return ga()->find("status")->find("counts")->find("serviceMonitors")->as_int(); };
+  CHECK(monitors() == 1);
+  f.apply_yaml("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {monitoring: disabled}\n");
+  require_converged(f);
+  CHECK(monitors() == 0);
+  f.apply_yaml("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {monitoring: enabled}\n");
+  require_converged(f);
+  CHECK(monitors() == 1);
+}
+
+TEST_CASE("two GrafanaAgents share one monitor", "[e2e]") {
+  OperatorFixture f;
+  f.apply_yaml(agent_yaml("monitoring", "second", 1));
+  require_converged(f);
+  std::string first = secret_data(f, "monitoring", "grafana-agent-config");
+  std::string second = secret_data(f, "monitoring", "second-config");
+  f.apply_yaml(kCheckoutMonitor);
+  require_converged(f);
+  CHECK(secret_data(f, "monitoring", "grafana-agent-config") != first);
+  CHECK(secret_data(f, "monitoring", "second-config") != second);
+}
+
+TEST_CASE("deleting a GrafanaAgent garbage-collects everything it owned", "[e2e]") {
+  OperatorFixture f;
+  require_converged(f);
+  REQUIRE_FALSE(f.owned().empty());
+  f.remove("GrafanaAgent", "monitoring", "grafana-agent");
+  require_converged(f);
+  CHECK(f.owned().empty());
+}
+
+TEST_CASE("going from 3 shards to 1 deletes two StatefulSets", "[e2e]") {
+  OperatorFixture f({.load_examples = false});
+  f.apply_yaml("apiVersion: v1\nkind: Namespace\nmetadata: {name: monitoring}\n");
+  f.apply_yaml(R"(apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: primary, namespace: monitoring, labels: {agent: grafana-agent}}
+spec: {}
+)");
+  f.apply_yaml(agent_yaml("monitoring", "sharded", 3));
+  require_converged(f);
+  CHECK(count_kind(f, "StatefulSet") == 3);
+  f.apply_yaml(agent_yaml("monitoring", "sharded", 1));
+  require_converged(f);
+  CHECK(count_kind(f, "StatefulSet") == 1);
+}
+
+TEST_CASE("a restarted operator makes no writes when nothing changed", "[e2e]") {
+  OperatorFixture f;
+  require_converged(f);
+  REQUIRE(f.controller().stats().writer.writes > 0);
+  f.start_operator();
+  require_converged(f);
+  auto s = f.controller().stats();
+  for (const auto& l : f.log()) UNSCOPED_INFO("log: " << l);
+  CHECK(s.writer.writes == 0);
+  CHECK(s.writer.status_writes == 0);
+  CHECK(s.writer.skipped > 0);
+}
+
+TEST_CASE("an invalid member sets Reconciled False on its root only", "[e2e]") {
+  OperatorFixture f;
+  f.apply_yaml("apiVersion: v1\nkind: Namespace\nmetadata: {name: other}\n");
+  f.apply_yaml(agent_yaml("other", "unaffected", 1));
+  require_converged(f);
+  f.apply_yaml(R"(apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata:
+  name: broken
+  namespace: shop
+  labels: {instance: primary}
+spec:
+  selector:
+    matchLabels: {app: broken}
+  endpoints:
+  - port: http
+    relabelings:
+    - sourceLabels: [__name__]
+      regex: "(unclosed"
+      action: drop
+)");
+  require_converged(f);
+  auto bad = f.get("GrafanaAgent", "monitoring", "grafana-agent");
+  auto good = f.get("GrafanaAgent", "other", "unaffected");
+  const model::Value* bad_rec = e2e::condition(*bad, "Reconciled");
+  const model::Value* good_rec = e2e::condition(*good, "Reconciled");
+  REQUIRE(bad_rec);
+  REQUIRE(good_rec);
+  CHECK(bad_rec->find("status")->as_string() == "False");
+  CHECK(bad_rec->find("reason")->as_string() == "InvalidMembers");
+  CHECK(model::to_json(*bad->find("status")->find("problems")).find("broken") != std::string::npos);
+  CHECK(good_rec->find("status")->as_string() == "True");
+  // The problem is also reported as a Kubernetes Event on the agent.
+  bool event = false;
+  for (const auto& e : f.list("Event", "monitoring"))
+    event |= e.find("reason")->as_string() == "InvalidMembers";
+  CHECK(event);
+}

@@ -1,0 +1,148 @@
+// The controller under a misbehaving API server, and leader election.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <thread>
+
+#include "actors/core/writer_plan.hpp"
+#include "model/yaml_emit.hpp"
+#include "operator_fixture.hpp"
+
+using e2e::OperatorFixture;
+
+namespace {
+
+// kind ns/name -> data (Secrets) or spec (the rest): the end state. Config
+// hashes are not compared: they cover ownerReferences, whose uids differ
+// between two clusters.
+std::map<std::string, std::string> end_state(OperatorFixture& f) {
+  std::map<std::string, std::string> out;
+  for (const auto& o : f.owned()) {
+    const model::Value* md = o.find("metadata");
+    std::string id = o.find("kind")->as_string() + " " + md->find("namespace")->as_string() + "/" +
+                     md->find("name")->as_string();
+    const model::Value* content = o.find("data") ? o.find("data") : o.find("spec");
+    out[id] = content ? model::to_json(*content) : "";
+  }
+  return out;
+}
+
+void scenario(OperatorFixture& f, bool faults) {
+  auto disrupt = [&] {
+    if (!faults) return;
+    f.cluster().store().compact();  // resumed watches now get 410 Gone
+    f.cluster().store().close_watchers();
+  };
+  f.apply_yaml(R"(apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: checkout, namespace: shop, labels: {instance: primary}}
+spec:
+  selector: {matchLabels: {app.kubernetes.io/name: checkout}}
+  endpoints: [{port: http-metrics, interval: 45s}]
+)");
+  disrupt();
+  f.apply_yaml("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-a\n  labels: {monitoring: enabled}\n");
+  f.apply_yaml(R"(apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: api, namespace: team-a, labels: {instance: primary}}
+spec:
+  selector: {matchLabels: {app: api}}
+  endpoints: [{port: web}]
+)");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  disrupt();
+  f.apply_yaml(R"(apiVersion: v1
+kind: Secret
+metadata: {name: remote-write-credentials, namespace: monitoring}
+stringData: {username: "123456", password: rotated}
+)");
+  f.apply_yaml(R"(apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: extra, namespace: monitoring}
+spec:
+  metrics:
+    shards: 2
+    instanceSelector: {matchLabels: {agent: grafana-agent}}
+)");
+  disrupt();
+  f.remove("ServiceMonitor", "shop", "checkout");
+}
+
+}  // namespace
+
+TEST_CASE("with watch drops and 410s and 5xx injected the end state equals a fault-free run", "[e2e][faults]") {
+  std::map<std::string, std::string> clean, faulty;
+  {
+    OperatorFixture f;
+    REQUIRE(f.wait_idle());
+    scenario(f, false);
+    REQUIRE(f.wait_idle());
+    REQUIRE(f.divergence().empty());
+    clean = end_state(f);
+  }
+  {
+    OperatorFixture f;
+    k8s::sim::FaultConfig fc;
+    fc.error_5xx_rate = 0.15;
+    fc.error_429_rate = 0.05;
+    fc.drop_watch_rate = 0.1;
+    f.server().faults().set_config(fc);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    scenario(f, true);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    f.server().faults().set_config({});  // the end state must be reached once the server behaves
+    // Informers may be backing off when the faults stop; the end state must
+    // still be reached.
+    f.wait_converged(std::chrono::seconds(60));
+    auto diff = f.divergence();
+    for (const auto& d : diff) UNSCOPED_INFO(d);
+    if (!diff.empty())
+      for (const auto& l : f.log()) UNSCOPED_INFO("log: " << l);
+    REQUIRE(diff.empty());
+    faulty = end_state(f);
+    CHECK(f.controller().stats().writer.errors + f.controller().stats().informers.size() > 0);
+  }
+  CHECK(clean.size() > 8);
+  CHECK(faulty == clean);
+}
+
+TEST_CASE("a standby takes over within one lease duration after the leader dies", "[e2e][leader]") {
+  OperatorFixture f({.start_operator = false});
+  auto options = [](const std::string& identity) {
+    actors::ControllerOptions co;
+    co.root.debounce = std::chrono::milliseconds(20);
+    co.writer.now_rfc3339 = [] { return std::string("2024-05-01T12:00:00Z"); };
+    actors::core::LeaderConfig lc;
+    lc.identity = identity;
+    lc.lease_duration = std::chrono::milliseconds(2000);
+    lc.renew_deadline = std::chrono::milliseconds(1500);
+    lc.retry_period = std::chrono::milliseconds(200);
+    co.leader = lc;
+    return co;
+  };
+  f.start_operator(options("first"));
+  auto holder = [&] {
+    auto lease = f.get("Lease", "default", "agent-operator-leader");
+    return lease ? lease->find("spec")->find("holderIdentity")->as_string() : std::string();
+  };
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (holder() != "first" && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  REQUIRE(holder() == "first");
+  REQUIRE(f.wait_idle());
+  REQUIRE(f.divergence().empty());
+  // The leader dies without releasing the lease; a standby starts.
+  f.start_operator(options("second"));
+  auto started = std::chrono::steady_clock::now();
+  while (holder() != "second" && std::chrono::steady_clock::now() - started < std::chrono::seconds(10))
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  auto took = std::chrono::steady_clock::now() - started;
+  REQUIRE(holder() == "second");
+  // Lease duration plus one retry period (the standby must first observe the record).
+  CHECK(took <= std::chrono::milliseconds(2000 + 200 + 500));
+  CHECK(f.controller().stats().writer.leader);
+  // The new leader writes: a change is applied.
+  f.apply_yaml("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {monitoring: disabled}\n");
+  REQUIRE(f.wait_idle());
+  CHECK(f.divergence().empty());
+}
