@@ -48,17 +48,19 @@ std::shared_ptr<core::JournalSink> open_sink(const ControllerOptions& o, std::ui
 }  // namespace
 
 const std::vector<std::string>& watched_kinds() {
-  static const std::vector<std::string> kinds = {
-      "Namespace",   "Secret",     "ConfigMap",      "GrafanaAgent", "MetricsInstance", "LogsInstance",
-      "PodLogs",     "Integration", "ServiceMonitor", "PodMonitor",   "Probe",           "Service",
-      "StatefulSet", "DaemonSet",   "Deployment"};
+  static const std::vector<std::string> kinds = {"Namespace",       "Secret",       "ConfigMap", "GrafanaAgent",
+                                                 "MetricsInstance", "LogsInstance", "PodLogs",   "Integration",
+                                                 "ServiceMonitor",  "PodMonitor",   "Probe",     "Service",
+                                                 "StatefulSet",     "DaemonSet",    "Deployment"};
   return kinds;
 }
 
 Controller::Controller(caf::actor_system& sys, k8s::Client& client, ControllerOptions opts)
     : sys_(sys), client_(client), opts_(std::move(opts)) {}
 
-Controller::~Controller() { stop(); }
+Controller::~Controller() {
+  stop();
+}
 
 void Controller::start() {
   if (started_) return;
@@ -147,9 +149,13 @@ void Controller::add_metrics_hooks(JournalConfig& jc, WriterConfig& wc, RootConf
       m->remove_agent(agent);
     } else {
       const core::HierarchyCounts& c = fx.counts;
-      for (auto [kind, n] : {std::pair{"MetricsInstance", c.metrics_instances}, {"ServiceMonitor", c.service_monitors},
-                             {"PodMonitor", c.pod_monitors}, {"Probe", c.probes}, {"LogsInstance", c.logs_instances},
-                             {"PodLogs", c.pod_logs}, {"Integration", c.integrations}})
+      for (auto [kind, n] : {std::pair{"MetricsInstance", c.metrics_instances},
+                             {"ServiceMonitor", c.service_monitors},
+                             {"PodMonitor", c.pod_monitors},
+                             {"Probe", c.probes},
+                             {"LogsInstance", c.logs_instances},
+                             {"PodLogs", c.pod_logs},
+                             {"Integration", c.integrations}})
         m->set_hierarchy_members(agent, kind, static_cast<double>(n));
       bool ok = fx.root_valid && fx.problems.empty();
       m->observe_reconcile("grafanaagent", ok ? ReconcileResult::success : ReconcileResult::error, out.render_seconds);
@@ -174,8 +180,10 @@ ControllerStats Controller::stats() {
   ControllerStats out;
   caf::scoped_actor self{sys_};
   auto timeout = std::chrono::seconds(10);
-  self->request(router_, timeout, stats_atom::value).receive([&](RouterStats s) { out.router = s; }, [](caf::error&) {});
-  self->request(writer_, timeout, stats_atom::value).receive([&](WriterStats s) { out.writer = s; }, [](caf::error&) {});
+  self->request(router_, timeout, stats_atom::value)
+      .receive([&](RouterStats s) { out.router = s; }, [](caf::error&) {});
+  self->request(writer_, timeout, stats_atom::value)
+      .receive([&](WriterStats s) { out.writer = s; }, [](caf::error&) {});
   self->request(journal_, timeout, stats_atom::value)
       .receive([&](std::uint64_t seq) { out.journal_seq = seq; }, [](caf::error&) {});
   for (auto& [kind, r] : reflectors_) out.informers.emplace_back(kind, r->stats());

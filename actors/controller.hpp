@@ -17,8 +17,8 @@
 #include "actors/core/journal_file.hpp"
 #include "actors/core/leader.hpp"
 #include "actors/http/metrics.hpp"
-#include "actors/root_actor.hpp"
 #include "actors/journal_actor.hpp"
+#include "actors/root_actor.hpp"
 #include "actors/router_actor.hpp"
 #include "actors/writer_actor.hpp"
 #include "k8s/client/reflector.hpp"
@@ -26,15 +26,15 @@
 namespace actors {
 
 struct ControllerOptions {
-  std::string journal_path;  // "" = keep no journal file
+  std::string journal_path;                         // "" = keep no journal file
   std::shared_ptr<core::JournalSink> journal_sink;  // overrides journal_path (tests)
   bool journal_include_secrets = false;
   core::FsyncPolicy fsync = core::FsyncPolicy::on_flush;
   std::string operator_version = "0.1.0";
-  std::string watch_namespace;  // -namespace: "" = all namespaces
-  std::string agent_selector;   // -agent-selector: label selector on GrafanaAgents
-  RootConfig root;              // render options, debounce, on_render hook
-  WriterConfig writer;          // client is filled in by the controller
+  std::string watch_namespace;      // -namespace: "" = all namespaces
+  std::string agent_selector;       // -agent-selector: label selector on GrafanaAgents
+  RootConfig root;                  // render options, debounce, on_render hook
+  WriterConfig writer;              // client is filled in by the controller
   k8s::ReflectorOptions reflector;  // page size, watch timeout, backoff
   // --leader-elect: only the holder of this Lease writes.
   std::optional<core::LeaderConfig> leader;
@@ -68,6 +68,7 @@ class Controller {
   // in flight and nothing new for `quiet`. False on timeout.
   bool wait_idle(std::chrono::milliseconds timeout, std::chrono::milliseconds quiet = std::chrono::milliseconds(400));
   caf::actor writer() const { return writer_; }
+  caf::actor journal() const { return journal_; }  // benchmarks feed events straight in
   // The root's view of its hierarchy (JSON), nullopt for an unknown agent.
   std::optional<std::string> explain(const std::string& ns, const std::string& name);
 

@@ -46,7 +46,8 @@ void set_leading(Elector* self, bool leading) {
   auto& st = self->state;
   if (st.leading == leading) return;
   st.leading = leading;
-  if (st.cfg.log) st.cfg.log(std::string(leading ? "became leader as " : "lost leadership as ") + st.cfg.leader.identity);
+  if (st.cfg.log)
+    st.cfg.log(std::string(leading ? "became leader as " : "lost leadership as ") + st.cfg.leader.identity);
   self->send(st.cfg.writer, leader_atom::value, leading);
   if (st.cfg.on_change) st.cfg.on_change(leading);
 }
@@ -88,7 +89,8 @@ caf::behavior elector_behavior(Elector* self, ElectorConfig cfg) {
   return {
       [=](tick_atom) {
         const auto& lc = self->state.cfg.leader;
-        self->state.cfg.client->get(*k8s::resource_for_kind("Lease"), lc.ns, lc.name, reply_to(self, lease_atom::value));
+        self->state.cfg.client->get(*k8s::resource_for_kind("Lease"), lc.ns, lc.name,
+                                    reply_to(self, lease_atom::value));
         self->delayed_send(self, lc.retry_period, tick_atom::value);
       },
       [=](lease_atom, ResultPtr r) { on_lease(self, *r); },

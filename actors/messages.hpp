@@ -64,7 +64,7 @@ struct RootOutput {
   std::uint64_t seq = 0;  // the journal seq this output reflects
   core::Effects effects;
   model::Value previous_status;  // the GrafanaAgent's .status as last observed
-  double render_seconds = 0;      // how long reconcile() took
+  double render_seconds = 0;     // how long reconcile() took
 };
 using RootOutputPtr = std::shared_ptr<const RootOutput>;
 

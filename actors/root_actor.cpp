@@ -21,7 +21,9 @@ struct RootActorState {
 
 using RootActor = caf::stateful_actor<RootActorState>;
 
-core::Debouncer::Time now() { return core::Debouncer::Clock::now(); }
+core::Debouncer::Time now() {
+  return core::Debouncer::Clock::now();
+}
 
 void schedule(RootActor* self) {
   auto& st = self->state;

@@ -106,8 +106,7 @@ void refresh(Actor* self, const core::RootKey& key, RootWrites& rw, const core::
   rw.in_flight = true;  // until the re-read lands
 }
 
-void on_failure(Actor* self, const core::RootKey& key, RootWrites& rw, const core::Action& a,
-                const k8s::Result& r) {
+void on_failure(Actor* self, const core::RootKey& key, RootWrites& rw, const core::Action& a, const k8s::Result& r) {
   ++self->state.stats.errors;
   std::string what = std::string(core::action_name(a.type)) + " " + describe(a.kind, a.ns, a.name);
   std::string error = what + ": HTTP " + std::to_string(r.status) + (r.error.empty() ? "" : ": " + r.error);
@@ -148,8 +147,9 @@ void on_done(Actor* self, const core::RootKey& key, std::uint64_t batch, const k
       rw.observed[id] = a.object;
     }
   }
-  if (self->state.cfg.log) self->state.cfg.log(std::string(core::action_name(a.type)) + " " +
-                                               describe(a.kind, a.ns, a.name) + ": " + a.reason);
+  if (self->state.cfg.log)
+    self->state.cfg.log(std::string(core::action_name(a.type)) + " " + describe(a.kind, a.ns, a.name) + ": " +
+                        a.reason);
   run_next(self, key, rw);
 }
 
@@ -230,7 +230,9 @@ caf::behavior writer_behavior(Actor* self, WriterConfig cfg) {
         self->state.roots.erase(core::object_key(*e->object));
       },
       [=](observed_atom, const core::RootKey& key, const std::string& kind, const std::string& ns,
-          const std::string& name, ResultPtr r) { on_reread(self, key, ObjectKey{kind, ns, name}, *r); },
+          const std::string& name, ResultPtr r) {
+        on_reread(self, key, ObjectKey{kind, ns, name}, *r);
+      },
       [=](done_atom, const core::RootKey& key, std::uint64_t batch, ResultPtr r) { on_done(self, key, batch, *r); },
       [=](retry_atom, const core::RootKey& key) {
         auto it = self->state.roots.find(key);

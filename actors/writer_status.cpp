@@ -93,12 +93,12 @@ void report_status(Actor* self, const core::RootKey& key, RootWrites& rw) {
   rw.written_status = status;
   model::Value patch = model::Value::obj({{"status", status}});
   auto on_write = st.cfg.on_write;
-  st.cfg.client->patch(*k8s::resource_for_kind("GrafanaAgent"), key.first, key.second, k8s::PatchType::merge,
-                       model::to_json(patch),
-                       [on_write](k8s::Result r) {
-                         if (on_write) on_write("GrafanaAgent", "status", r.status);
-                       },
-                       "status");
+  st.cfg.client->patch(
+      *k8s::resource_for_kind("GrafanaAgent"), key.first, key.second, k8s::PatchType::merge, model::to_json(patch),
+      [on_write](k8s::Result r) {
+        if (on_write) on_write("GrafanaAgent", "status", r.status);
+      },
+      "status");
   ++st.stats.status_writes;
   const model::Value* rec = condition(status, "Reconciled");
   if (!st.cfg.emit_events || !rec || field(rec, "status") != "False") return;

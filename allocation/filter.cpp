@@ -110,11 +110,11 @@ void RelabelFilter::prefetch(const Target& t, int stage) const {
 }
 
 std::size_t RelabelFilter::apply(std::vector<Target>& targets) {
-  constexpr std::size_t kAhead[3] = {32, 20, 8};  // object, ids, labels
+  constexpr std::size_t kAhead[3] = {6, 3, 1};  // object, ids, labels
   std::size_t next = 0;
   auto prefetch_ahead = [&]() {
     for (int stage = 0; stage < 3; ++stage) {
-      if (next + kAhead[stage] < targets.size()) prefetch(targets[next + kAhead[stage]], stage);
+      if (kAhead[stage] && next + kAhead[stage] < targets.size()) prefetch(targets[next + kAhead[stage]], stage);
     }
     ++next;
   };

@@ -20,7 +20,8 @@ std::int64_t spec_int(const Value& lease, const char* field) {
   return v && v->is_int() ? v->as_int() : 0;
 }
 
-Value lease_spec(const LeaderConfig& cfg, const std::string& acquire, const std::string& now, std::int64_t transitions) {
+Value lease_spec(const LeaderConfig& cfg, const std::string& acquire, const std::string& now,
+                 std::int64_t transitions) {
   auto secs = std::chrono::duration_cast<std::chrono::seconds>(cfg.lease_duration).count();
   return Value::obj({{"holderIdentity", cfg.identity},
                      {"leaseDurationSeconds", static_cast<std::int64_t>(secs)},

@@ -28,7 +28,7 @@ struct LeaderConfig {
 // What this candidate last saw of the lease.
 struct LeaseObservation {
   std::string holder;
-  std::string renew_time;  // the record's spec.renewTime, verbatim
+  std::string renew_time;        // the record's spec.renewTime, verbatim
   std::int64_t observed_ms = 0;  // local monotonic time when holder/renewTime last changed
 };
 

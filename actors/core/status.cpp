@@ -77,8 +77,8 @@ Value problems_value(const std::vector<model::Problem>& problems) {
   for (std::size_t i = 0; i < problems.size() && i < kMaxStatusProblems; ++i) {
     const model::Problem& p = problems[i];
     std::string msg = p.path.empty() ? p.message : p.path + ": " + p.message;
-    out.push(Value::obj(
-        {{"kind", p.kind}, {"namespace", p.ns}, {"name", p.name}, {"reason", "Skipped"}, {"message", msg}}));
+    out.push(
+        Value::obj({{"kind", p.kind}, {"namespace", p.ns}, {"name", p.name}, {"reason", "Skipped"}, {"message", msg}}));
   }
   if (problems.size() > kMaxStatusProblems) {
     std::string more = std::to_string(problems.size() - kMaxStatusProblems) + " more problems not listed";
@@ -118,16 +118,14 @@ std::pair<std::int64_t, std::int64_t> replicas(const Value& obj) {
   std::string kind = obj.find("kind") && obj.find("kind")->is_string() ? obj.find("kind")->as_string() : "";
   if (kind == "StatefulSet") {
     const Value* spec = obj.find("spec");
-    std::int64_t want = spec && spec->find("replicas") && spec->find("replicas")->is_int()
-                            ? spec->find("replicas")->as_int()
-                            : 1;
+    std::int64_t want =
+        spec && spec->find("replicas") && spec->find("replicas")->is_int() ? spec->find("replicas")->as_int() : 1;
     return {want, int_at(obj, "status", "readyReplicas")};
   }
   if (kind == "Deployment") {
     const Value* spec = obj.find("spec");
-    std::int64_t want = spec && spec->find("replicas") && spec->find("replicas")->is_int()
-                            ? spec->find("replicas")->as_int()
-                            : 1;
+    std::int64_t want =
+        spec && spec->find("replicas") && spec->find("replicas")->is_int() ? spec->find("replicas")->as_int() : 1;
     return {want, int_at(obj, "status", "availableReplicas")};
   }
   if (kind == "DaemonSet")

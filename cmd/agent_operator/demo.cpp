@@ -32,11 +32,16 @@ DemoFlags parse_demo(int argc, char** argv) {
   DemoFlags f;
   Args a(argc, argv);
   while (a.next()) {
-    if (a.is("kubeconfig-out")) f.kubeconfig_out = a.value();
-    else if (a.is("crds")) f.crds = a.value();
-    else if (a.is("load")) f.load.push_back(a.value());
-    else if (a.is("sim-listen")) f.sim_listen = a.value();
-    else if (!parse_operator_flag(a, f.op)) a.unknown();
+    if (a.is("kubeconfig-out"))
+      f.kubeconfig_out = a.value();
+    else if (a.is("crds"))
+      f.crds = a.value();
+    else if (a.is("load"))
+      f.load.push_back(a.value());
+    else if (a.is("sim-listen"))
+      f.sim_listen = a.value();
+    else if (!parse_operator_flag(a, f.op))
+      a.unknown();
   }
   if (f.op.listen.empty()) f.op.listen = "127.0.0.1:0";
   if (f.load.empty()) f.load.push_back(std::string(AO_SOURCE_DIR) + "/deploy/examples");
@@ -109,8 +114,7 @@ int demo(int argc, char** argv) {
               << s.writer.skipped << " unchanged, " << s.writer.errors << " errors, journal seq " << s.journal_seq
               << "\n";
     print_agents(cc);
-    std::cout << (f.op.run_for ? "running for the requested time" : "running until interrupted (Ctrl-C)")
-              << std::endl;
+    std::cout << (f.op.run_for ? "running for the requested time" : "running until interrupted (Ctrl-C)") << std::endl;
   };
   int rc = run_operator(f.op, cc, hooks);
   server.stop();

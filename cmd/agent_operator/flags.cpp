@@ -18,7 +18,9 @@ bool Args::next() {
   return true;
 }
 
-bool Args::is(const char* name) const { return !name_.empty() && name_ == name; }
+bool Args::is(const char* name) const {
+  return !name_.empty() && name_ == name;
+}
 
 std::string Args::value() {
   if (inline_value_) return *inline_value_;

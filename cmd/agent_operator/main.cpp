@@ -8,10 +8,10 @@
 
 #include "commands.hpp"
 #include "flags.hpp"
-#include "operator.hpp"
 #include "input.hpp"
 #include "model/parse.hpp"
 #include "model/render.hpp"
+#include "operator.hpp"
 
 namespace {
 

@@ -27,10 +27,14 @@ bool parse_operator_flag(Args& a, OperatorFlags& f) {
     f.journal_include_secrets = v == "include";
   } else if (a.is("journal-fsync")) {
     std::string v = a.value();
-    if (v == "never") f.fsync = actors::core::FsyncPolicy::never;
-    else if (v == "batch") f.fsync = actors::core::FsyncPolicy::on_flush;
-    else if (v == "always") f.fsync = actors::core::FsyncPolicy::every_append;
-    else throw std::invalid_argument("--journal-fsync: want never, batch or always");
+    if (v == "never")
+      f.fsync = actors::core::FsyncPolicy::never;
+    else if (v == "batch")
+      f.fsync = actors::core::FsyncPolicy::on_flush;
+    else if (v == "always")
+      f.fsync = actors::core::FsyncPolicy::every_append;
+    else
+      throw std::invalid_argument("--journal-fsync: want never, batch or always");
   } else if (a.is("listen") || a.is("metrics-listen-address") || a.is("health-listen-address")) {
     f.listen = a.value();
   } else if (a.is("namespace")) {
@@ -176,8 +180,8 @@ int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, cons
     };
     http = std::make_unique<actors::OperatorHttpServer>(*addr, src);
     int port = http->start();
-    if (hooks.log) hooks.log("serving /metrics, /healthz, /readyz, /debug/hierarchy on " + addr->host + ":" +
-                             std::to_string(port));
+    if (hooks.log)
+      hooks.log("serving /metrics, /healthz, /readyz, /debug/hierarchy on " + addr->host + ":" + std::to_string(port));
   }
   controller.start();
   auto sync_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -197,4 +201,3 @@ int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, cons
 }
 
 }  // namespace cli
-

@@ -40,7 +40,7 @@ void block_signals();
 bool wait_for_stop(const std::optional<std::chrono::milliseconds>& run_for);
 
 struct OperatorHooks {
-  std::function<void(const std::string&)> log;             // writer and informer lines
+  std::function<void(const std::string&)> log;              // writer and informer lines
   std::function<void(actors::Controller&)> on_synced = {};  // once, after the initial sync
   std::function<void(actors::Controller&)> on_exit = {};    // before shutdown
 };

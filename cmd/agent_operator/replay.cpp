@@ -66,8 +66,13 @@ int replay(int argc, char** argv) {
     }
   }
   if (path.empty()) throw std::invalid_argument("replay needs a JOURNAL file");
-  std::string text = read_file(path);
-  actors::core::JournalContents j = actors::core::read_journal(text, until);
+  actors::core::JournalContents j;
+  try {
+    j = actors::core::read_journal(read_file(path), until);
+  } catch (const std::runtime_error& e) {  // unreadable file or JournalError (names the line)
+    std::cerr << "agent-operator: " << path << ": " << e.what() << "\n";
+    return 2;
+  }
   actors::core::Pipeline p(opts);
   for (const auto& e : j.events) p.feed(e);
   p.settle();

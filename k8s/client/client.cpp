@@ -148,6 +148,7 @@ struct Client::Impl : std::enable_shared_from_this<Client::Impl> {
   // Sends `req`, retrying retry_call outcomes; `cb` sees the final Result.
   void call(Request req, Callback cb, unsigned attempt = 0) {
     if (req.timeout.count() == 0) req.timeout = options.timeout;
+    if (req.user_agent.empty()) req.user_agent = options.user_agent;
     acquire([self = shared_from_this(), req, cb = std::move(cb), attempt]() mutable {
       Request copy = req;
       self->transport->send(
@@ -277,6 +278,7 @@ StreamId Client::watch(const Resource& r, std::string_view ns, const ListOptions
   ListOptions w = o;
   w.limit = 0;
   w.continue_token.clear();
+  req.user_agent = options_.user_agent;
   req.query = "watch=true&allowWatchBookmarks=true";
   if (std::string q = list_query(w); !q.empty()) req.query += "&" + q;
   if (timeout_seconds > 0) {

@@ -26,6 +26,7 @@ struct Request {
   std::string body;
   std::string content_type = "application/json";
   std::chrono::milliseconds timeout{0};  // 0 = none (watches)
+  std::string user_agent;                // "" = the transport's default
 };
 
 struct Result {

@@ -1,5 +1,6 @@
 #include "k8s/sim/table.hpp"
 
+#include <cctype>
 #include <cstdlib>
 #include <ctime>
 
@@ -56,11 +57,51 @@ Value pod_ready(const Value& pod) {
   return std::to_string(ready) + "/" + std::to_string(total);
 }
 
+// The JSONPath subset CRD printer columns use: ".a.b", ".a[0]" and
+// ".a[?(@.k=="v")].b" (the first matching element, as kubectl prints it).
+const Value* filter_match(const Value& list, const std::string& filter) {
+  auto eq = filter.find("==");
+  if (filter.rfind("?(@.", 0) != 0 || eq == std::string::npos || filter.back() != ')') return nullptr;
+  std::string key = filter.substr(4, eq - 4);
+  std::string want = filter.substr(eq + 2, filter.size() - eq - 3);
+  if (want.size() >= 2 && (want.front() == '"' || want.front() == '\'')) want = want.substr(1, want.size() - 2);
+  if (!list.is_array()) return nullptr;
+  for (const Value& item : list.as_array())
+    if (field_text(item, key) == want) return &item;
+  return nullptr;
+}
+
+std::string json_path_text(const Value& object, const std::string& path) {
+  const Value* cur = &object;
+  std::size_t i = path.size() > 0 && path[0] == '.' ? 1 : 0;
+  while (cur && i < path.size()) {
+    std::size_t end = path.find_first_of(".[", i);
+    std::string name = path.substr(i, end == std::string::npos ? std::string::npos : end - i);
+    if (!name.empty()) cur = cur->find(name);
+    i = end == std::string::npos ? path.size() : end;
+    if (cur && i < path.size() && path[i] == '[') {
+      std::size_t close = path.find(']', i);
+      if (close == std::string::npos) return "";
+      std::string inner = path.substr(i + 1, close - i - 1);
+      if (!inner.empty() && inner[0] == '?')
+        cur = filter_match(*cur, inner);
+      else if (cur->is_array() && !inner.empty() && std::isdigit(static_cast<unsigned char>(inner[0])))
+        cur = std::stoul(inner) < cur->size() ? &cur->as_array()[std::stoul(inner)] : nullptr;
+      else
+        cur = nullptr;
+      i = close + 1;
+    }
+    if (i < path.size() && path[i] == '.') ++i;
+  }
+  if (!cur || cur->is_null()) return "";
+  if (cur->is_string()) return cur->as_string();
+  return model::to_json(*cur);
+}
+
 Value cell(const Column& c, const Value& object, Clock::time_point now) {
   if (c.path == "ready") return pod_ready(object);
   if (c.path == "restarts") return "0";
-  std::string path = c.path.size() > 1 && c.path[0] == '.' ? c.path.substr(1) : c.path;
-  std::string text = field_text(object, path);
+  std::string text = json_path_text(object, c.path);
   if (c.type == "date") return text.empty() ? "<unknown>" : human_age(parse_time(text), now);
   if (text.empty()) return c.type == "string" ? Value("<none>") : Value();
   char* end = nullptr;

@@ -15,7 +15,9 @@ const Value* cond(const Value& status, const std::string& type) {
   return nullptr;
 }
 
-std::string field(const Value* v, const char* name) { return v->find(name)->as_string(); }
+std::string field(const Value* v, const char* name) {
+  return v->find(name)->as_string();
+}
 
 }  // namespace
 
@@ -67,8 +69,10 @@ TEST_CASE("status caps the problem list", "[actors][status]") {
 
 TEST_CASE("workloads without ready replicas make Ready False", "[actors][status]") {
   std::vector<Value> observed = {
-      model::parse_json(R"({"kind":"StatefulSet","metadata":{"name":"a"},"spec":{"replicas":2},"status":{"readyReplicas":1}})"),
-      model::parse_json(R"({"kind":"DaemonSet","metadata":{"name":"d"},"status":{"desiredNumberScheduled":3,"numberReady":3}})"),
+      model::parse_json(
+          R"({"kind":"StatefulSet","metadata":{"name":"a"},"spec":{"replicas":2},"status":{"readyReplicas":1}})"),
+      model::parse_json(
+          R"({"kind":"DaemonSet","metadata":{"name":"d"},"status":{"desiredNumberScheduled":3,"numberReady":3}})"),
       model::parse_json(R"({"kind":"Secret","metadata":{"name":"s"}})")};
   CHECK(workloads_not_ready(observed) == "StatefulSet a 1/2 ready");
   StatusInput in;

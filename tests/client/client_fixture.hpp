@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -99,6 +100,12 @@ struct TempDir {
     return p.string();
   }
 };
+
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 // Issues a call synchronously: `start` gets the callback to pass on.
 inline k8s::Result call(const std::function<void(k8s::Callback)>& start) {

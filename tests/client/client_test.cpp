@@ -279,3 +279,73 @@ TEST_CASE("a request slower than the client timeout fails as retry_call after it
   CHECK(r.error_class() == ErrorClass::retry_call);
   CHECK(r.attempts == 2);
 }
+
+TEST_CASE("the status subresource of a GrafanaAgent is written with update and patch", "[client]") {
+  Env env;
+  auto crd = model::parse_documents(
+      std::string(
+          clienttest::read_text(std::string(AO_SOURCE_DIR) + "/deploy/crds/monitoring.grafana.com_grafanaagents.yaml")),
+      "crd");
+  env.sim.cluster().apply_manifest(crd.at(0).value);
+  const Resource& agent = *resource_for_kind("GrafanaAgent");
+  auto created = call([&](Callback cb) {
+    env.client.create(
+        agent, "default",
+        R"({"apiVersion":"monitoring.grafana.com/v1alpha1","kind":"GrafanaAgent","metadata":{"name":"ga"},"spec":{}})",
+        cb);
+  });
+  REQUIRE(created.status == 201);
+  std::string rv = field(created.body, {"metadata", "resourceVersion"});
+  std::string with_status =
+      R"({"apiVersion":"monitoring.grafana.com/v1alpha1","kind":"GrafanaAgent","metadata":{"name":"ga","resourceVersion":")" +
+      rv + R"("},"spec":{},"status":{"conditions":[{"type":"Ready","status":"True"}]}})";
+  Result put = call([&](Callback cb) { env.client.update(agent, "default", "ga", with_status, cb, "status"); });
+  REQUIRE(put.status == 200);
+  CHECK(field(put.body, {"status", "conditions"}).find("Ready") != std::string::npos);
+  Result patched = call([&](Callback cb) {
+    env.client.patch(agent, "default", "ga", PatchType::merge, R"({"status":{"observedGeneration":1}})", cb, "status");
+  });
+  REQUIRE(patched.status == 200);
+  CHECK(field(patched.body, {"status", "observedGeneration"}) == "1");
+  CHECK(field(patched.body, {"status", "conditions"}).find("Ready") != std::string::npos);
+}
+
+TEST_CASE("watch streams events until the server timeout ends it", "[client]") {
+  Env env;
+  std::string rv = env.list({}).resource_version;
+  REQUIRE(env.create("w1").status == 201);
+  std::mutex m;
+  std::vector<std::string> lines;
+  clienttest::Pending done;
+  ListOptions o;
+  o.resource_version = rv;
+  o.field_selector = "metadata.name=w1";
+  env.client.watch(
+      cm(), "default", o, 1,
+      [&](std::string_view l) {
+        std::lock_guard lock(m);
+        lines.emplace_back(l);
+      },
+      done.callback());
+  Result r = done.wait();
+  CHECK(r.status == 200);
+  std::lock_guard lock(m);
+  REQUIRE_FALSE(lines.empty());
+  CHECK(lines[0].find("\"type\":\"ADDED\"") != std::string::npos);
+  CHECK(lines[0].find("\"name\":\"w1\"") != std::string::npos);
+}
+
+TEST_CASE("destroying a client with requests in flight still completes them", "[client]") {
+  sim::ServerOptions so;
+  so.faults.latency_ms = 300;
+  clienttest::SimServer sim(so);
+  clienttest::Pending pending;
+  {
+    Client client(make_curl_transport(sim.config()));
+    client.get(cm(), "default", "x", pending.callback());
+  }  // the transport goes with the client
+  Result r = pending.wait();
+  CHECK(r.status == 0);
+  CHECK(r.error == kTransportStopped);
+  CHECK(pending.calls() == 1);
+}

@@ -69,6 +69,7 @@ struct HeaderRecorder {
   httplib::Server server;
   std::mutex mutex;
   std::vector<std::string> seen;
+  std::string user_agent;
   std::thread thread;
   int port = 0;
 
@@ -76,6 +77,7 @@ struct HeaderRecorder {
     server.Get(".*", [this](const httplib::Request& req, httplib::Response& res) {
       std::lock_guard lock(mutex);
       seen.push_back(req.get_header_value("Authorization"));
+      user_agent = req.get_header_value("User-Agent");
       res.set_content(R"({"kind":"NamespaceList","apiVersion":"v1","metadata":{},"items":[]})", "application/json");
     });
     port = server.bind_to_any_port("127.0.0.1");
@@ -182,4 +184,19 @@ TEST_CASE("in-cluster config reads the service-account directory and follows tok
 
   unsetenv("KUBERNETES_SERVICE_HOST");
   CHECK_THROWS_AS(in_cluster(dir.path.string()), ConfigError);
+}
+
+TEST_CASE("the client's user agent and a static token reach the server", "[client][config]") {
+  HeaderRecorder recorder;
+  ClusterConfig c;
+  c.server = "http://127.0.0.1:" + std::to_string(recorder.port);
+  c.token = "static";
+  ClientOptions o;
+  o.user_agent = "ao-test/1.0";
+  Client client(make_curl_transport(c), o);
+  Result r = call([&](Callback cb) { client.list(*resource_for_kind("Namespace"), "", {}, cb); });
+  CHECK(r.status == 200);
+  CHECK(recorder.last() == "Bearer static");
+  std::lock_guard lock(recorder.mutex);
+  CHECK(recorder.user_agent == "ao-test/1.0");
 }

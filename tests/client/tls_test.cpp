@@ -2,6 +2,8 @@
 // way the operator is: from the kubeconfig the server writes.
 #include <catch2/catch.hpp>
 
+#include <httplib.h>
+
 #include "client_fixture.hpp"
 
 using namespace k8s;
@@ -69,4 +71,81 @@ TEST_CASE("an unknown CA fails verification unless verification is skipped", "[c
   CHECK(r.attempts == 2);
   c.insecure_skip_tls_verify = true;
   CHECK(list_namespaces(c).status == 200);
+}
+
+namespace {
+
+// A CA, a server certificate for 127.0.0.1 and a client certificate, made
+// with the openssl CLI.
+struct MutualTls {
+  TempDir dir;
+  std::string path(const char* name) const { return (dir.path / name).string(); }
+
+  MutualTls() {
+    dir.write("server.ext", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n");
+    dir.write("client.ext", "extendedKeyUsage=clientAuth\n");
+    std::string d = dir.path.string();
+    std::string key = " -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes";
+    run("openssl req -x509" + key + " -keyout " + d + "/ca.key -out " + d + "/ca.crt -days 1 -subj /CN=test-ca");
+    for (const char* who : {"server", "client"}) {
+      std::string w = d + "/" + who;
+      run("openssl req" + key + " -keyout " + w + ".key -out " + w + ".csr -subj /CN=" + who);
+      run("openssl x509 -req -in " + w + ".csr -CA " + d + "/ca.crt -CAkey " + d + "/ca.key -CAcreateserial -out " + w +
+          ".crt -days 1 -extfile " + w + ".ext");
+    }
+  }
+  static void run(const std::string& command) {
+    if (std::system((command + " >/dev/null 2>&1").c_str()) != 0) throw std::runtime_error("failed: " + command);
+  }
+};
+
+// An HTTPS server that requires a client certificate signed by the CA.
+struct MutualTlsServer {
+  httplib::SSLServer server;
+  std::thread thread;
+  int port = 0;
+
+  explicit MutualTlsServer(const MutualTls& m)
+      : server(m.path("server.crt").c_str(), m.path("server.key").c_str(), m.path("ca.crt").c_str()) {
+    server.Get(".*", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(R"({"kind":"NamespaceList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[]})",
+                      "application/json");
+    });
+    port = server.bind_to_any_port("127.0.0.1");
+    thread = std::thread([this] { server.listen_after_bind(); });
+  }
+  ~MutualTlsServer() {
+    server.stop();
+    thread.join();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("client certificates from files or inline data authenticate to a mutual-TLS server", "[client][tls]") {
+  MutualTls m;
+  MutualTlsServer server(m);
+  REQUIRE(server.server.is_valid());
+  ClusterConfig c;
+  c.server = "https://127.0.0.1:" + std::to_string(server.port);
+  c.ca_file = m.path("ca.crt");
+  Result anonymous = list_namespaces(c);
+  CHECK(anonymous.status == 0);  // the handshake fails without a client certificate
+
+  c.client_cert_file = m.path("client.crt");
+  c.client_key_file = m.path("client.key");
+  Result from_files = list_namespaces(c);
+  CHECK(from_files.status == 200);
+  CHECK(from_files.resource_version == "7");
+
+  ClusterConfig inline_data;
+  inline_data.server = c.server;
+  inline_data.ca_data = clienttest::read_text(m.path("ca.crt"));
+  inline_data.client_cert_data = clienttest::read_text(m.path("client.crt"));
+  inline_data.client_key_data = clienttest::read_text(m.path("client.key"));
+  CHECK(list_namespaces(inline_data).status == 200);
+
+  inline_data.client_cert_data = clienttest::read_text(m.path("server.crt"));  // not a client certificate
+  inline_data.client_key_data = clienttest::read_text(m.path("server.key"));
+  CHECK(list_namespaces(inline_data).status == 0);
 }

@@ -192,7 +192,6 @@ spec:
   CHECK(good_rec->find("status")->as_string() == "True");
   // The problem is also reported as a Kubernetes Event on the agent.
   bool event = false;
-  for (const auto& e : f.list("Event", "monitoring"))
-    event |= e.find("reason")->as_string() == "InvalidMembers";
+  for (const auto& e : f.list("Event", "monitoring")) event |= e.find("reason")->as_string() == "InvalidMembers";
   CHECK(event);
 }

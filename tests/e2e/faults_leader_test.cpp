@@ -19,8 +19,8 @@ std::map<std::string, std::string> end_state(OperatorFixture& f) {
   std::map<std::string, std::string> out;
   for (const auto& o : f.owned()) {
     const model::Value* md = o.find("metadata");
-    std::string id = o.find("kind")->as_string() + " " + md->find("namespace")->as_string() + "/" +
-                     md->find("name")->as_string();
+    std::string id =
+        o.find("kind")->as_string() + " " + md->find("namespace")->as_string() + "/" + md->find("name")->as_string();
     const model::Value* content = o.find("data") ? o.find("data") : o.find("spec");
     out[id] = content ? model::to_json(*content) : "";
   }
@@ -121,6 +121,8 @@ TEST_CASE("a standby takes over within one lease duration after the leader dies"
     return co;
   };
   f.start_operator(options("first"));
+  // A standby runs alongside and must not write while the leader lives.
+  auto standby = f.start_instance(options("second"));
   auto holder = [&] {
     auto lease = f.get("Lease", "default", "agent-operator-leader");
     return lease ? lease->find("spec")->find("holderIdentity")->as_string() : std::string();
@@ -131,8 +133,17 @@ TEST_CASE("a standby takes over within one lease duration after the leader dies"
   REQUIRE(holder() == "first");
   REQUIRE(f.wait_idle());
   REQUIRE(f.divergence().empty());
-  // The leader dies without releasing the lease; a standby starts.
-  f.start_operator(options("second"));
+  f.apply_yaml("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {monitoring: disabled}\n");
+  REQUIRE(f.wait_idle());
+  REQUIRE(f.divergence().empty());
+  REQUIRE(standby->controller().wait_idle(std::chrono::seconds(30), std::chrono::milliseconds(300)));
+  auto standby_stats = standby->controller().stats();
+  CHECK_FALSE(standby_stats.writer.leader);
+  CHECK(standby_stats.writer.writes == 0);
+  CHECK(standby_stats.writer.status_writes == 0);
+  CHECK(holder() == "first");
+  // The leader dies without releasing the lease.
+  f.stop_operator();
   auto started = std::chrono::steady_clock::now();
   while (holder() != "second" && std::chrono::steady_clock::now() - started < std::chrono::seconds(10))
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -140,9 +151,10 @@ TEST_CASE("a standby takes over within one lease duration after the leader dies"
   REQUIRE(holder() == "second");
   // Lease duration plus one retry period (the standby must first observe the record).
   CHECK(took <= std::chrono::milliseconds(2000 + 200 + 500));
-  CHECK(f.controller().stats().writer.leader);
   // The new leader writes: a change is applied.
-  f.apply_yaml("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {monitoring: disabled}\n");
-  REQUIRE(f.wait_idle());
+  f.apply_yaml("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {monitoring: enabled}\n");
+  REQUIRE(standby->controller().wait_idle(std::chrono::seconds(30), std::chrono::milliseconds(300)));
+  CHECK(standby->controller().stats().writer.leader);
+  CHECK(standby->controller().stats().writer.writes > 0);
   CHECK(f.divergence().empty());
 }

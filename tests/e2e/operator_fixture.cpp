@@ -11,7 +11,9 @@
 
 namespace e2e {
 
-std::string source_dir() { return AO_SOURCE_DIR; }
+std::string source_dir() {
+  return AO_SOURCE_DIR;
+}
 
 struct OperatorFixture::Runtime {
   caf::actor_system_config cfg;
@@ -73,6 +75,23 @@ void OperatorFixture::stop_operator() {
     rt_->transport.reset();
     rt_->sys.reset();
   }
+}
+
+OperatorInstance::OperatorInstance(const std::string& url, actors::ControllerOptions o) {
+  cfg_.set("scheduler.max-threads", 2);
+  sys_ = std::make_unique<caf::actor_system>(cfg_);
+  k8s::ClusterConfig cc;
+  cc.server = url;
+  client_ = std::make_unique<k8s::Client>(k8s::make_curl_transport(cc));
+  controller_ = std::make_unique<actors::Controller>(*sys_, *client_, std::move(o));
+  controller_->start();
+}
+
+OperatorInstance::~OperatorInstance() {
+  controller_->stop();
+  controller_.reset();
+  client_.reset();
+  sys_.reset();
 }
 
 bool OperatorFixture::wait_idle(std::chrono::milliseconds timeout) {

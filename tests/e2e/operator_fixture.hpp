@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "actors/controller.hpp"
+#include "k8s/client/client.hpp"
 #include "k8s/sim/cluster.hpp"
 #include "k8s/sim/server.hpp"
 #include "model/render.hpp"
@@ -26,6 +27,21 @@ struct FixtureOptions {
   bool journal_include_secrets = true;
 };
 
+// A second operator process, for leader election: its own actor system,
+// transport and client against the fixture's server.
+class OperatorInstance {
+ public:
+  OperatorInstance(const std::string& url, actors::ControllerOptions o);
+  ~OperatorInstance();
+  actors::Controller& controller() { return *controller_; }
+
+ private:
+  caf::actor_system_config cfg_;
+  std::unique_ptr<caf::actor_system> sys_;
+  std::unique_ptr<k8s::Client> client_;
+  std::unique_ptr<actors::Controller> controller_;
+};
+
 class OperatorFixture {
  public:
   explicit OperatorFixture(FixtureOptions o = {});
@@ -33,6 +49,9 @@ class OperatorFixture {
 
   void start_operator(std::optional<actors::ControllerOptions> o = std::nullopt);
   void stop_operator();
+  std::unique_ptr<OperatorInstance> start_instance(actors::ControllerOptions o) {
+    return std::make_unique<OperatorInstance>(server_->url(), std::move(o));
+  }
   actors::Controller& controller() { return *controller_; }
   bool wait_idle(std::chrono::milliseconds timeout = std::chrono::seconds(30));
   // Polls until divergence() is empty and the controller is idle.

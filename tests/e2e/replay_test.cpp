@@ -62,8 +62,8 @@ stringData: {username: "123456", password: rotated}
   REQUIRE(checkpoints.size() == 3);
   for (std::uint64_t seq : checkpoints) {
     INFO("seq " << seq);
-    auto r = testutil::run({std::string(AO_BIN_DIR) + "/agent-operator", "replay", journal, "--until",
-                            std::to_string(seq)});
+    auto r =
+        testutil::run({std::string(AO_BIN_DIR) + "/agent-operator", "replay", journal, "--until", std::to_string(seq)});
     REQUIRE(r.code == 0);
     CHECK(r.out == rec.renders.at(seq));
   }

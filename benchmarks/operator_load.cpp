@@ -1,0 +1,219 @@
+// Operator load benchmark: the whole controller (informers, journal,
+// router, roots, writer) against a generated simcluster running as a
+// separate process, so the RSS measured here is the operator's own.
+//   cold start  process-relative time from Controller::start() until the
+//               last write of the initial reconcile (every root reconciled)
+//   latency     ServiceMonitor edit -> every affected config Secret written,
+//               over N edits, debounce 0 (excluded, as the goal says)
+//   routing     events/s through journal, router and roots, fed straight
+//               into the journal actor (no HTTP), drained when the router
+//               has routed them all
+// Usage: operator_load [--quick] [--edits N] [--qps Q]
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <future>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../tests/k8s/process.hpp"
+#include "actors/controller.hpp"
+#include "actors/messages.hpp"
+#include "k8s/client/config.hpp"
+#include "k8s/client/curl_transport.hpp"
+#include "k8s/sim/generate.hpp"
+#include "model/hierarchy.hpp"
+#include "model/yaml_emit.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Flags {
+  bool quick = false;
+  int edits = 1000;
+  double qps = 1000;
+};
+
+std::string spec_text(bool quick) {
+  return quick ? "namespaces=50,agents=5,metrics_instances=20,service_monitors=2000,pod_monitors=500,probes=0,"
+                 "secrets=2000,pods=0,seed=1"
+               : "namespaces=500,agents=50,metrics_instances=200,service_monitors=20000,pod_monitors=5000,probes=0,"
+                 "secrets=20000,pods=0,seed=1";
+}
+
+double peak_rss_mib() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss / 1024.0;
+}
+
+double ms(Clock::duration d) {
+  return std::chrono::duration<double, std::milli>(d).count();
+}
+
+double pct(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(p * v.size()))];
+}
+
+// Config Secret writes seen by the writer: name -> times.
+struct WriteLog {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::multimap<std::string, Clock::time_point> config_writes;
+  Clock::time_point last_write{};
+  void on_line(const std::string& line) {
+    std::lock_guard<std::mutex> lock(mu);
+    last_write = Clock::now();
+    // "update Secret ns/name-config: reason"
+    if (line.rfind("update Secret ", 0) != 0) return;
+    auto colon = line.find(':', 14);
+    std::string id = line.substr(14, colon - 14);
+    if (id.size() > 7 && id.compare(id.size() - 7, 7, "-config") == 0) config_writes.emplace(id, Clock::now());
+    cv.notify_all();
+  }
+};
+
+// Which agents' config each ServiceMonitor feeds (from the same generated objects).
+std::map<std::pair<std::string, std::string>, std::set<std::string>> affected_agents(
+    const k8s::sim::GenerateSpec& spec) {
+  model::Inventory inv;
+  for (auto& obj : k8s::sim::generate_objects(spec)) inv.add(std::move(obj));
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> out;
+  for (const auto& [key, agent] : inv.agents) {
+    model::Hierarchy h = model::build_hierarchy(inv, agent.obj);
+    for (const auto& mi : h.metrics)
+      for (const auto* sm : mi.service_monitors)
+        out[{sm->meta.ns, sm->meta.name}].insert(key.first + "/" + key.second + "-config");
+  }
+  return out;
+}
+
+k8s::Result call(const std::function<void(k8s::Callback)>& f) {
+  std::promise<k8s::Result> p;
+  f([&](k8s::Result r) { p.set_value(std::move(r)); });
+  return p.get_future().get();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick"))
+      flags.quick = true;
+    else if (!std::strcmp(argv[i], "--edits") && i + 1 < argc)
+      flags.edits = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--qps") && i + 1 < argc)
+      flags.qps = std::atof(argv[++i]);
+  }
+  auto spec = k8s::sim::parse_generate_spec(spec_text(flags.quick));
+  std::string kubeconfig = "/tmp/operator-load-" + std::to_string(::getpid()) + ".kubeconfig";
+  testutil::Child sim({std::string(AO_BIN_DIR) + "/simcluster", "--listen", "127.0.0.1:0", "--kubeconfig-out",
+                       kubeconfig, "--crds", std::string(AO_SOURCE_DIR) + "/deploy/crds", "--generate",
+                       spec_text(flags.quick)});
+  if (!sim.read_until([](const std::string& out) { return out.find("listening on") != std::string::npos; },
+                      std::chrono::seconds(120))) {
+    std::fprintf(stderr, "simcluster did not start\n");
+    return 1;
+  }
+  auto affected = affected_agents(spec);
+  std::printf("cluster: %s (%zu ServiceMonitors selected by some agent)\n", spec_text(flags.quick).c_str(),
+              affected.size());
+  double rss_before = peak_rss_mib();
+
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  k8s::ClientOptions co;
+  co.qps = flags.qps;
+  co.burst = flags.qps * 2;
+  k8s::Client client(k8s::make_curl_transport(k8s::from_kubeconfig(kubeconfig)), co);
+  WriteLog writes;
+  actors::ControllerOptions opts;
+  opts.root.debounce = std::chrono::milliseconds(0);
+  opts.writer.now_rfc3339 = [] { return std::string("2024-05-01T12:00:00Z"); };
+  opts.log = [&writes](const std::string& line) { writes.on_line(line); };
+  actors::Controller ctl(sys, client, opts);
+
+  auto t0 = Clock::now();
+  ctl.start();
+  while (!ctl.synced()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  auto synced_at = Clock::now();
+  ctl.wait_idle(std::chrono::minutes(5), std::chrono::milliseconds(1000));
+  auto stats = ctl.stats();
+  std::printf(
+      "cold start: %.0f ms to the last initial write (informers synced after %.0f ms); %zu roots, %llu "
+      "writes, %llu journal events\n",
+      ms(writes.last_write - t0), ms(synced_at - t0), stats.writer.roots,
+      static_cast<unsigned long long>(stats.writer.writes), static_cast<unsigned long long>(stats.journal_seq));
+  std::printf("peak RSS after cold start: %.0f MiB (%.0f MiB before the controller started)\n", peak_rss_mib(),
+              rss_before);
+
+  // Change latency: edit one ServiceMonitor at a time.
+  const k8s::Resource& sm = *k8s::resource_for_kind("ServiceMonitor");
+  std::vector<double> latencies;
+  auto it = affected.begin();
+  for (int i = 0; i < flags.edits && it != affected.end(); ++i, ++it) {
+    const auto& [key, configs] = *it;
+    std::string body = R"({"metadata":{"labels":{"load-edit":")" + std::to_string(i) +
+                       R"("}},"spec":{"endpoints":[{"port":"web","interval":")" + std::to_string(10 + i % 50) +
+                       R"(s"}]}})";
+    auto start = Clock::now();
+    k8s::Result r = call(
+        [&](k8s::Callback cb) { client.patch(sm, key.first, key.second, k8s::PatchType::merge, body, std::move(cb)); });
+    if (!r.ok()) {
+      std::fprintf(stderr, "patch %s/%s: HTTP %d %s\n", key.first.c_str(), key.second.c_str(), r.status,
+                   r.error.c_str());
+      return 1;
+    }
+    std::unique_lock<std::mutex> lock(writes.mu);
+    Clock::time_point done{};
+    bool all = writes.cv.wait_for(lock, std::chrono::seconds(10), [&] {
+      for (const auto& c : configs) {
+        auto range = writes.config_writes.equal_range(c);
+        auto hit = std::find_if(range.first, range.second, [&](const auto& w) { return w.second >= start; });
+        if (hit == range.second) return false;
+        done = std::max(done, hit->second);
+      }
+      return true;
+    });
+    if (!all) {
+      std::fprintf(stderr, "edit %d: not every affected config Secret was written within 10 s\n", i);
+      return 1;
+    }
+    latencies.push_back(ms(done - start));
+  }
+  std::printf("change latency over %zu edits: p50 %.1f ms, p99 %.1f ms, max %.1f ms\n", latencies.size(),
+              pct(latencies, 0.5), pct(latencies, 0.99), pct(latencies, 1.0));
+
+  // Routing throughput: re-send every generated object as MODIFIED straight
+  // into the journal and wait until the router has routed them all.
+  auto objects = k8s::sim::generate_objects(spec);
+  auto before = ctl.stats();
+  auto rs = Clock::now();
+  for (auto& obj : objects) {
+    std::string kind = obj.find("kind")->as_string();
+    caf::anon_send(ctl.journal(), actors::ingest_atom::value, kind, actors::core::EventType::modified,
+                   actors::core::ObjectPtr(std::make_shared<const model::Value>(std::move(obj))));
+  }
+  std::uint64_t target = before.router.events + objects.size();
+  while (ctl.stats().router.events < target) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  double secs = ms(Clock::now() - rs) / 1000;
+  std::printf("routing: %zu events through journal and router to roots in %.0f ms = %.0f events/s\n", objects.size(),
+              secs * 1000, objects.size() / secs);
+  ctl.wait_idle(std::chrono::minutes(2), std::chrono::milliseconds(500));
+  std::printf("peak RSS at the end: %.0f MiB\n", peak_rss_mib());
+  ctl.stop();
+  sim.terminate();
+  std::remove(kubeconfig.c_str());
+  return 0;
+}
