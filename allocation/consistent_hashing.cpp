@@ -1,65 +1,22 @@
 // consistent-hashing: rendezvous (highest-random-weight) preferences with a
-// two-sided load band. See allocation/README.md for the algorithm and its
-// measured balance and churn.
+// two-sided load band; a fresh stable matching into the inner band, then
+// incremental changes that repair only outside the outer band. See
+// allocation/README.md for the algorithm and its measured balance and churn.
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
 
 #include "allocation/hash.hpp"
+#include "allocation/rendezvous.hpp"
 #include "allocation/strategy_impl.hpp"
 
 namespace allocation {
 namespace {
 
 constexpr std::size_t kTopPrefs = 2;
-constexpr std::size_t kLanes = 16;
 // Fresh placements aim at this share of the tolerance; the rest of the band
 // absorbs later changes without extra moves.
 constexpr double kInnerShare = 0.5;
-
-inline std::uint32_t fold(std::uint64_t x) {
-  return static_cast<std::uint32_t>(x ^ (x >> 32));
-}
-
-// The rendezvous score of (target, collector): a 32-bit mix, so a row of
-// scores vectorises (8 or 16 lanes). Ties are broken by the 64-bit seed.
-inline std::uint32_t score(std::uint32_t key, std::uint32_t seed) {
-  std::uint32_t x = key ^ seed;
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
-
-// The two best collectors of kLanes targets at once: one lane per target,
-// collectors in index order, so GCC vectorises the lane loop (8 or 16
-// lanes) with no cross-lane merge. ambiguous[l] flags a lane where a tie
-// (any score equal to the running best or second best) or a zero second
-// score makes the result order-dependent; the caller then ranks exactly.
-__attribute__((target_clones("avx512f", "avx2", "default"), optimize("O3"))) void top_two(
-    const std::uint32_t* __restrict keys, const std::uint32_t* __restrict seeds, std::size_t n,
-    std::uint32_t* __restrict first, std::uint32_t* __restrict second, std::uint32_t* __restrict ambiguous) {
-  std::uint32_t b1[kLanes] = {}, b2[kLanes] = {}, i1[kLanes] = {}, i2[kLanes] = {}, tie[kLanes] = {};
-  for (std::size_t c = 0; c < n; ++c) {
-    const std::uint32_t seed = seeds[c], index = static_cast<std::uint32_t>(c);
-    for (std::size_t l = 0; l < kLanes; ++l) {
-      const std::uint32_t x = score(keys[l], seed);
-      tie[l] |= static_cast<std::uint32_t>(x == b1[l]) | static_cast<std::uint32_t>(x == b2[l]);
-      const std::uint32_t top = x > b1[l] ? ~0u : 0u, next = x > b2[l] ? ~0u : 0u;
-      i2[l] = (top & i1[l]) | (~top & ((next & index) | (~next & i2[l])));
-      b2[l] = std::max(b2[l], std::min(b1[l], x));
-      i1[l] = (top & index) | (~top & i1[l]);
-      b1[l] = std::max(b1[l], x);
-    }
-  }
-  for (std::size_t l = 0; l < kLanes; ++l) {
-    first[l] = i1[l];
-    second[l] = i2[l];
-    ambiguous[l] = tie[l] | static_cast<std::uint32_t>(b2[l] == 0);
-  }
-}
 
 // Collector-side ranking of a held target: higher score, then key, then hash.
 struct Held {

@@ -1,11 +1,13 @@
 // Allocation strategies, selected by upstream's config names:
 // "consistent-hashing" (default), "least-weighted" and "per-node".
 // Contract: assign() maps every target to an index into `collectors` or to
-// kUnassigned. Inputs are only the eligible collectors. consistent-hashing
-// and per-node are pure functions of the target keys and collector names
-// (any input order gives the same mapping, so replicas agree);
-// least-weighted keeps `previous` assignments and is deterministic given
-// the same sequence of calls.
+// kUnassigned. Inputs are only the eligible collectors. per-node is a pure
+// function of the target keys and collector names (any input order gives
+// the same mapping, so replicas agree). consistent-hashing is one too when
+// no target has a previous collector (a fresh start); otherwise it keeps
+// `previous` placements and moves only what balance requires, as
+// least-weighted does: both are deterministic given the same sequence of
+// calls, whatever the input order.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +39,8 @@ struct StrategyConfig {
   std::string name = "consistent-hashing";
   // consistent-hashing: every collector's load stays within
   // [(1-tolerance)·avg, (1+tolerance)·avg] once avg is large enough that
-  // the band holds at least one integer on each side.
+  // the band holds at least one integer on each side; fresh placements aim
+  // at half that band, leaving the rest to absorb later changes.
   double balance_tolerance = 0.05;
   // least-weighted: when a collector joins (holds no previous target),
   // move targets from the most loaded collectors until max-min <= 1.

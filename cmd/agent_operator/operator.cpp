@@ -163,8 +163,12 @@ int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, cons
   k8s::ClientOptions co;
   co.qps = f.qps;
   co.burst = f.burst;
-  k8s::Client client(transport, co);
   actors::OperatorMetrics metrics;
+  std::string host = cluster.server;
+  co.on_request = [&metrics, host](const std::string& method, int status, double seconds) {
+    metrics.observe_rest_request(method, host, status, seconds);
+  };
+  k8s::Client client(transport, co);
   actors::ControllerOptions opts = controller_options(f, hooks);
   opts.metrics = &metrics;
   actors::Controller controller(sys, client, std::move(opts));

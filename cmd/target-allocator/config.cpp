@@ -110,6 +110,10 @@ void read_prometheus(const Value* config, Config& out) {
 
 }  // namespace
 
+void read_scrape_job(const Value& job, const std::string& field, Config& out) {
+  read_job(job, field, out);
+}
+
 Config load_config(std::string_view text, std::string_view source) {
   auto docs = model::parse_documents(text, source);
   if (docs.size() != 1 || !docs[0].value.is_object()) fail(std::string(source), "must hold one YAML object");
@@ -120,12 +124,16 @@ Config load_config(std::string_view text, std::string_view source) {
   if (!out.filter_strategy.empty() && out.filter_strategy != "relabel-config")
     fail("filter_strategy", "unknown strategy \"" + out.filter_strategy + "\" (want relabel-config or empty)");
   out.collectors = string_list(doc.find("collectors"), "collectors");
-  if (const Value* cr = doc.find("prometheus_cr"); cr && !cr->is_null()) {
-    if (!cr->is_object()) fail("prometheus_cr", "must be an object");
-    const Value* enabled = cr->find("enabled");
-    if (enabled && !enabled->is_null() && !enabled->is_bool()) fail("prometheus_cr.enabled", "must be a boolean");
-    if (enabled && enabled->is_bool() && enabled->as_bool()) out.kubernetes_fields.push_back("prometheus_cr.enabled");
+  try {
+    out.collector_selector =
+        allocation::discovery::parse_label_selector(doc.find("collector_selector"), "collector_selector");
+    out.prometheus_cr = allocation::discovery::parse_prometheus_cr(doc.find("prometheus_cr"), "prometheus_cr");
+  } catch (const allocation::discovery::DiscoveryError& e) {
+    throw ConfigError(e.what());
   }
+  out.collector_namespace = string_field(doc, "collector_namespace");
+  if (out.collector_selector) out.kubernetes_fields.push_back("collector_selector");
+  if (out.prometheus_cr.enabled) out.kubernetes_fields.push_back("prometheus_cr.enabled");
   read_prometheus(doc.find("config"), out);
   return out;
 }

@@ -15,7 +15,9 @@
 
 #include "allocation/collector.hpp"
 #include "allocation/discovery/http_sd.hpp"
+#include "allocation/discovery/collectors.hpp"
 #include "allocation/discovery/kubernetes_config.hpp"
+#include "allocation/discovery/prometheus_cr.hpp"
 #include "allocation/strategy.hpp"
 #include "allocation/target.hpp"
 #include "model/value.hpp"
@@ -42,7 +44,13 @@ struct KubernetesSdJob {
 struct Config {
   allocation::StrategyConfig strategy;
   std::string filter_strategy;  // "" or "relabel-config"
-  std::vector<std::string> collectors;
+  std::vector<std::string> collectors;  // our static list, used without collector_selector
+  // Collector pods: selected by collector_selector in collector_namespace
+  // (config key; --collector-namespace and $OTELCOL_NAMESPACE override or
+  // fill it in the binary).
+  std::optional<model::LabelSelector> collector_selector;
+  std::string collector_namespace;
+  allocation::discovery::PrometheusCrConfig prometheus_cr;
   model::Value scrape_configs = model::Value::array();
   std::vector<allocation::Target> targets;  // from static_configs
   // Fields that need the Kubernetes API, e.g.
@@ -54,6 +62,10 @@ struct Config {
 
 // Parses the YAML/JSON text of a config file; `source` names it in errors.
 Config load_config(std::string_view text, std::string_view source);
+
+// Reads one scrape config (e.g. rendered from a Prometheus CR) into `out`:
+// its static targets and sd configs, as load_config does for the file's.
+void read_scrape_job(const model::Value& job, const std::string& field, Config& out);
 
 // Checks that `path` (or, when empty, the in-cluster service account) gives a
 // cluster connection: a readable kubeconfig whose current-context names a

@@ -2,6 +2,7 @@
 #include "discovery_runner.hpp"
 
 #include <iostream>
+#include <utility>
 
 namespace target_allocator {
 
@@ -29,7 +30,52 @@ std::size_t DiscoveryRunner::add_source(const std::string& job, Pull pull) {
 void DiscoveryRunner::mark_changed(std::size_t source) {
   {
     std::lock_guard lock(mu_);
+    if (sources_.at(source).removed) return;
     sources_.at(source).dirty = true;
+    changed_ = targets_changed_ = true;
+  }
+  cv_.notify_all();
+}
+
+void DiscoveryRunner::remove_source(std::size_t source) {
+  {
+    std::lock_guard lock(mu_);
+    auto& s = sources_.at(source);
+    s.removed = true;
+    s.groups.clear();
+    s.pull = nullptr;
+    s.dirty = false;
+    changed_ = targets_changed_ = true;
+  }
+  cv_.notify_all();
+}
+
+void DiscoveryRunner::set_static_targets(std::vector<allocation::Target> targets) {
+  {
+    std::lock_guard lock(mu_);
+    static_targets_ = std::move(targets);
+    changed_ = targets_changed_ = true;
+  }
+  cv_.notify_all();
+}
+
+void DiscoveryRunner::set_collectors(std::vector<allocation::Collector> collectors) {
+  {
+    std::lock_guard lock(mu_);
+    collectors_ = std::move(collectors);
+    changed_ = true;
+  }
+  cv_.notify_all();
+}
+
+std::optional<std::vector<allocation::Collector>> DiscoveryRunner::take_collectors() {
+  std::lock_guard lock(mu_);
+  return std::exchange(collectors_, std::nullopt);
+}
+
+void DiscoveryRunner::notify() {
+  {
+    std::lock_guard lock(mu_);
     changed_ = true;
   }
   cv_.notify_all();
@@ -41,8 +87,9 @@ void DiscoveryRunner::update(std::size_t source, std::vector<allocation::discove
   for (auto& g : groups) plain.push_back(std::move(g.group));
   {
     std::lock_guard lock(mu_);
+    if (sources_.at(source).removed) return;
     sources_.at(source).groups = std::move(plain);
-    changed_ = true;
+    changed_ = targets_changed_ = true;
   }
   cv_.notify_all();
 }
@@ -63,17 +110,27 @@ void DiscoveryRunner::request_stop() {
   cv_.notify_all();
 }
 
-bool DiscoveryRunner::wait_for_change() {
+bool DiscoveryRunner::wait_for_change(std::optional<allocation::TimePoint> until) {
   std::unique_lock lock(mu_);
-  cv_.wait(lock, [this] { return changed_ || stop_; });
+  auto ready = [this] { return changed_ || stop_; };
+  if (until)
+    cv_.wait_until(lock, *until, ready);
+  else
+    cv_.wait(lock, ready);
+  changed_ = false;
   return !stop_;
+}
+
+bool DiscoveryRunner::targets_changed() {
+  std::lock_guard lock(mu_);
+  return targets_changed_;
 }
 
 std::vector<allocation::Target> DiscoveryRunner::targets() {
   std::vector<std::pair<std::size_t, Pull>> pulls;
   {
     std::lock_guard lock(mu_);
-    changed_ = false;
+    targets_changed_ = false;
     for (std::size_t i = 0; i < sources_.size(); ++i)
       if (sources_[i].dirty && sources_[i].pull) {
         sources_[i].dirty = false;
@@ -82,9 +139,10 @@ std::vector<allocation::Target> DiscoveryRunner::targets() {
   }
   std::vector<std::pair<std::size_t, std::vector<allocation::TargetGroup>>> pulled;
   for (auto& [i, pull] : pulls) pulled.emplace_back(i, pull());
-  std::vector<allocation::Target> out = static_targets_;
   std::lock_guard lock(mu_);
-  for (auto& [i, groups] : pulled) sources_[i].groups = std::move(groups);
+  std::vector<allocation::Target> out = static_targets_;
+  for (auto& [i, groups] : pulled)
+    if (!sources_[i].removed) sources_[i].groups = std::move(groups);
   for (const auto& s : sources_) allocation::append_targets(s.job, s.groups, out);
   return out;
 }

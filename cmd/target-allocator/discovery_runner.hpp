@@ -9,7 +9,8 @@
 // source's own lock (held while calling update/mark_changed) before the
 // runner's; pull functions run without the runner's lock.
 // request_stop() (e.g. from a signal thread) makes wait_for_change() return
-// false.
+// false. Collector discovery (set_collectors) and Prometheus CR changes
+// (notify) wake the serving thread through the same wait.
 #pragma once
 
 #include <condition_variable>
@@ -19,6 +20,9 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "allocation/collector.hpp"
 #include "allocation/discovery/kubernetes_roles.hpp"
 #include "allocation/target.hpp"
 #include "config.hpp"
@@ -43,13 +47,27 @@ class DiscoveryRunner {
   // Replaces the groups of one source.
   void update(std::size_t source, std::vector<allocation::discovery::SourcedGroup> groups);
   void mark_changed(std::size_t source);
+  // Drops a source's groups; its id is never reused.
+  void remove_source(std::size_t source);
+  // Replaces the static targets (config static_configs plus those of
+  // Prometheus CR jobs, e.g. Probes with static targets).
+  void set_static_targets(std::vector<allocation::Target> targets);
+  // The latest discovered collectors, taken once by take_collectors().
+  void set_collectors(std::vector<allocation::Collector> collectors);
+  std::optional<std::vector<allocation::Collector>> take_collectors();
+  // Wakes wait_for_change() without a target change (the caller has its
+  // own flag, e.g. the Prometheus CR watcher's).
+  void notify();
 
   void start();  // starts the pollers
   void stop();   // stops and joins them
   void request_stop();
-  // Blocks until an update arrived since the last targets() (true) or a
-  // stop was requested (false).
-  bool wait_for_change();
+  // Blocks until an update or notification arrived since the last wait
+  // (true), `until` passed (true; e.g. the allocator's next_refresh()), or
+  // a stop was requested (false).
+  bool wait_for_change(std::optional<allocation::TimePoint> until = std::nullopt);
+  // Whether targets changed since the last targets().
+  bool targets_changed();
   std::vector<allocation::Target> targets();
 
  private:
@@ -58,6 +76,7 @@ class DiscoveryRunner {
     std::vector<allocation::TargetGroup> groups;
     Pull pull;
     bool dirty = false;
+    bool removed = false;
   };
 
   std::vector<allocation::Target> static_targets_;
@@ -65,7 +84,8 @@ class DiscoveryRunner {
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<Source> sources_;
-  bool changed_ = false, stop_ = false;
+  bool changed_ = false, targets_changed_ = false, stop_ = false;
+  std::optional<std::vector<allocation::Collector>> collectors_;
   std::vector<std::unique_ptr<HttpSdPoller>> pollers_;
 };
 

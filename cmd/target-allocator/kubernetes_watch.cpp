@@ -68,4 +68,10 @@ void KubernetesWatcher::stop() {
   for (auto& r : reflectors_) r->stop();
 }
 
+std::vector<std::size_t> KubernetesWatcher::sources() const {
+  std::vector<std::size_t> out;
+  for (const auto& job : jobs_) out.push_back(job->source);
+  return out;
+}
+
 }  // namespace target_allocator

@@ -32,6 +32,8 @@ class KubernetesWatcher {
 
   void start();
   void stop();
+  // The DiscoveryRunner sources registered by the constructor, one per config.
+  std::vector<std::size_t> sources() const;
 
  private:
   struct Job {

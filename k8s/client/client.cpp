@@ -151,8 +151,13 @@ struct Client::Impl : std::enable_shared_from_this<Client::Impl> {
     if (req.user_agent.empty()) req.user_agent = options.user_agent;
     acquire([self = shared_from_this(), req, cb = std::move(cb), attempt]() mutable {
       Request copy = req;
+      auto sent = std::chrono::steady_clock::now();
       self->transport->send(
-          std::move(copy), [self, req = std::move(req), cb = std::move(cb), attempt](Result r) mutable {
+          std::move(copy), [self, req = std::move(req), cb = std::move(cb), attempt, sent](Result r) mutable {
+            if (self->options.on_request) {
+              std::chrono::duration<double> took = std::chrono::steady_clock::now() - sent;
+              self->options.on_request(req.method, r.status, took.count());
+            }
             bool retry = r.error_class() == ErrorClass::retry_call && attempt < self->options.max_retries &&
                          r.error != kTransportStopped;
             if (!retry) {

@@ -42,6 +42,9 @@ struct ClientOptions {
   Backoff backoff{};
   std::string user_agent = "agent-operator";
   std::string field_manager = "agent-operator";
+  // Called on the I/O thread after every HTTP attempt (retries included),
+  // for metrics: method, status (0 = transport error), seconds. Must not block.
+  std::function<void(const std::string& method, int status, double seconds)> on_request = {};
 };
 
 class Client {

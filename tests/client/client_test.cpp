@@ -349,3 +349,21 @@ TEST_CASE("destroying a client with requests in flight still completes them", "[
   CHECK(r.error == kTransportStopped);
   CHECK(pending.calls() == 1);
 }
+
+TEST_CASE("the request hook sees every attempt with its method and status", "[client]") {
+  auto seen = std::make_shared<std::vector<std::pair<std::string, int>>>();
+  auto mu = std::make_shared<std::mutex>();
+  ClientOptions o = Env::fast();
+  o.on_request = [seen, mu](const std::string& method, int status, double seconds) {
+    std::lock_guard lock(*mu);
+    seen->emplace_back(method, status);
+    CHECK(seconds >= 0);
+  };
+  Env env(o);
+  REQUIRE(env.create("a").status == 201);
+  REQUIRE(env.get("missing").status == 404);
+  std::lock_guard lock(*mu);
+  REQUIRE(seen->size() == 2);
+  CHECK((*seen)[0] == std::pair<std::string, int>("POST", 201));
+  CHECK((*seen)[1] == std::pair<std::string, int>("GET", 404));
+}

@@ -1,0 +1,141 @@
+// Prometheus CR discovery: selectors, the monitor index and rendering.
+#include "allocation/discovery/prometheus_cr.hpp"
+
+#include "allocation/discovery/collectors.hpp"
+#include "allocation/discovery/meta.hpp"
+#include "model/assets.hpp"
+#include "model/inventory.hpp"
+#include "model/scrape_jobs.hpp"
+
+namespace allocation::discovery {
+
+namespace {
+
+using model::Value;
+
+model::Labels labels_of(const Value& object) {
+  model::Labels out;
+  if (const Value* meta = object.find("metadata"))
+    if (const Value* l = meta->find("labels"); l && l->is_object())
+      for (const auto& [k, v] : l->as_object())
+        if (v.is_string()) out[k] = v.as_string();
+  return out;
+}
+
+// Absent selectors select everything (upstream's allocator defaults them to
+// empty selectors, unlike prometheus-operator's nil = nothing).
+bool matches(const std::optional<model::LabelSelector>& s, const model::Labels& labels) {
+  return !s || s->matches(labels);
+}
+
+// Renders the members of one table, each into its own AssetRefs; members
+// with errors are left out and reported.
+template <class T, class Render>
+void render_table(const model::Inventory& inv, const model::Table<T>& table, const char* kind, Render render,
+                  Value& jobs, std::vector<std::string>& problems) {
+  for (const auto& [key, entry] : table) {
+    if (!entry.valid) continue;  // decode problems were reported by the inventory
+    model::AssetRefs scratch(inv);
+    Value out = render(entry.obj, scratch);
+    if (!scratch.errors.empty()) {
+      for (const auto& e : scratch.errors)
+        problems.push_back(std::string(kind) + " " + key.first + "/" + key.second + ": " + e.path + ": " + e.message);
+      continue;
+    }
+    if (!out.is_array())
+      jobs.push(std::move(out));
+    else
+      for (auto& job : out.as_array()) jobs.push(std::move(job));
+  }
+}
+
+}  // namespace
+
+bool PrometheusCrConfig::needs_namespaces() const {
+  return service_monitor_namespace_selector || pod_monitor_namespace_selector || probe_namespace_selector;
+}
+
+PrometheusCrConfig parse_prometheus_cr(const model::Value* block, const std::string& field) {
+  PrometheusCrConfig out;
+  if (!block || block->is_null()) return out;
+  if (!block->is_object()) throw DiscoveryError(field + ": must be an object");
+  const Value* enabled = block->find("enabled");
+  if (enabled && !enabled->is_null() && !enabled->is_bool()) throw DiscoveryError(field + ".enabled: must be a boolean");
+  out.enabled = enabled && enabled->is_bool() && enabled->as_bool();
+  auto selector = [&](const char* key) { return parse_label_selector(block->find(key), field + "." + key); };
+  out.service_monitor_selector = selector("service_monitor_selector");
+  out.pod_monitor_selector = selector("pod_monitor_selector");
+  out.probe_selector = selector("probe_selector");
+  out.service_monitor_namespace_selector = selector("service_monitor_namespace_selector");
+  out.pod_monitor_namespace_selector = selector("pod_monitor_namespace_selector");
+  out.probe_namespace_selector = selector("probe_namespace_selector");
+  if (const Value* interval = block->find("scrape_interval"); interval && !interval->is_null()) {
+    if (!interval->is_string() || !model::scrape::parse_duration(interval->as_string()))
+      throw DiscoveryError(field + ".scrape_interval: must be a duration such as 30s");
+    out.scrape_interval = interval->as_string();
+  }
+  return out;
+}
+
+bool PrometheusCrIndex::apply(const std::string& kind, Change change, const ObjectPtr& object) {
+  if (kind == "Namespace") {
+    const std::string name = str_at(*object, {"metadata", "name"});
+    if (change == Change::deleted)
+      namespace_labels_.erase(name);
+    else
+      namespace_labels_[name] = labels_of(*object);
+    return config_.needs_namespaces();
+  }
+  if (kind != "ServiceMonitor" && kind != "PodMonitor" && kind != "Probe") return false;
+  auto& table = objects_[kind];
+  const std::string key = object_key(*object);
+  if (change == Change::deleted) return table.erase(key) > 0;
+  table[key] = object;
+  return true;
+}
+
+bool PrometheusCrIndex::selected(const std::string& kind, const model::Value& object) const {
+  const auto& c = config_;
+  const bool sm = kind == "ServiceMonitor", pm = kind == "PodMonitor";
+  const auto& selector = sm ? c.service_monitor_selector : pm ? c.pod_monitor_selector : c.probe_selector;
+  const auto& ns_selector = sm   ? c.service_monitor_namespace_selector
+                            : pm ? c.pod_monitor_namespace_selector
+                                 : c.probe_namespace_selector;
+  if (!matches(selector, labels_of(object))) return false;
+  if (!ns_selector) return true;
+  auto ns = namespace_labels_.find(str_at(object, {"metadata", "namespace"}));
+  return ns != namespace_labels_.end() && ns_selector->matches(ns->second);
+}
+
+model::Value PrometheusCrIndex::jobs(std::vector<std::string>& problems) const {
+  model::Inventory inv;
+  for (const auto& [kind, table] : objects_)
+    for (const auto& [key, object] : table)
+      if (selected(kind, *object)) inv.add(*object, kind + " " + key);
+  for (const auto& p : inv.problems()) problems.push_back(p.str());
+  model::GrafanaAgent agent;  // no apiServer, no enforced limits or labels
+  agent.metrics.scrape_interval = config_.scrape_interval;
+  const model::RenderOptions options;
+  const Value sd_fields = Value::object();
+  const model::scrape::JobContext ctx{agent, options, 1, sd_fields};
+  Value jobs = Value::array();
+  render_table(
+      inv, inv.service_monitors, "ServiceMonitor",
+      [&](const auto& sm, model::AssetRefs& a) { return model::scrape::service_monitor_jobs(ctx, sm, a); }, jobs,
+      problems);
+  render_table(
+      inv, inv.pod_monitors, "PodMonitor",
+      [&](const auto& pm, model::AssetRefs& a) { return model::scrape::pod_monitor_jobs(ctx, pm, a); }, jobs,
+      problems);
+  render_table(
+      inv, inv.probes, "Probe", [&](const auto& p, model::AssetRefs& a) { return model::scrape::probe_job(ctx, p, a); },
+      jobs, problems);
+  // Upstream's scrape_interval is the default for monitors that set none;
+  // collectors get no global block from the allocator, so it goes per job.
+  if (!config_.scrape_interval.empty())
+    for (auto& job : jobs.as_array())
+      if (!job.find("scrape_interval")) job.set("scrape_interval", config_.scrape_interval);
+  return jobs;
+}
+
+}  // namespace allocation::discovery

@@ -1,0 +1,58 @@
+// Prometheus CR discovery (upstream's `prometheus_cr`): the selectors of
+// the config file and an index of watched ServiceMonitors, PodMonitors,
+// Probes and Namespaces that renders the selected monitors into scrape
+// configs with the operator's own renderer (model/scrape_jobs.hpp), so job
+// names are prometheus-operator's (serviceMonitor/<ns>/<name>/<i>,
+// podMonitor/<ns>/<name>/<i>, probe/<ns>/<name>).
+// Contract: pure. parse_prometheus_cr throws DiscoveryError naming the
+// field. Selector semantics as upstream's allocator: an absent (or empty)
+// monitor selector selects every monitor, an absent namespace selector
+// every namespace. No Secrets or ConfigMaps are read: a monitor whose
+// rendering needs one (basic auth, bearer tokens, TLS from Secrets) is left
+// out and reported in `problems`, never served half-configured.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "allocation/discovery/kubernetes_index.hpp"
+#include "model/meta.hpp"
+#include "model/value.hpp"
+
+namespace allocation::discovery {
+
+struct PrometheusCrConfig {
+  bool enabled = false;
+  std::string scrape_interval;  // default for monitors without an interval; "" = none
+  std::optional<model::LabelSelector> service_monitor_selector, pod_monitor_selector, probe_selector;
+  std::optional<model::LabelSelector> service_monitor_namespace_selector, pod_monitor_namespace_selector,
+      probe_namespace_selector;
+  // Whether Namespace objects must be watched (some namespace selector is set).
+  bool needs_namespaces() const;
+};
+
+// Reads the `prometheus_cr` block (null or absent: disabled).
+PrometheusCrConfig parse_prometheus_cr(const model::Value* block, const std::string& field);
+
+class PrometheusCrIndex {
+ public:
+  explicit PrometheusCrIndex(PrometheusCrConfig config) : config_(std::move(config)) {}
+  // `kind` is "ServiceMonitor", "PodMonitor", "Probe" or "Namespace";
+  // others are ignored. Returns whether the rendered jobs may have changed.
+  bool apply(const std::string& kind, Change change, const ObjectPtr& object);
+  // The scrape configs of every selected monitor, ServiceMonitors, then
+  // PodMonitors, then Probes, each sorted by namespace and name. Monitors
+  // that cannot be rendered are left out with one line each in `problems`.
+  model::Value jobs(std::vector<std::string>& problems) const;
+
+ private:
+  bool selected(const std::string& kind, const model::Value& object) const;
+
+  PrometheusCrConfig config_;
+  std::map<std::string, std::map<std::string, ObjectPtr>> objects_;  // kind -> ns/name -> object
+  std::map<std::string, model::Labels> namespace_labels_;
+};
+
+}  // namespace allocation::discovery
