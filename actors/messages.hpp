@@ -45,6 +45,8 @@ using stats_atom = caf::atom_constant<caf::atom("stats")>;
 using explain_atom = caf::atom_constant<caf::atom("explain")>;
 // router -> writer: a GrafanaAgent was deleted (the event carries its uid).
 using gone_atom = caf::atom_constant<caf::atom("gone")>;
+// writer internal: the owner GrafanaAgent was re-read.
+using owner_atom = caf::atom_constant<caf::atom("owner")>;
 // controller -> journal: update the ConfigMaps redacted as secrets.
 using redact_atom = caf::atom_constant<caf::atom("redact")>;
 // -> journal: durability point (flush/fsync).

@@ -21,6 +21,8 @@ caf::actor ensure_root(RouterActor* self, const core::RootKey& key) {
   auto& st = self->state;
   if (auto it = st.roots.find(key); it != st.roots.end()) return it->second;
   caf::actor root = spawn_root(self->system(), key, st.cfg.root, caf::actor_cast<caf::actor>(self), st.synced);
+  // Roots stop with the router (shutdown), not only when their agent goes.
+  self->link_to(root);
   // A new root starts with the Namespace labels its selectors read.
   for (const core::ObjectPtr& ns : st.router.namespaces()) {
     auto e = std::make_shared<core::Event>(core::Event{0, 0, "Namespace", core::EventType::resync, ns});

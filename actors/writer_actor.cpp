@@ -17,6 +17,14 @@ const std::string& str(const model::Value& v, const char* a, const char* b) {
 
 void plan_root(Actor* self, const core::RootKey& key);
 
+// resourceVersions are opaque to clients, but every API server (and
+// simcluster) issues increasing integers; 0 when it is not one.
+std::uint64_t numeric_rv(const model::Value& obj) {
+  const std::string& rv = str(obj, "metadata", "resourceVersion");
+  if (rv.empty() || rv.find_first_not_of("0123456789") != std::string::npos || rv.size() > 19) return 0;
+  return std::stoull(rv);
+}
+
 // Completions arrive on the client's I/O thread; hand them to the actor.
 k8s::Callback completion(Actor* self, const core::RootKey& key, std::uint64_t batch) {
   caf::actor me = caf::actor_cast<caf::actor>(self);
@@ -146,6 +154,9 @@ void on_done(Actor* self, const core::RootKey& key, std::uint64_t batch, const k
     } catch (const model::ParseError&) {
       rw.observed[id] = a.object;
     }
+    rw.written_rv[id] = numeric_rv(rw.observed[id]);
+    rw.written[id] = without_server_fields(rw.observed[id]);
+    rw.drifted.erase(id);
   }
   if (self->state.cfg.log)
     self->state.cfg.log(std::string(core::action_name(a.type)) + " " + describe(a.kind, a.ns, a.name) + ": " +
@@ -165,7 +176,13 @@ void plan_root(Actor* self, const core::RootKey& key) {
   if (!fx.root_present) return;
   if (fx.paused) return report_status(self, key, rw);
   std::vector<model::Value> observed;
-  for (const auto& [id, obj] : rw.observed) observed.push_back(obj);
+  for (const auto& [id, obj] : rw.observed) {
+    observed.push_back(obj);
+    // Without its hash annotation a drifted object plans as an update.
+    if (rw.drifted.count(id))
+      if (model::Value* an = observed.back().find("metadata")->find("annotations"))
+        an->erase(core::kConfigHashAnnotation);
+  }
   core::PlanInput in{key, rw.out->uid, &fx.desired, &observed, fx.root_valid};
   core::Plan plan = core::plan_writes(in);
   ++st.stats.plans;
@@ -176,16 +193,54 @@ void plan_root(Actor* self, const core::RootKey& key) {
   run_next(self, key, rw);
 }
 
+// An owned object disappeared. Its GrafanaAgent may be being deleted (the
+// garbage collector removes dependents, and informers can report that
+// before the agent's own deletion): confirm the owner still exists before
+// re-creating anything, or the writer would resurrect orphans.
+void confirm_owner(Actor* self, const core::RootKey& key) {
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  self->state.cfg.client->get(*k8s::resource_for_kind("GrafanaAgent"), key.first, key.second, [me, key](k8s::Result r) {
+    caf::anon_send(me, owner_atom::value, key, ResultPtr(std::make_shared<const k8s::Result>(std::move(r))));
+  });
+}
+
+void on_owner(Actor* self, const core::RootKey& key, const k8s::Result& r) {
+  auto it = self->state.roots.find(key);
+  if (it == self->state.roots.end()) return;
+  std::string uid;
+  if (r.ok()) {
+    try {
+      model::Value ga = model::parse_json(r.body, "GrafanaAgent");
+      uid = str(ga, "metadata", "uid");
+    } catch (const model::ParseError&) {
+    }
+  }
+  bool gone = r.status == 404 || (r.ok() && it->second.out && uid != it->second.out->uid);
+  if (gone) {
+    if (it->second.out && !it->second.out->uid.empty()) self->state.deleted_uids.insert(it->second.out->uid);
+    self->state.roots.erase(it);
+    return;
+  }
+  plan_root(self, key);  // the owner lives (or the read failed): restore what was deleted
+}
+
 void on_observed(Actor* self, const EventPtr& e, const KeySet& owners) {
   ObjectKey id = key_of(*e->object);
   id = {e->kind, std::get<1>(id), std::get<2>(id)};
   for (const core::RootKey& key : *owners) {
     RootWrites& rw = self->state.roots[key];
-    if (e->type == core::EventType::deleted)
-      rw.observed.erase(id);
-    else
+    if (e->type != core::EventType::deleted) {
       rw.observed[id] = *e->object;
-    plan_root(self, key);
+      auto w = rw.written.find(id);
+      bool newer = numeric_rv(*e->object) > rw.written_rv[id];
+      if (w != rw.written.end() && newer && !contained_in(w->second, *e->object)) {
+        rw.drifted.insert(id);
+        if (self->state.cfg.log) self->state.cfg.log("drift on " + describe(e->kind, std::get<1>(id), std::get<2>(id)));
+      }
+      plan_root(self, key);
+    } else if (rw.observed.erase(id) && rw.out && self->state.synced && self->state.leader) {
+      confirm_owner(self, key);
+    }
   }
 }
 
@@ -223,6 +278,7 @@ caf::behavior writer_behavior(Actor* self, WriterConfig cfg) {
         plan_root(self, key);
       },
       [=](observed_atom, EventPtr e, KeySet owners) { on_observed(self, e, owners); },
+      [=](owner_atom, const core::RootKey& key, ResultPtr r) { on_owner(self, key, *r); },
       [=](gone_atom, EventPtr e) {
         const model::Value* md = e->object->find("metadata");
         const model::Value* uid = md ? md->find("uid") : nullptr;

@@ -18,8 +18,14 @@ using actors::ResultPtr;
 struct RootWrites {
   RootOutputPtr out;
   std::map<ObjectKey, model::Value> observed;  // owned objects, as last seen
-  std::vector<core::Action> queue;             // the rest of the batch in flight
-  std::uint64_t batch = 0;                     // tags completions of the current batch
+  // Each object as our last write left it (server fields stripped). A field
+  // of it that someone later changes or removes is drift and is written
+  // back; fields others add (controller annotations, defaults) are not.
+  std::map<ObjectKey, model::Value> written;
+  std::map<ObjectKey, std::uint64_t> written_rv;  // events older than our write are not drift
+  std::set<ObjectKey> drifted;
+  std::vector<core::Action> queue;  // the rest of the batch in flight
+  std::uint64_t batch = 0;          // tags completions of the current batch
   bool in_flight = false, replan = false, retry_scheduled = false;
   unsigned attempt = 0;
   std::string write_error;
@@ -39,6 +45,11 @@ struct State {
 using Actor = caf::stateful_actor<State>;
 
 ObjectKey key_of(const model::Value& obj);
+// The object without status and server-maintained metadata.
+model::Value without_server_fields(model::Value obj);
+// Whether every field of `want` has the same value in `have` (objects
+// recursively; arrays element by element and of equal length).
+bool contained_in(const model::Value& want, const model::Value& have);
 std::string describe(const std::string& kind, const std::string& ns, const std::string& name);
 // After a batch: the status patch and, on failure, an Event.
 void report_status(Actor* self, const core::RootKey& key, RootWrites& rw);

@@ -75,6 +75,31 @@ void emit_event(Actor* self, const core::RootKey& key, const RootOutput& out, co
 
 }  // namespace
 
+model::Value without_server_fields(model::Value obj) {
+  obj.erase("status");
+  if (model::Value* md = obj.find("metadata"))
+    for (const char* f : {"resourceVersion", "managedFields", "generation", "uid", "creationTimestamp"}) md->erase(f);
+  return obj;
+}
+
+bool contained_in(const model::Value& want, const model::Value& have) {
+  if (want.is_object()) {
+    if (!have.is_object()) return false;
+    for (const auto& [k, v] : want.as_object()) {
+      const model::Value* h = have.find(k);
+      if (!h || !contained_in(v, *h)) return false;
+    }
+    return true;
+  }
+  if (want.is_array()) {
+    if (!have.is_array() || have.size() != want.size()) return false;
+    for (std::size_t i = 0; i < want.size(); ++i)
+      if (!contained_in(want.as_array()[i], have.as_array()[i])) return false;
+    return true;
+  }
+  return want == have;
+}
+
 ObjectKey key_of(const model::Value& obj) {
   return {field(&obj, "kind"), meta(obj, "namespace"), meta(obj, "name")};
 }

@@ -169,6 +169,9 @@ class ConsistentHashing final : public Strategy {
     std::vector<std::vector<Held>> held_by(n);
     std::vector<std::uint32_t> room(n, 0), next(targets_.size(), 1), queue;
     for (std::size_t c = 0; c < n; ++c) room[c] = upper_[c] > load_[c] ? upper_[c] - load_[c] : 0;
+    std::vector<std::uint32_t> demand(n, 0);
+    for (std::uint32_t t = 0; t < targets_.size(); ++t) demand[prefs_[t * width_]] += out[t] == kUnassigned;
+    for (std::size_t c = 0; c < n; ++c) held_by[c].reserve(std::max(demand[c], room[c]) + 1);
     for (std::uint32_t t = 0; t < targets_.size(); ++t) {
       if (out[t] == kUnassigned) held_by[prefs_[t * width_]].push_back(held(t, prefs_[t * width_]));
     }

@@ -25,7 +25,10 @@ Value normalize_selector(const Value& v) {
   return out;
 }
 
+// A terminating pod keeps its Ready condition until the kubelet stops it;
+// it must not take new targets meanwhile (upstream #3781).
 bool pod_ready(const Value& pod) {
+  if (!str_at(pod, {"metadata", "deletionTimestamp"}).empty()) return false;
   const Value* status = pod.find("status");
   const Value* conditions = status && status->is_object() ? status->find("conditions") : nullptr;
   if (!conditions || !conditions->is_array()) return false;

@@ -5,7 +5,8 @@
 // field; it accepts upstream's lower-case keys (`matchlabels`,
 // `matchexpressions`) as well as the Kubernetes spelling. CollectorSet
 // turns watch events into collectors: name = pod name, node =
-// spec.nodeName, ready = the Ready condition is "True"; ready_since is the
+// spec.nodeName, ready = the Ready condition is "True" and the pod is not
+// terminating (no metadata.deletionTimestamp); ready_since is the
 // time the set first saw the pod Ready (the allocator's clock), so the
 // allocator's grace period runs from then.
 #pragma once

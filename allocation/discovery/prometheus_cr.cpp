@@ -60,7 +60,8 @@ PrometheusCrConfig parse_prometheus_cr(const model::Value* block, const std::str
   if (!block || block->is_null()) return out;
   if (!block->is_object()) throw DiscoveryError(field + ": must be an object");
   const Value* enabled = block->find("enabled");
-  if (enabled && !enabled->is_null() && !enabled->is_bool()) throw DiscoveryError(field + ".enabled: must be a boolean");
+  if (enabled && !enabled->is_null() && !enabled->is_bool())
+    throw DiscoveryError(field + ".enabled: must be a boolean");
   out.enabled = enabled && enabled->is_bool() && enabled->as_bool();
   auto selector = [&](const char* key) { return parse_label_selector(block->find(key), field + "." + key); };
   out.service_monitor_selector = selector("service_monitor_selector");
@@ -125,8 +126,7 @@ model::Value PrometheusCrIndex::jobs(std::vector<std::string>& problems) const {
       problems);
   render_table(
       inv, inv.pod_monitors, "PodMonitor",
-      [&](const auto& pm, model::AssetRefs& a) { return model::scrape::pod_monitor_jobs(ctx, pm, a); }, jobs,
-      problems);
+      [&](const auto& pm, model::AssetRefs& a) { return model::scrape::pod_monitor_jobs(ctx, pm, a); }, jobs, problems);
   render_table(
       inv, inv.probes, "Probe", [&](const auto& p, model::AssetRefs& a) { return model::scrape::probe_job(ctx, p, a); },
       jobs, problems);

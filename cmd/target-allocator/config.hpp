@@ -3,10 +3,10 @@
 // Contract: load_config() throws ConfigError whose message names the field
 // ("config.scrape_configs[0].http_sd_configs[0].url: ..."). static_configs
 // become targets; http_sd_configs and kubernetes_sd_configs are parsed and
-// validated (allocation/discovery) for the caller to run. kubernetes_sd_configs
-// and `prometheus_cr.enabled` are also recorded in kubernetes_fields (they
-// need a cluster connection, checked by the caller with check_kubeconfig());
-// other *_sd_configs are errors.
+// validated (allocation/discovery) for the caller to run. kubernetes_sd_configs,
+// `collector_selector` and `prometheus_cr.enabled` are also recorded in
+// kubernetes_fields (they need a cluster connection, checked by the caller
+// with check_kubeconfig()); other *_sd_configs are errors.
 #pragma once
 
 #include <stdexcept>
@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "allocation/collector.hpp"
-#include "allocation/discovery/http_sd.hpp"
 #include "allocation/discovery/collectors.hpp"
+#include "allocation/discovery/http_sd.hpp"
 #include "allocation/discovery/kubernetes_config.hpp"
 #include "allocation/discovery/prometheus_cr.hpp"
 #include "allocation/strategy.hpp"
@@ -43,7 +43,7 @@ struct KubernetesSdJob {
 
 struct Config {
   allocation::StrategyConfig strategy;
-  std::string filter_strategy;  // "" or "relabel-config"
+  std::string filter_strategy;          // "" or "relabel-config"
   std::vector<std::string> collectors;  // our static list, used without collector_selector
   // Collector pods: selected by collector_selector in collector_namespace
   // (config key; --collector-namespace and $OTELCOL_NAMESPACE override or

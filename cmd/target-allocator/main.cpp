@@ -2,17 +2,19 @@
 // collectors and serves them over HTTP (reference §2 shapes).
 // Usage: target-allocator --config-file FILE [--listen-addr HOST:PORT]
 //        [--kubeconfig-path FILE] [--enable-prometheus-cr-watcher[=BOOL]]
-// http_sd_configs are polled and kubernetes_sd_configs watched (through
+//        [--collector-namespace NS]
+// http_sd_configs are polled; kubernetes_sd_configs, collector pods
+// (collector_selector) and Prometheus CRs are watched (through
 // --kubeconfig-path or the in-cluster service account); every discovery
 // change reallocates and republishes.
 // Exit codes: 0 after SIGINT/SIGTERM, 2 on bad flags or config (including
-// kubernetes_sd_configs without a usable cluster connection, and Prometheus
-// CRs, which this build cannot serve yet), 1 when the address cannot be
-// bound. Prints "listening on http://HOST:PORT" once the first allocation is
+// a config that needs the Kubernetes API without a usable cluster
+// connection), 1 when the address cannot be bound. Prints "listening on http://HOST:PORT" once the first allocation is
 // served.
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -23,11 +25,10 @@
 #include "allocation/allocator.hpp"
 #include "allocation/filter.hpp"
 #include "allocation/server.hpp"
+#include "cluster_sources.hpp"
 #include "config.hpp"
 #include "discovery_runner.hpp"
 #include "k8s/client/config.hpp"
-#include "k8s/client/curl_transport.hpp"
-#include "kubernetes_watch.hpp"
 
 namespace {
 
@@ -36,11 +37,12 @@ struct Flags {
   std::string listen_addr = ":8080";
   std::string kubeconfig_path;
   bool prometheus_cr_watcher = false;
+  std::string collector_namespace;
 };
 
 constexpr const char* kUsage =
     "usage: target-allocator --config-file FILE [--listen-addr HOST:PORT] [--kubeconfig-path FILE]\n"
-    "                        [--enable-prometheus-cr-watcher[=BOOL]]\n";
+    "                        [--enable-prometheus-cr-watcher[=BOOL]] [--collector-namespace NS]\n";
 
 int usage(const std::string& problem) {
   std::cerr << "target-allocator: " << problem << "\n" << kUsage;
@@ -69,6 +71,8 @@ bool parse_flags(int argc, char** argv, Flags& flags, std::string& problem) {
       flags.listen_addr = value;
     else if (arg == "--kubeconfig-path")
       flags.kubeconfig_path = value;
+    else if (arg == "--collector-namespace")
+      flags.collector_namespace = value;
     else if (arg == "--enable-prometheus-cr-watcher" && (value == "true" || value == "false"))
       flags.prometheus_cr_watcher = value == "true";
     else if (arg == "--enable-prometheus-cr-watcher") {
@@ -102,19 +106,33 @@ std::vector<allocation::Collector> static_collectors(const std::vector<std::stri
   return out;
 }
 
-std::unique_ptr<target_allocator::KubernetesWatcher> start_watcher(
-    const std::optional<k8s::ClusterConfig>& cluster, const std::vector<target_allocator::KubernetesSdJob>& jobs,
-    target_allocator::DiscoveryRunner& discovery) {
+// Upstream's order: the flag, then the config key, then $OTELCOL_NAMESPACE.
+std::string collector_namespace(const Flags& flags, const target_allocator::Config& config) {
+  if (!flags.collector_namespace.empty()) return flags.collector_namespace;
+  if (!config.collector_namespace.empty()) return config.collector_namespace;
+  const char* env = std::getenv("OTELCOL_NAMESPACE");
+  return env && *env ? env : "default";
+}
+
+std::unique_ptr<target_allocator::ClusterSources> cluster_sources(const std::optional<k8s::ClusterConfig>& cluster,
+                                                                  const target_allocator::Config& config,
+                                                                  const Flags& flags,
+                                                                  target_allocator::DiscoveryRunner& discovery,
+                                                                  const allocation::Clock& clock) {
   if (!cluster) return nullptr;
-  auto watcher = std::make_unique<target_allocator::KubernetesWatcher>(
-      k8s::make_curl_transport(*cluster, {.user_agent = "agent-operator-target-allocator"}), jobs, discovery,
-      [](const std::string& m) { std::cerr << "target-allocator: " << m << std::endl; });
-  watcher->start();
-  return watcher;
+  return std::make_unique<target_allocator::ClusterSources>(
+      *cluster, config, config.prometheus_cr.enabled || flags.prometheus_cr_watcher, collector_namespace(flags, config),
+      discovery, clock, [](const std::string& m) { std::cerr << "target-allocator: " << m << std::endl; });
+}
+
+model::Value concat(const model::Value& a, const model::Value& b) {
+  model::Value out = a;
+  for (const auto& item : b.as_array()) out.push(item);
+  return out;
 }
 
 int serve(target_allocator::Config config, const allocation::ServerOptions& options,
-          const std::optional<k8s::ClusterConfig>& cluster) {
+          const std::optional<k8s::ClusterConfig>& cluster, const Flags& flags) {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
@@ -124,6 +142,9 @@ int serve(target_allocator::Config config, const allocation::ServerOptions& opti
   allocation::SystemClock clock;
   allocation::Allocator allocator(allocation::make_strategy(config.strategy), {}, clock);
   target_allocator::DiscoveryRunner discovery(config);  // keeps the unfiltered static targets
+  const std::vector<allocation::Target> static_targets = config.targets;
+  model::Value scrape_configs = config.scrape_configs;  // plus the Prometheus CR jobs
+  auto sources = cluster_sources(cluster, config, flags, discovery, clock);
   std::optional<allocation::RelabelFilter> filter;
   if (config.filter_strategy == "relabel-config") {
     filter.emplace();
@@ -138,7 +159,8 @@ int serve(target_allocator::Config config, const allocation::ServerOptions& opti
     server.metrics().observe_time_to_allocate(method, allocator.strategy_name(), took.count());
   };
   server.metrics().count_event("static_configs");
-  timed("SetCollectors", [&] { allocator.set_collectors(static_collectors(config.collectors)); });
+  if (!sources || !sources->watches_collectors())
+    timed("SetCollectors", [&] { allocator.set_collectors(static_collectors(config.collectors)); });
   timed("SetTargets", [&] { allocator.set_targets(std::move(config.targets)); });
   server.publish(allocator, config.scrape_configs);
   try {
@@ -148,7 +170,7 @@ int serve(target_allocator::Config config, const allocation::ServerOptions& opti
     return 1;
   }
   std::cout << "listening on http://" << options.host << ":" << server.port() << std::endl;
-  auto watcher = start_watcher(cluster, config.kubernetes_sd, discovery);
+  if (sources) sources->start();
   discovery.start();
   std::thread on_signal([&] {
     int sig = 0;
@@ -156,15 +178,27 @@ int serve(target_allocator::Config config, const allocation::ServerOptions& opti
     discovery.request_stop();
   });
   // Discovery updates coalesce: each pass takes the whole current target set.
-  while (discovery.wait_for_change()) {
-    auto targets = discovery.targets();
-    if (filter) filter->apply(targets);
-    server.metrics().count_event("discovery");
-    timed("SetTargets", [&] { allocator.set_targets(std::move(targets)); });
-    server.publish(allocator, config.scrape_configs);
+  while (discovery.wait_for_change(allocator.next_refresh())) {
+    if (auto collectors = discovery.take_collectors())
+      timed("SetCollectors", [&] { allocator.set_collectors(std::move(*collectors)); });
+    if (auto cr = sources ? sources->refresh_cr() : std::nullopt) {
+      scrape_configs = concat(config.scrape_configs, cr->scrape_configs);
+      if (filter) filter->set_scrape_configs(scrape_configs);
+      auto all = static_targets;
+      all.insert(all.end(), cr->static_targets.begin(), cr->static_targets.end());
+      discovery.set_static_targets(std::move(all));  // refiltered below with the new jobs' rules
+    }
+    if (auto due = allocator.next_refresh(); due && *due <= clock.now()) allocator.refresh();
+    if (discovery.targets_changed()) {
+      auto targets = discovery.targets();
+      if (filter) filter->apply(targets);
+      server.metrics().count_event("discovery");
+      timed("SetTargets", [&] { allocator.set_targets(std::move(targets)); });
+    }
+    server.publish(allocator, scrape_configs);
   }
   on_signal.join();
-  if (watcher) watcher->stop();
+  if (sources) sources->stop();
   discovery.stop();
   server.stop();
   return 0;
@@ -179,25 +213,6 @@ k8s::ClusterConfig cluster_config(const Flags& flags) {
   } catch (const k8s::ConfigError& e) {
     throw target_allocator::ConfigError(e.what());
   }
-}
-
-bool only_kubernetes_sd(const target_allocator::Config& config) {
-  return std::all_of(config.kubernetes_fields.begin(), config.kubernetes_fields.end(),
-                     [](const std::string& f) { return f.ends_with(".kubernetes_sd_configs"); });
-}
-
-// A config that needs the Kubernetes API: without a usable kubeconfig that
-// is the error; with one, discovery from it is not wired into this binary yet.
-int kubernetes_unavailable(const target_allocator::Config& config, const Flags& flags) {
-  const std::string& field = config.kubernetes_fields.front();
-  try {
-    const std::string server = target_allocator::check_kubeconfig(flags.kubeconfig_path);
-    std::cerr << "target-allocator: " << field << ": Kubernetes discovery (" << server
-              << ") is not available in this build yet\n";
-  } catch (const target_allocator::ConfigError& e) {
-    std::cerr << "target-allocator: " << field << " needs the Kubernetes API: " << e.what() << "\n";
-  }
-  return 2;
 }
 
 }  // namespace
@@ -216,9 +231,8 @@ int main(int argc, char** argv) {
     auto config = target_allocator::load_config(text.str(), flags.config_file);
     allocation::make_strategy(config.strategy);  // validate before serving
     if (flags.prometheus_cr_watcher) config.kubernetes_fields.push_back("--enable-prometheus-cr-watcher");
-    if (!config.kubernetes_fields.empty() && !only_kubernetes_sd(config)) return kubernetes_unavailable(config, flags);
     std::optional<k8s::ClusterConfig> cluster;
-    if (!config.kubernetes_sd.empty()) {
+    if (!config.kubernetes_fields.empty()) {
       try {
         cluster = cluster_config(flags);
       } catch (const target_allocator::ConfigError& e) {
@@ -227,7 +241,7 @@ int main(int argc, char** argv) {
         return 2;
       }
     }
-    return serve(std::move(config), options, cluster);
+    return serve(std::move(config), options, cluster, flags);
   } catch (const std::exception& e) {
     std::cerr << "target-allocator: " << e.what() << "\n";
   }

@@ -27,7 +27,10 @@ class ElasticPool : public httplib::TaskQueue {
   void enqueue(std::function<void()> fn) override {
     std::lock_guard lock(mutex_);
     jobs_.push_back(std::move(fn));
-    if (idle_ == 0 && threads_.size() < max_) threads_.emplace_back([this] { work(); });
+    // Idle workers that have not woken yet each take one queued job; start
+    // a thread for every job beyond them (a burst of watches would
+    // otherwise queue behind one long-lived stream).
+    if (jobs_.size() > idle_ && threads_.size() < max_) threads_.emplace_back([this] { work(); });
     cv_.notify_one();
   }
 

@@ -77,6 +77,19 @@ config:
         std::vector<std::string>{"prometheus_cr.enabled", "config.scrape_configs[1].kubernetes_sd_configs"});
   CHECK(c.targets.size() == 1);
   CHECK(load_config("prometheus_cr: {enabled: false}", "ta.yaml").kubernetes_fields.empty());
+  auto pods = load_config(R"(
+collector_selector: {matchlabels: {app: col}}
+collector_namespace: otel
+prometheus_cr: {enabled: true, pod_monitor_selector: {matchLabels: {team: a}}}
+)",
+                          "ta.yaml");
+  CHECK(pods.kubernetes_fields == std::vector<std::string>{"collector_selector", "prometheus_cr.enabled"});
+  CHECK(pods.collector_namespace == "otel");
+  REQUIRE(pods.collector_selector);
+  CHECK(pods.collector_selector->match_labels.at("app") == "col");
+  REQUIRE(pods.prometheus_cr.pod_monitor_selector);
+  CHECK_THROWS_WITH(load_config("collector_selector: [x]", "ta.yaml"),
+                    "collector_selector: must be a label selector (matchLabels/matchExpressions)");
 }
 
 TEST_CASE("check_kubeconfig needs a current context with a server", "[allocation][config]") {

@@ -53,16 +53,10 @@ TEST_CASE("target-allocator exits 2 naming the field of an invalid config", "[al
   std::filesystem::remove(path);
 }
 
-TEST_CASE("target-allocator refuses Kubernetes discovery it cannot serve", "[allocation][cli]") {
+TEST_CASE("target-allocator refuses Kubernetes discovery without a cluster connection", "[allocation][cli]") {
   auto sd = write_config("ta-k8s",
                          "config:\n  scrape_configs:\n    - job_name: a\n      kubernetes_sd_configs: [{role: pod}]\n");
   auto plain = write_config("ta-plain", "collectors: [c1]\n");
-  auto kubeconfig = write_config("ta-kubeconfig", R"(apiVersion: v1
-kind: Config
-current-context: dev
-contexts: [{name: dev, context: {cluster: dev}}]
-clusters: [{name: dev, cluster: {server: "https://127.0.0.1:6443"}}]
-)");
   std::string err;
   // Without a kubeconfig (and outside a cluster) the kubeconfig is the problem.
   CHECK(run(sd, err, "--kubeconfig-path /nonexistent/kubeconfig") == 2);
@@ -71,16 +65,11 @@ clusters: [{name: dev, cluster: {server: "https://127.0.0.1:6443"}}]
   err.clear();
   CHECK(run(plain, err, "--enable-prometheus-cr-watcher --kubeconfig-path /nonexistent/kubeconfig") == 2);
   CHECK_THAT(err, Catch::Contains("--enable-prometheus-cr-watcher needs the Kubernetes API"));
-  // With a usable one, Prometheus CR discovery itself is what is missing:
-  // still an error (kubernetes_sd_configs are served: kubernetes_sd_test.cpp).
-  err.clear();
-  CHECK(run(plain, err, "--enable-prometheus-cr-watcher --kubeconfig-path=" + kubeconfig.string()) == 2);
-  CHECK_THAT(err,
-             Catch::Contains("--enable-prometheus-cr-watcher: Kubernetes discovery (https://127.0.0.1:6443) is not"));
+  // With a usable one everything is served (kubernetes_sd_test.cpp, ta_cluster_test.cpp).
   err.clear();
   CHECK(run(plain, err, "--enable-prometheus-cr-watcher=maybe") == 2);
   CHECK_THAT(err, Catch::Contains("--enable-prometheus-cr-watcher: want true or false"));
-  for (const auto& p : {sd, plain, kubeconfig}) std::filesystem::remove(p);
+  for (const auto& p : {sd, plain}) std::filesystem::remove(p);
 }
 
 TEST_CASE("Prometheus discovers one collector's share from the target-allocator binary",

@@ -121,8 +121,6 @@ TEST_CASE("a standby takes over within one lease duration after the leader dies"
     return co;
   };
   f.start_operator(options("first"));
-  // A standby runs alongside and must not write while the leader lives.
-  auto standby = f.start_instance(options("second"));
   auto holder = [&] {
     auto lease = f.get("Lease", "default", "agent-operator-leader");
     return lease ? lease->find("spec")->find("holderIdentity")->as_string() : std::string();
@@ -131,6 +129,8 @@ TEST_CASE("a standby takes over within one lease duration after the leader dies"
   while (holder() != "first" && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   REQUIRE(holder() == "first");
+  // A standby runs alongside and must not write while the leader lives.
+  auto standby = f.start_instance(options("second"));
   REQUIRE(f.wait_idle());
   REQUIRE(f.divergence().empty());
   f.apply_yaml("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {monitoring: disabled}\n");

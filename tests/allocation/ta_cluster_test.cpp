@@ -1,0 +1,234 @@
+// The target-allocator binary against an in-process simcluster: collectors
+// discovered from pods (collector_selector, readiness from the Ready
+// condition) and jobs rendered from ServiceMonitors (prometheus_cr) whose
+// kubernetes_sd targets are allocated and served.
+#include <catch2/catch.hpp>
+
+#include "http_fixtures.hpp"
+#include "k8s/sim/loader.hpp"
+#include "k8s/sim/server.hpp"
+#include "k8s/sim_fixture.hpp"
+
+using namespace http_test;
+
+namespace {
+
+template <class F>
+bool eventually(F f) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (f()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return f();
+}
+
+std::string write_file(const std::string& name, const std::string& text) {
+  auto path = std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+// A running target-allocator watching `api`; stops on destruction.
+struct Allocator {
+  std::string kubeconfig, config;
+  Child child;
+  int port = -1;
+
+  Allocator(k8s::sim::Server& api, const std::string& config_text, std::vector<std::string> extra = {}) {
+    kubeconfig = write_file("ta-cluster-kubeconfig", api.kubeconfig());
+    config = write_file("ta-cluster-config.yaml", config_text);
+    std::vector<std::string> argv{AO_BIN_DIR "/target-allocator",
+                                  "--config-file",
+                                  config,
+                                  "--listen-addr",
+                                  "127.0.0.1:0",
+                                  "--kubeconfig-path",
+                                  kubeconfig};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    int out[2];
+    REQUIRE(::pipe(out) == 0);
+    child.pid = spawn(argv, out[1]);
+    ::close(out[1]);
+    std::string line;
+    char c = 0;
+    while (::read(out[0], &c, 1) == 1 && c != '\n') line += c;
+    ::close(out[0]);
+    const std::string prefix = "listening on http://127.0.0.1:";
+    if (line.starts_with(prefix)) port = std::stoi(line.substr(prefix.size()));
+    REQUIRE(port > 0);
+  }
+  ~Allocator() {
+    child.terminate();
+    std::filesystem::remove(kubeconfig);
+    std::filesystem::remove(config);
+  }
+  std::string get(const std::string& path) {
+    httplib::Client client("127.0.0.1", port);
+    return http_test::get(client, path);
+  }
+  std::set<std::string> share(const std::string& job, const std::string& collector) {
+    return addresses(get("/jobs/" + job + "/targets?collector_id=" + collector));
+  }
+  // Collector names that /jobs/<job>/targets lists.
+  std::set<std::string> collectors(const std::string& job) {
+    std::set<std::string> out;
+    const auto doc = model::parse_json(get("/jobs/" + job + "/targets"));
+    for (const auto& [name, entry] : doc.as_object()) out.insert(name);
+    return out;
+  }
+};
+
+std::string pod(const std::string& name, const std::string& app, const std::string& node) {
+  return R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": ")" + name + R"(", "labels": {"app": ")" + app +
+         R"("}}, "spec": {"nodeName": ")" + node + R"(", "containers": [{"name": "otel", "image": "otel"}]}})";
+}
+
+void set_ready(simtest::SimFixture& sim, const std::string& name, const char* ready) {
+  auto current = sim.cluster.store().get(sim.type("", "pods"), "default", name);
+  REQUIRE(current);
+  model::Value next = current->value;
+  next.set("status",
+           model::parse_json(std::string(R"({"conditions": [{"type": "Ready", "status": ")") + ready + R"("}]})"));
+  sim.cluster.update(sim.type("", "pods"), "default", name, next, k8s::sim::Subresource::status, {}, sim.warnings);
+}
+
+std::string static_job(int targets) {
+  std::string list;
+  for (int i = 0; i < targets; ++i) list += (i ? ", " : "") + std::string("\"10.1.0.") + std::to_string(i) + ":80\"";
+  return "    - job_name: static\n      static_configs: [{targets: [" + list + "]}]\n";
+}
+
+}  // namespace
+
+TEST_CASE("target-allocator discovers collectors from pods and follows their readiness", "[allocation][cli][cluster]") {
+  simtest::SimFixture sim;
+  k8s::sim::Server api(sim.cluster, {});
+  api.start();
+  sim.create("pods", pod("col-0", "col", "n1"));
+  sim.create("pods", pod("col-1", "col", "n2"));
+  sim.create("pods", pod("web-0", "web", "n1"));  // not selected
+  set_ready(sim, "col-0", "True");
+  set_ready(sim, "web-0", "True");
+  Allocator ta(api,
+               "allocation_strategy: consistent-hashing\n"
+               "collector_selector: {matchlabels: {app: col}, matchexpressions: [{key: app, operator: Exists}]}\n"
+               "collectors: [static-ignored]\n"
+               "config:\n  scrape_configs:\n" +
+                   static_job(20),
+               {"--collector-namespace", "default"});
+
+  // Only the Ready selected pod gets targets; the unready one is known.
+  REQUIRE(eventually([&] { return ta.share("static", "col-0").size() == 20; }));
+  CHECK(ta.collectors("static") == std::set<std::string>{"col-0", "col-1"});
+  CHECK(ta.share("static", "col-1").empty());
+  CHECK(ta.share("static", "web-0").empty());
+  CHECK(ta.share("static", "static-ignored").empty());
+
+  // col-1 turns Ready: the targets are shared without duplicates.
+  set_ready(sim, "col-1", "True");
+  REQUIRE(eventually([&] { return !ta.share("static", "col-1").empty(); }));
+  auto a = ta.share("static", "col-0"), b = ta.share("static", "col-1");
+  CHECK(a.size() + b.size() == 20);
+  CHECK_FALSE(a.empty());
+  for (const auto& t : a) CHECK(b.count(t) == 0);
+
+  // col-0 loses readiness, then is deleted: col-1 takes everything.
+  set_ready(sim, "col-0", "False");
+  REQUIRE(eventually([&] { return ta.share("static", "col-1").size() == 20; }));
+  CHECK(ta.share("static", "col-0").empty());
+  sim.cluster.remove(sim.type("", "pods"), "default", "col-0", {});
+  CHECK(eventually([&] { return ta.collectors("static") == std::set<std::string>{"col-1"}; }));
+  CHECK(ta.share("static", "col-1").size() == 20);
+}
+
+namespace {
+
+std::string endpoints(const std::string& name, const std::vector<std::string>& ips) {
+  std::string addresses;
+  for (const auto& ip : ips) addresses += (addresses.empty() ? "" : ", ") + std::string(R"({"ip": ")") + ip + "\"}";
+  return R"({"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": ")" + name + R"("},
+    "subsets": [{"addresses": [)" +
+         addresses + R"(], "ports": [{"name": "http", "port": 8080, "protocol": "TCP"}]}]})";
+}
+
+std::string service_monitor(const std::string& name, const std::string& team) {
+  return R"({"apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor",
+    "metadata": {"name": ")" +
+         name + R"(", "labels": {"team": ")" + team + R"("}},
+    "spec": {"selector": {"matchLabels": {"app": "web"}}, "endpoints": [{"port": "http"}]}})";
+}
+
+std::set<std::string> job_names(const std::string& scrape_configs) {
+  std::set<std::string> out;
+  const auto doc = model::parse_json(scrape_configs);
+  for (const auto& [name, job] : doc.as_object()) out.insert(name);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("target-allocator serves jobs rendered from selected ServiceMonitors", "[allocation][cli][cluster]") {
+  simtest::SimFixture sim;
+  k8s::sim::load_manifests(sim.cluster, {"deploy/crds"});  // tests run from the source tree
+  k8s::sim::Server api(sim.cluster, {});
+  api.start();
+  sim.create("services",
+             R"({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "labels": {"app": "web"}},
+    "spec": {"ports": [{"name": "http", "port": 8080}]}})");
+  sim.create("endpoints", endpoints("web", {"10.0.0.1", "10.0.0.2"}));
+  sim.create("servicemonitors", service_monitor("web", "a"), "default", "monitoring.coreos.com");
+  sim.create("servicemonitors", service_monitor("skipped", "b"), "default", "monitoring.coreos.com");
+  // Needs a Secret the allocator does not read: left out, nothing breaks.
+  sim.create("servicemonitors", R"({"apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor",
+    "metadata": {"name": "auth", "labels": {"team": "a"}},
+    "spec": {"selector": {}, "endpoints": [{"port": "http",
+      "basicAuth": {"username": {"name": "creds", "key": "u"}, "password": {"name": "creds", "key": "p"}}}]}})",
+             "default", "monitoring.coreos.com");
+  Allocator ta(api,
+               "allocation_strategy: consistent-hashing\n"
+               "filter_strategy: relabel-config\n"
+               "collectors: [c1, c2]\n"
+               "prometheus_cr: {enabled: true, service_monitor_selector: {matchLabels: {team: a}}}\n"
+               "config:\n  scrape_configs:\n" +
+                   static_job(2));
+  const std::string job = "serviceMonitor%2Fdefault%2Fweb%2F0";
+  auto all_targets = [&] {
+    auto a = ta.share(job, "c1"), b = ta.share(job, "c2");
+    a.insert(b.begin(), b.end());
+    return a;
+  };
+
+  // The selected monitor's job is served next to the static one; the
+  // unselected one and the one needing a Secret are not.
+  REQUIRE(eventually([&] { return job_names(ta.get("/scrape_configs")).count("serviceMonitor/default/web/0") == 1; }));
+  CHECK(job_names(ta.get("/scrape_configs")) == std::set<std::string>{"static", "serviceMonitor/default/web/0"});
+  auto served = model::parse_json(ta.get("/scrape_configs"));
+  CHECK(served.find("serviceMonitor/default/web/0")->find("kubernetes_sd_configs")->as_array().size() == 1);
+  // Its endpoints become targets, split between the collectors.
+  REQUIRE(eventually([&] { return all_targets() == std::set<std::string>{"10.0.0.1:8080", "10.0.0.2:8080"}; }));
+  CHECK(ta.share(job, "c1").size() + ta.share(job, "c2").size() == 2);
+  CHECK(ta.share("static", "c1").size() + ta.share("static", "c2").size() == 2);
+
+  // Endpoint changes flow through; relabeling the other monitor selects it.
+  sim.cluster.update(sim.type("", "endpoints"), "default", "web",
+                     model::parse_json(endpoints("web", {"10.0.0.1", "10.0.0.2", "10.0.0.3"})),
+                     k8s::sim::Subresource::main, {}, sim.warnings);
+  CHECK(eventually([&] { return all_targets().size() == 3; }));
+  sim.cluster.update(sim.type("monitoring.coreos.com", "servicemonitors"), "default", "skipped",
+                     model::parse_json(service_monitor("skipped", "a")), k8s::sim::Subresource::main, {}, sim.warnings);
+  CHECK(eventually([&] {
+    return job_names(ta.get("/scrape_configs")) ==
+           std::set<std::string>{"static", "serviceMonitor/default/web/0", "serviceMonitor/default/skipped/0"};
+  }));
+  CHECK(eventually([&] {
+    return ta.share("serviceMonitor%2Fdefault%2Fskipped%2F0", "c1").size() +
+               ta.share("serviceMonitor%2Fdefault%2Fskipped%2F0", "c2").size() ==
+           3;
+  }));
+
+  // Deleting the monitor removes its job and its targets.
+  sim.cluster.remove(sim.type("monitoring.coreos.com", "servicemonitors"), "default", "web", {});
+  CHECK(eventually([&] { return job_names(ta.get("/scrape_configs")).count("serviceMonitor/default/web/0") == 0; }));
+  CHECK(eventually([&] { return all_targets().empty(); }));
+}
