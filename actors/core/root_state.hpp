@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -21,6 +22,7 @@
 #include "actors/core/event.hpp"
 #include "actors/core/router.hpp"
 #include "actors/core/subscriptions.hpp"
+#include "model/job_cache.hpp"
 #include "model/render.hpp"
 
 namespace actors::core {
@@ -40,6 +42,9 @@ struct RootState {
   std::vector<model::Problem> problems;
   std::uint64_t rendered_seq = 0;
   std::uint64_t renders = 0;
+  // Scrape jobs of unchanged monitors are reused across renders: a root
+  // re-renders only the members an event touched (model/job_cache.hpp).
+  std::shared_ptr<model::JobCache> job_cache;
 };
 
 enum class Delivery { dirty, quiet };
