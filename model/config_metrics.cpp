@@ -9,7 +9,6 @@
 #include <algorithm>
 
 #include "model/config.hpp"
-#include "model/job_cache.hpp"
 #include "model/scrape_jobs.hpp"
 
 namespace model {
@@ -68,41 +67,21 @@ scrape::JobContext job_context(MetricsContext& ctx) {
 
 // Renders each member into its own AssetRefs; a member with errors is left
 // out whole and reported.
-void push_jobs(Value out, Value& jobs) {
-  if (!out.is_array())
-    jobs.push(std::move(out));
-  else
-    for (auto& job : out.as_array()) jobs.push(std::move(job));
-}
-
-// A memoised member: its jobs and assets as if rendered now. False on a miss.
-bool reuse(MetricsContext& ctx, const std::string& key, Value& jobs) {
-  if (key.empty()) return false;
-  const JobCache::Entry* hit = ctx.opts.job_cache->find(key, ctx.assets.inventory());
-  if (!hit) return false;
-  AssetRefs copy(ctx.assets.inventory());
-  copy.used = hit->used;
-  ctx.assets.absorb(std::move(copy));
-  push_jobs(hit->jobs, jobs);
-  return true;
-}
-
 template <class T, class Render>
 void append_members(MetricsContext& ctx, const char* kind, const std::vector<const T*>& members, Render render,
                     Value& jobs) {
-  JobCache* cache = ctx.opts.job_cache;
   for (const T* member : members) {
-    std::string key = cache ? JobCache::key(kind, member->meta, ctx.agent.meta, static_cast<int>(ctx.flavor)) : "";
-    if (reuse(ctx, key, jobs)) continue;
     AssetRefs scratch(ctx.assets.inventory());
     Value out = render(*member, scratch);
     if (!scratch.errors.empty()) {
       report(ctx, kind, member->meta, scratch.errors);
       continue;
     }
-    if (!key.empty()) cache->store(key, JobCache::Entry{out, scratch.used, std::move(scratch.lookups)});
     ctx.assets.absorb(std::move(scratch));
-    push_jobs(std::move(out), jobs);
+    if (!out.is_array())
+      jobs.push(std::move(out));
+    else
+      for (auto& job : out.as_array()) jobs.push(std::move(job));
   }
 }
 

@@ -14,8 +14,6 @@
 
 namespace model {
 
-class JobCache;
-
 inline constexpr const char* kManagedByLabel = "app.kubernetes.io/managed-by";
 inline constexpr const char* kManagedByValue = "grafana-agent-operator";
 inline constexpr const char* kAgentNameLabel = "operator.agent.grafana.com/name";
@@ -29,9 +27,6 @@ struct RenderOptions {
   // Reproduce upstream's known bugs (docs/differences.md) instead of fixing
   // them; only golden comparisons against upstream use this.
   bool upstream_compat = false;
-  // Optional memo of per-monitor scrape jobs (one per root, owned by the
-  // caller); the output is identical with or without it.
-  JobCache* job_cache = nullptr;
 };
 
 struct AgentRender {

@@ -13,7 +13,6 @@
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -22,7 +21,6 @@
 #include "actors/core/event.hpp"
 #include "actors/core/router.hpp"
 #include "actors/core/subscriptions.hpp"
-#include "model/job_cache.hpp"
 #include "model/render.hpp"
 
 namespace actors::core {
@@ -42,9 +40,6 @@ struct RootState {
   std::vector<model::Problem> problems;
   std::uint64_t rendered_seq = 0;
   std::uint64_t renders = 0;
-  // Scrape jobs of unchanged monitors are reused across renders: a root
-  // re-renders only the members an event touched (model/job_cache.hpp).
-  std::shared_ptr<model::JobCache> job_cache;
 };
 
 enum class Delivery { dirty, quiet };
