@@ -187,6 +187,9 @@ int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, cons
     if (hooks.log)
       hooks.log("serving /metrics, /healthz, /readyz, /debug/hierarchy on " + addr->host + ":" + std::to_string(port));
   }
+  if (!f.kubelet_service.empty() && hooks.log)
+    hooks.log("warning: -kubelet-service=" + f.kubelet_service +
+              " is accepted for compatibility but not implemented (docs/differences.md); ignoring it");
   controller.start();
   auto sync_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (!controller.synced() && std::chrono::steady_clock::now() < sync_deadline)
