@@ -47,6 +47,17 @@ std::shared_ptr<core::JournalSink> open_sink(const ControllerOptions& o, std::ui
 
 }  // namespace
 
+void tune_actor_system(caf::actor_system_config& cfg) {
+  cfg.set("scheduler.policy", caf::atom("sharing"));
+}
+
+const std::vector<std::string>& member_selector_kinds() {
+  static const std::vector<std::string> kinds = {"MetricsInstance", "LogsInstance",   "PodLogs",
+                                                 "Integration",     "ServiceMonitor", "PodMonitor",
+                                                 "Probe",           "Secret",         "ConfigMap"};
+  return kinds;
+}
+
 const std::vector<std::string>& watched_kinds() {
   static const std::vector<std::string> kinds = {"Namespace",       "Secret",       "ConfigMap", "GrafanaAgent",
                                                  "MetricsInstance", "LogsInstance", "PodLogs",   "Integration",
@@ -72,6 +83,8 @@ void Controller::start() {
   wc.client = &client_;
   if (!wc.log) wc.log = opts_.log;
   if (opts_.leader) wc.leader = false;
+  const auto& member_kinds = member_selector_kinds();
+  wc.sync_sources = member_kinds.size() + 2;  // members, owned workloads, GrafanaAgent
   writer_ = spawn_writer(sys_, std::move(wc));
   if (opts_.leader) {
     ElectorConfig ec{*opts_.leader, &client_, writer_, {}, opts_.log};
@@ -80,15 +93,25 @@ void Controller::start() {
   } else if (opts_.metrics) {
     opts_.metrics->set_leader(true);
   }
-  RouterConfig rc{root_cfg, writer_};
-  rc.root.writer = writer_;
-  router_ = spawn_router(sys_, std::move(rc));
+  JournalRoutes routes;
+  auto add_selector = [&](std::set<std::string> kinds, bool spawns_roots) {
+    RouterConfig rc{kinds, spawns_roots, root_cfg, writer_};
+    caf::actor a = spawn_router(sys_, std::move(rc));
+    for (const auto& k : kinds) routes.by_kind[k] = a;
+    routes.all.push_back(a);
+    selectors_.push_back(a);
+    return a;
+  };
+  for (const std::string& kind : member_kinds) root_cfg.selectors.push_back(add_selector({kind}, false));
+  add_selector({"Service", "StatefulSet", "DaemonSet", "Deployment"}, false);
+  root_cfg.writer = writer_;
+  router_ = add_selector({"GrafanaAgent"}, true);
   jc.first_seq = 1;
   jc.sink = open_sink(opts_, jc.first_seq);
   jc.include_secrets = opts_.journal_include_secrets;
   jc.now_ms = wall_ms;
-  journal_ = spawn_journal(sys_, std::move(jc), router_);
-  caf::anon_send(router_, journal_atom::value, journal_);
+  journal_ = spawn_journal(sys_, std::move(jc), std::move(routes));
+  for (const caf::actor& s : selectors_) caf::anon_send(s, journal_atom::value, journal_);
   for (const std::string& kind : watched_kinds()) start_informer(kind);
   for (auto& [kind, r] : reflectors_) r->start();
 }
@@ -118,8 +141,11 @@ void Controller::stop() {
   if (!started_) return;
   started_ = false;
   for (auto& [kind, r] : reflectors_) r->stop();
-  for (caf::actor* a : {&elector_, &journal_, &router_, &writer_})
-    if (*a) caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
+  std::vector<caf::actor> all{elector_, journal_};
+  all.insert(all.end(), selectors_.begin(), selectors_.end());
+  all.push_back(writer_);
+  for (const caf::actor& a : all)
+    if (a) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
 }
 
 void Controller::add_metrics_hooks(JournalConfig& jc, WriterConfig& wc, RootConfig& rc) {
@@ -180,8 +206,16 @@ ControllerStats Controller::stats() {
   ControllerStats out;
   caf::scoped_actor self{sys_};
   auto timeout = std::chrono::seconds(10);
-  self->request(router_, timeout, stats_atom::value)
-      .receive([&](RouterStats s) { out.router = s; }, [](caf::error&) {});
+  for (const caf::actor& sel : selectors_)
+    self->request(sel, timeout, stats_atom::value)
+        .receive(
+            [&](RouterStats s) {
+              out.router.events += s.events;
+              out.router.deliveries += s.deliveries;
+              out.router.examined += s.examined;
+              if (sel == router_) out.router.roots = s.roots;
+            },
+            [](caf::error&) {});
   self->request(writer_, timeout, stats_atom::value)
       .receive([&](WriterStats s) { out.writer = s; }, [](caf::error&) {});
   self->request(journal_, timeout, stats_atom::value)

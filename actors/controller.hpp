@@ -1,6 +1,8 @@
 // The controller assembled: one Reflector (informer) per watched kind
-// feeding the journal actor, then the router (selector) actor, one root
-// actor per GrafanaAgent, and the writer actor, as DESIGN.md draws it.
+// feeding the journal actor, then one selector actor per secondary kind
+// (plus one for the owned workloads and the GrafanaAgent selector that
+// starts roots), one root actor per GrafanaAgent, and the writer actor, as
+// DESIGN.md draws it.
 // Contract: start() returns at once; synced() turns true once every
 // informer has delivered its first list, and the writer starts writing
 // only after that. stop() stops the informers first, so no event is lost
@@ -49,9 +51,17 @@ struct ControllerStats {
   std::vector<std::pair<std::string, k8s::ReflectorStats>> informers;
 };
 
+// Scheduler settings for the controller's actor system: CAF's default
+// work-stealing workers poll and then sleep (up to 10 ms) when idle, which
+// stalls a pipeline that hands every event from actor to actor; the
+// sharing policy wakes a worker through a condition variable instead.
+void tune_actor_system(caf::actor_system_config& cfg);
+
 // The kinds the controller watches: members, Namespaces, Secrets,
 // ConfigMaps, and the kinds it owns (for drift correction).
 const std::vector<std::string>& watched_kinds();
+// One selector actor each; roots subscribe with all of them.
+const std::vector<std::string>& member_selector_kinds();
 
 class Controller {
  public:
@@ -79,7 +89,8 @@ class Controller {
   caf::actor_system& sys_;
   k8s::Client& client_;
   ControllerOptions opts_;
-  caf::actor writer_, router_, journal_, elector_;
+  caf::actor writer_, router_, journal_, elector_;  // router_: the GrafanaAgent selector
+  std::vector<caf::actor> selectors_;               // every selector, router_ included
   std::vector<std::pair<std::string, std::unique_ptr<k8s::Reflector>>> reflectors_;
   std::atomic<std::size_t> synced_count_{0};
   bool started_ = false;

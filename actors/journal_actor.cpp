@@ -11,7 +11,7 @@ struct JournalState {
   core::RedactionPolicy policy;
   std::uint64_t next_seq = 1;
   bool flush_pending = false;
-  caf::actor router;
+  JournalRoutes routes;
 };
 
 using JournalActor = caf::stateful_actor<JournalState>;
@@ -29,11 +29,20 @@ void record(JournalActor* self, const core::Event& e) {
   }
 }
 
-caf::behavior journal_behavior(JournalActor* self, JournalConfig cfg, caf::actor router) {
+void forward(JournalActor* self, const EventPtr& e) {
+  const JournalRoutes& r = self->state.routes;
+  if (e->kind == "Namespace") {
+    for (const caf::actor& a : r.all) self->send(a, event_atom::value, e);
+  } else if (auto it = r.by_kind.find(e->kind); it != r.by_kind.end()) {
+    self->send(it->second, event_atom::value, e);
+  }
+}
+
+caf::behavior journal_behavior(JournalActor* self, JournalConfig cfg, JournalRoutes routes) {
   self->state.cfg = std::move(cfg);
   self->state.policy.include_secrets = self->state.cfg.include_secrets;
   self->state.next_seq = self->state.cfg.first_seq;
-  self->state.router = std::move(router);
+  self->state.routes = std::move(routes);
   return {
       [=](ingest_atom, const std::string& kind, core::EventType type, core::ObjectPtr obj) {
         JournalState& st = self->state;
@@ -44,22 +53,24 @@ caf::behavior journal_behavior(JournalActor* self, JournalConfig cfg, caf::actor
         e->type = type;
         e->object = std::move(obj);
         record(self, *e);
-        self->send(st.router, event_atom::value, EventPtr(std::move(e)));
+        forward(self, EventPtr(std::move(e)));
       },
       [=](redact_atom, KeySet config_maps) { self->state.policy.secret_config_maps = *config_maps; },
       [=](flush_atom) {
         self->state.flush_pending = false;
         if (self->state.cfg.sink) self->state.cfg.sink->flush();
       },
-      [=](synced_atom) { self->send(self->state.router, synced_atom::value); },
+      [=](synced_atom) {
+        for (const caf::actor& a : self->state.routes.all) self->send(a, synced_atom::value);
+      },
       [=](stats_atom) -> std::uint64_t { return self->state.next_seq - 1; },
   };
 }
 
 }  // namespace
 
-caf::actor spawn_journal(caf::actor_system& sys, JournalConfig cfg, caf::actor router) {
-  return sys.spawn<caf::detached>(journal_behavior, std::move(cfg), std::move(router));
+caf::actor spawn_journal(caf::actor_system& sys, JournalConfig cfg, JournalRoutes routes) {
+  return sys.spawn<caf::detached>(journal_behavior, std::move(cfg), std::move(routes));
 }
 
 }  // namespace actors

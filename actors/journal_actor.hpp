@@ -1,6 +1,7 @@
 // The journal actor: the single point where inputs become events. It assigns
 // `seq` and time, appends the (redacted) event to the journal sink, and only
-// then forwards the event to the router: nothing takes effect unjournaled.
+// then forwards the event to the selector actor of its kind (Namespace
+// events to every selector): nothing takes effect unjournaled.
 // Contract: runs detached (it does file I/O); flushes (and fsyncs, per the
 // sink's policy) once per mailbox batch; forwards the unredacted event, so
 // in-memory state sees real Secret values while the file holds hashes.
@@ -9,7 +10,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "actors/core/journal_file.hpp"
 #include "actors/core/redact.hpp"
@@ -25,6 +29,13 @@ struct JournalConfig {
   std::function<void(std::size_t bytes)> on_append = {};  // metrics hook
 };
 
-caf::actor spawn_journal(caf::actor_system& sys, JournalConfig cfg, caf::actor router);
+// Where journaled events go: one selector actor per kind; Namespace events
+// and synced_atom go to all of them.
+struct JournalRoutes {
+  std::map<std::string, caf::actor> by_kind;
+  std::vector<caf::actor> all;
+};
+
+caf::actor spawn_journal(caf::actor_system& sys, JournalConfig cfg, JournalRoutes routes);
 
 }  // namespace actors

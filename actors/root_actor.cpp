@@ -12,9 +12,12 @@ struct RootActorState {
   core::RootState root;
   core::Debouncer debounce;
   RootConfig cfg;
-  caf::actor router;
   bool tick_scheduled = false;
   bool awaiting_router = false;
+  // Fan-in of one subscription change across the selector actors.
+  std::size_t replies_left = 0;
+  core::SubscriptionDelta combined;
+  std::uint64_t combined_seq = 0;
   bool synced = false;
   std::optional<core::Debouncer::Time> queued_since;
 };
@@ -56,6 +59,18 @@ std::shared_ptr<RootOutput> make_output(const core::RootState& s, core::Effects 
   return out;
 }
 
+void reconcile_now(RootActor* self);
+
+// Every selector answered: take what the root gains and loses, render again.
+void acknowledge_all(RootActor* self, const std::shared_ptr<const core::Subscriptions>& subs) {
+  auto& st = self->state;
+  st.awaiting_router = false;
+  core::acknowledge(st.root, *subs, st.combined);
+  st.root.last_seq = std::max(st.root.last_seq, st.combined_seq);
+  st.combined = {};
+  reconcile_now(self);
+}
+
 void reconcile_now(RootActor* self) {
   auto& st = self->state;
   if (st.awaiting_router) return;  // reconciles again when the answer arrives
@@ -70,13 +85,19 @@ void reconcile_now(RootActor* self) {
   if (fx.subscribe) {
     st.awaiting_router = true;
     auto subs = std::make_shared<const core::Subscriptions>(std::move(*fx.subscribe));
-    self->request(st.router, caf::infinite, subscribe_atom::value, st.root.root, SubscriptionsPtr(subs))
-        .then([=](DeltaPtr delta, std::uint64_t seq) {
-          self->state.awaiting_router = false;
-          core::acknowledge(self->state.root, *subs, *delta);
-          self->state.root.last_seq = std::max(self->state.root.last_seq, seq);
-          reconcile_now(self);
-        });
+    st.replies_left = st.cfg.selectors.size();
+    st.combined = {};
+    st.combined_seq = 0;
+    if (st.replies_left == 0) return acknowledge_all(self, subs);
+    for (const caf::actor& sel : st.cfg.selectors)
+      self->request(sel, caf::infinite, subscribe_atom::value, st.root.root, SubscriptionsPtr(subs))
+          .then([=](DeltaPtr delta, std::uint64_t seq) {
+            auto& s = self->state;
+            s.combined.gained.insert(s.combined.gained.end(), delta->gained.begin(), delta->gained.end());
+            s.combined.lost.insert(s.combined.lost.end(), delta->lost.begin(), delta->lost.end());
+            s.combined_seq = std::max(s.combined_seq, seq);
+            if (--s.replies_left == 0) acknowledge_all(self, subs);
+          });
     return;
   }
   bool present = fx.root_present;
@@ -102,12 +123,11 @@ std::string explain_json(const core::RootState& s) {
   return model::to_json(out);
 }
 
-caf::behavior root_behavior(RootActor* self, core::RootKey key, RootConfig cfg, caf::actor router, bool synced) {
+caf::behavior root_behavior(RootActor* self, core::RootKey key, RootConfig cfg, bool synced) {
   self->state.synced = synced;
   self->state.root = core::make_root(key);
   self->state.debounce = core::Debouncer(cfg.debounce, cfg.max_wait);
   self->state.cfg = std::move(cfg);
-  self->state.router = std::move(router);
   return {
       [=](event_atom, EventPtr e, bool quiet) {
         core::apply(self->state.root, *e, quiet ? core::Delivery::quiet : core::Delivery::dirty);
@@ -142,9 +162,8 @@ caf::behavior root_behavior(RootActor* self, core::RootKey key, RootConfig cfg, 
 
 }  // namespace
 
-caf::actor spawn_root(caf::actor_system& sys, const core::RootKey& key, const RootConfig& cfg, caf::actor router,
-                      bool synced) {
-  return sys.spawn(root_behavior, key, cfg, std::move(router), synced);
+caf::actor spawn_root(caf::actor_system& sys, const core::RootKey& key, const RootConfig& cfg, bool synced) {
+  return sys.spawn(root_behavior, key, cfg, synced);
 }
 
 }  // namespace actors

@@ -1,7 +1,7 @@
-// The root actor: one per GrafanaAgent, started by the router when the
+// The root actor: one per GrafanaAgent, started by the GrafanaAgent selector when the
 // agent first appears and stopped after it is deleted. It folds the events
-// the router sends into its RootState, coalesces bursts with a Debouncer,
-// and on each reconcile either asks the router to replace its
+// the selector actors send into its RootState, coalesces bursts with a Debouncer,
+// and on each reconcile either asks every selector actor to replace its
 // subscriptions (then reconciles again with the members it gained) or hands
 // the rendered objects, problems and counts to the writer.
 // Contract: a thin shell over actors/core/root_state.hpp; never blocks;
@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <functional>
+#include <vector>
 
 #include "actors/messages.hpp"
 #include "model/render.hpp"
@@ -21,6 +22,9 @@ struct RootConfig {
   std::chrono::milliseconds debounce{100};
   std::chrono::milliseconds max_wait{1000};
   caf::actor writer;
+  // The selector actors a root asks to replace its subscriptions (one per
+  // member kind, Secret and ConfigMap); it renders once all have answered.
+  std::vector<caf::actor> selectors;
   // Called on the actor's thread after every render (tests, replay checks).
   std::function<void(const RootOutput&)> on_render = {};
   // Work-queue view of the roots: a root is queued from its first pending
@@ -32,7 +36,6 @@ struct RootConfig {
 // `synced`: the informers' initial lists have all been routed. Before that a
 // root only collects events: rendering a half-listed cluster would make the
 // writer apply objects it must change again moments later.
-caf::actor spawn_root(caf::actor_system& sys, const core::RootKey& key, const RootConfig& cfg, caf::actor router,
-                      bool synced);
+caf::actor spawn_root(caf::actor_system& sys, const core::RootKey& key, const RootConfig& cfg, bool synced);
 
 }  // namespace actors

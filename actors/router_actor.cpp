@@ -20,7 +20,7 @@ using RouterActor = caf::stateful_actor<RouterState>;
 caf::actor ensure_root(RouterActor* self, const core::RootKey& key) {
   auto& st = self->state;
   if (auto it = st.roots.find(key); it != st.roots.end()) return it->second;
-  caf::actor root = spawn_root(self->system(), key, st.cfg.root, caf::actor_cast<caf::actor>(self), st.synced);
+  caf::actor root = spawn_root(self->system(), key, st.cfg.root, st.synced);
   // Roots stop with the router (shutdown), not only when their agent goes.
   self->link_to(root);
   // A new root starts with the Namespace labels its selectors read.
@@ -50,7 +50,7 @@ void deliver(RouterActor* self, const EventPtr& e, const core::Routing& r) {
       self->send(it->second, absorb_atom::value, DeltaPtr(std::make_shared<const core::SubscriptionDelta>(d->second)));
     ++st.stats.deliveries;
   }
-  if (r.broadcast)
+  if (r.broadcast && st.cfg.spawns_roots)
     for (auto& [key, root] : st.roots)
       if (!r.roots.count(key)) self->send(root, event_atom::value, e, true);
   if (!r.owners.empty()) {
@@ -61,9 +61,10 @@ void deliver(RouterActor* self, const EventPtr& e, const core::Routing& r) {
 
 void on_event(RouterActor* self, const EventPtr& e) {
   auto& st = self->state;
-  ++st.stats.events;
+  // Namespace events reach every selector; count them once.
+  if (e->kind != "Namespace" || st.cfg.spawns_roots) ++st.stats.events;
   st.last_seq = std::max(st.last_seq, e->seq);
-  if (e->kind == "GrafanaAgent") {
+  if (e->kind == "GrafanaAgent" && st.cfg.spawns_roots) {
     core::RootKey key = core::object_key(*e->object);
     if (e->type == core::EventType::deleted) {
       // The writer stops writing for this agent now (the API server's GC
@@ -89,16 +90,28 @@ caf::behavior router_behavior(RouterActor* self, RouterConfig cfg) {
       [=](event_atom, EventPtr e) { on_event(self, e); },
       // The reply carries the seq of the last routed event: the gained
       // objects are current as of that point of the journal.
+      // The sender is the root: a member selector learns roots this way.
       [=](subscribe_atom, const core::RootKey& key, SubscriptionsPtr subs) -> std::tuple<DeltaPtr, std::uint64_t> {
         auto& st = self->state;
-        if (!st.roots.count(key)) return {std::make_shared<const core::SubscriptionDelta>(), st.last_seq};
+        auto sender = caf::actor_cast<caf::actor>(self->current_sender());
+        auto known = st.roots.find(key);
+        bool clearing = subs->selectors.empty() && subs->secrets.empty() && subs->config_maps.empty();
+        // A deleted agent's last "forget me" must not undo its successor's
+        // subscriptions under the same name.
+        if (clearing && known != st.roots.end() && known->second != sender)
+          return {std::make_shared<const core::SubscriptionDelta>(), st.last_seq};
         auto delta = std::make_shared<const core::SubscriptionDelta>(st.router.set_subscriptions(key, *subs));
+        if (clearing)
+          st.roots.erase(key);
+        else if (sender)
+          st.roots[key] = sender;
         update_redaction(self);
         return {delta, st.last_seq};
       },
       [=](synced_atom) {
         self->state.synced = true;
-        for (auto& [key, root] : self->state.roots) self->send(root, synced_atom::value);
+        if (self->state.cfg.spawns_roots)
+          for (auto& [key, root] : self->state.roots) self->send(root, synced_atom::value);
         self->send(self->state.cfg.writer, synced_atom::value);
       },
       [=](explain_atom, const core::RootKey& key) -> caf::typed_response_promise<std::string> {

@@ -1,28 +1,37 @@
-// The selector actor: owns the routing index of every member kind (label
-// selectors per kind, Secret/ConfigMap references by name, Namespace
-// labels) and the root actors. Each journaled event goes to exactly the
-// roots whose old or new subscriptions match it; a Namespace relabel hands
-// affected roots the members they gain or lose; objects owned by a root go
-// to the writer. Roots ask it (request/response) to replace their
-// subscriptions and receive the current versions of what they gain.
-// Contract: processes events in journal order; routing cost grows with the
-// number of interested roots, not with the number of roots
-// (core::Router). Forwards synced_atom to the writer after every event
-// before it, and tells the journal which ConfigMaps to redact.
+// The selector actors: one per secondary kind (each member kind, Secret,
+// ConfigMap, and one for the owned workload kinds), plus the GrafanaAgent
+// selector, which starts and stops the root actors. Each holds the objects
+// of its kinds in its own core::Router (index, every root's subscriptions
+// for those kinds, and the Namespace labels, since every selector sees every
+// Namespace event). A change goes to exactly the roots whose old or new
+// subscriptions match it; a Namespace relabel hands affected roots the
+// members of this selector's kinds they gain or lose; objects owned by a
+// root go to the writer. Roots ask every member selector (request/response)
+// to replace their subscriptions and combine the answers.
+// Contract: each selector processes its events in journal order; routing
+// cost grows with the number of interested roots, not with the number of
+// roots. Every selector forwards synced_atom to the writer; the
+// GrafanaAgent selector also forwards it to the roots, and is the only one
+// that broadcasts Namespace objects quietly to every root.
 #pragma once
+
+#include <set>
+#include <string>
 
 #include "actors/root_actor.hpp"
 
 namespace actors {
 
 struct RouterConfig {
-  RootConfig root;  // how to start root actors
+  std::set<std::string> kinds;  // the kinds this selector owns (Namespace is implied)
+  bool spawns_roots = false;    // the GrafanaAgent selector
+  RootConfig root;              // how to start root actors (GrafanaAgent selector only)
   caf::actor writer;
 };
 
 caf::actor spawn_router(caf::actor_system& sys, RouterConfig cfg);
 
-// router -> journal wiring happens after both exist.
+// selector -> journal wiring happens after both exist.
 using journal_atom = caf::atom_constant<caf::atom("journal")>;
 
 struct RouterStats {

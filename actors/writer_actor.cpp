@@ -297,6 +297,8 @@ caf::behavior writer_behavior(Actor* self, WriterConfig cfg) {
         plan_root(self, key);
       },
       [=](synced_atom) {
+        // Every selector has forwarded what the informers listed.
+        if (++self->state.synced_seen < self->state.cfg.sync_sources) return;
         self->state.synced = true;
         plan_all();
       },

@@ -23,7 +23,8 @@ namespace actors {
 
 struct WriterConfig {
   k8s::Client* client = nullptr;
-  bool leader = true;  // false: wait for leader_atom
+  bool leader = true;            // false: wait for leader_atom
+  std::size_t sync_sources = 1;  // synced_atom messages (one per selector) that mean "initial sync done"
   k8s::Backoff backoff{std::chrono::milliseconds(500), std::chrono::milliseconds(60'000)};
   bool write_status = true;
   bool emit_events = true;

@@ -38,6 +38,7 @@ struct State {
   std::map<core::RootKey, RootWrites> roots;
   std::set<std::string> deleted_uids;  // outputs of deleted agents still in flight are ignored
   bool synced = false;
+  std::size_t synced_seen = 0;
   bool leader = false;
   WriterStats stats;
 };

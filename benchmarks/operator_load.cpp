@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <future>
 #include <map>
@@ -31,6 +32,7 @@
 #include "k8s/client/curl_transport.hpp"
 #include "k8s/sim/generate.hpp"
 #include "model/hierarchy.hpp"
+#include "model/parse.hpp"
 #include "model/yaml_emit.hpp"
 
 namespace {
@@ -132,6 +134,7 @@ int main(int argc, char** argv) {
   double rss_before = peak_rss_mib();
 
   caf::actor_system_config cfg;
+  if (!std::getenv("AO_STEALING")) actors::tune_actor_system(cfg);
   caf::actor_system sys{cfg};
   k8s::ClientOptions co;
   co.qps = flags.qps;
@@ -195,16 +198,20 @@ int main(int argc, char** argv) {
   std::printf("change latency over %zu edits: p50 %.1f ms, p99 %.1f ms, max %.1f ms\n", latencies.size(),
               pct(latencies, 0.5), pct(latencies, 0.99), pct(latencies, 1.0));
 
-  // Routing throughput: re-send every generated object as MODIFIED straight
-  // into the journal and wait until the router has routed them all.
-  auto objects = k8s::sim::generate_objects(spec);
+  // Routing throughput: re-send every object as the cluster holds it (so
+  // no root has anything to re-render) as MODIFIED straight into the
+  // journal, and wait until the selectors have routed them all.
+  std::vector<std::pair<std::string, model::Value>> objects;
+  for (const char* kind : {"Namespace", "Secret", "GrafanaAgent", "MetricsInstance", "ServiceMonitor", "PodMonitor"}) {
+    k8s::Result r = call([&](k8s::Callback cb) { client.list_all(*k8s::resource_for_kind(kind), "", {}, cb); });
+    model::Value list = model::parse_json(r.body, "list");
+    for (auto& item : list.find("items")->as_array()) objects.emplace_back(kind, std::move(item));
+  }
   auto before = ctl.stats();
   auto rs = Clock::now();
-  for (auto& obj : objects) {
-    std::string kind = obj.find("kind")->as_string();
+  for (auto& [kind, obj] : objects)
     caf::anon_send(ctl.journal(), actors::ingest_atom::value, kind, actors::core::EventType::modified,
                    actors::core::ObjectPtr(std::make_shared<const model::Value>(std::move(obj))));
-  }
   std::uint64_t target = before.router.events + objects.size();
   while (ctl.stats().router.events < target) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   double secs = ms(Clock::now() - rs) / 1000;

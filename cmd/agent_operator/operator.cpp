@@ -158,6 +158,7 @@ actors::ControllerOptions controller_options(const OperatorFlags& f, const Opera
 int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, const OperatorHooks& hooks) {
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", std::max(2u, std::thread::hardware_concurrency()));
+  actors::tune_actor_system(cfg);
   caf::actor_system sys{cfg};
   auto transport = k8s::make_curl_transport(cluster);
   k8s::ClientOptions co;

@@ -42,6 +42,7 @@ void OperatorFixture::start_operator(std::optional<actors::ControllerOptions> o)
   stop_operator();
   rt_ = std::make_unique<Runtime>();
   rt_->cfg.set("scheduler.max-threads", 2);
+  actors::tune_actor_system(rt_->cfg);
   rt_->sys = std::make_unique<caf::actor_system>(rt_->cfg);
   k8s::ClusterConfig cc;
   cc.server = server_->url();
@@ -79,6 +80,7 @@ void OperatorFixture::stop_operator() {
 
 OperatorInstance::OperatorInstance(const std::string& url, actors::ControllerOptions o) {
   cfg_.set("scheduler.max-threads", 2);
+  actors::tune_actor_system(cfg_);
   sys_ = std::make_unique<caf::actor_system>(cfg_);
   k8s::ClusterConfig cc;
   cc.server = url;
