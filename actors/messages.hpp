@@ -47,6 +47,8 @@ using explain_atom = caf::atom_constant<caf::atom("explain")>;
 using gone_atom = caf::atom_constant<caf::atom("gone")>;
 // writer internal: the owner GrafanaAgent was re-read.
 using owner_atom = caf::atom_constant<caf::atom("owner")>;
+// writer internal: a status patch failed.
+using status_atom = caf::atom_constant<caf::atom("status")>;
 // controller -> journal: update the ConfigMaps redacted as secrets.
 using redact_atom = caf::atom_constant<caf::atom("redact")>;
 // -> journal: durability point (flush/fsync).

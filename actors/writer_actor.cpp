@@ -279,6 +279,12 @@ caf::behavior writer_behavior(Actor* self, WriterConfig cfg) {
       },
       [=](observed_atom, EventPtr e, KeySet owners) { on_observed(self, e, owners); },
       [=](owner_atom, const core::RootKey& key, ResultPtr r) { on_owner(self, key, *r); },
+      [=](status_atom, const core::RootKey& key) {
+        auto it = self->state.roots.find(key);
+        if (it == self->state.roots.end()) return;
+        it->second.written_status = model::Value();
+        if (!it->second.retry_scheduled) schedule_retry(self, key, it->second);
+      },
       [=](gone_atom, EventPtr e) {
         const model::Value* md = e->object->find("metadata");
         const model::Value* uid = md ? md->find("uid") : nullptr;

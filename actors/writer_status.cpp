@@ -120,8 +120,10 @@ void report_status(Actor* self, const core::RootKey& key, RootWrites& rw) {
   auto on_write = st.cfg.on_write;
   st.cfg.client->patch(
       *k8s::resource_for_kind("GrafanaAgent"), key.first, key.second, k8s::PatchType::merge, model::to_json(patch),
-      [on_write](k8s::Result r) {
+      [on_write, me = caf::actor_cast<caf::actor>(self), key](k8s::Result r) {
         if (on_write) on_write("GrafanaAgent", "status", r.status);
+        // Forget what we "wrote" so the next report tries again.
+        if (!r.ok()) caf::anon_send(me, status_atom::value, key);
       },
       "status");
   ++st.stats.status_writes;
