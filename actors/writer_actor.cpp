@@ -8,19 +8,12 @@ namespace actors::writer {
 
 namespace {
 
-const std::string& str(const model::Value& v, const char* a, const char* b) {
-  static const std::string empty;
-  const model::Value* x = v.find(a);
-  const model::Value* y = x ? x->find(b) : nullptr;
-  return y && y->is_string() ? y->as_string() : empty;
-}
-
 void plan_root(Actor* self, const core::RootKey& key);
 
 // resourceVersions are opaque to clients, but every API server (and
 // simcluster) issues increasing integers; 0 when it is not one.
 std::uint64_t numeric_rv(const model::Value& obj) {
-  const std::string& rv = str(obj, "metadata", "resourceVersion");
+  std::string rv = core::str_at(obj, {"metadata", "resourceVersion"});
   if (rv.empty() || rv.find_first_not_of("0123456789") != std::string::npos || rv.size() > 19) return 0;
   return std::stoull(rv);
 }
@@ -52,7 +45,7 @@ void call(Actor* self, const core::RootKey& key, RootWrites& rw, const core::Act
       model::Value body = a.object;
       auto it = rw.observed.find({a.kind, a.ns, a.name});
       if (it != rw.observed.end()) {
-        const std::string& rv = str(it->second, "metadata", "resourceVersion");
+        std::string rv = core::str_at(it->second, {"metadata", "resourceVersion"});
         if (!rv.empty()) body.find("metadata")->set("resourceVersion", rv);
       }
       client.update(*res, a.ns, a.name, model::to_json(body), std::move(cb));
@@ -211,7 +204,7 @@ void on_owner(Actor* self, const core::RootKey& key, const k8s::Result& r) {
   if (r.ok()) {
     try {
       model::Value ga = model::parse_json(r.body, "GrafanaAgent");
-      uid = str(ga, "metadata", "uid");
+      uid = core::str_at(ga, {"metadata", "uid"});
     } catch (const model::ParseError&) {
     }
   }
@@ -225,7 +218,7 @@ void on_owner(Actor* self, const core::RootKey& key, const k8s::Result& r) {
 }
 
 void on_observed(Actor* self, const EventPtr& e, const KeySet& owners) {
-  ObjectKey id = key_of(*e->object);
+  ObjectKey id = core::identity(*e->object);
   id = {e->kind, std::get<1>(id), std::get<2>(id)};
   for (const core::RootKey& key : *owners) {
     RootWrites& rw = self->state.roots[key];
@@ -233,7 +226,7 @@ void on_observed(Actor* self, const EventPtr& e, const KeySet& owners) {
       rw.observed[id] = *e->object;
       auto w = rw.written.find(id);
       bool newer = numeric_rv(*e->object) > rw.written_rv[id];
-      if (w != rw.written.end() && newer && !contained_in(w->second, *e->object)) {
+      if (w != rw.written.end() && newer && !core::covered(w->second, *e->object)) {
         rw.drifted.insert(id);
         if (self->state.cfg.log) self->state.cfg.log("drift on " + describe(e->kind, std::get<1>(id), std::get<2>(id)));
       }

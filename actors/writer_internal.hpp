@@ -12,7 +12,7 @@
 
 namespace actors::writer {
 
-using ObjectKey = std::tuple<std::string, std::string, std::string>;  // kind, ns, name
+using ObjectKey = core::Identity;  // kind, ns, name
 using actors::ResultPtr;
 
 struct RootWrites {
@@ -45,12 +45,8 @@ struct State {
 
 using Actor = caf::stateful_actor<State>;
 
-ObjectKey key_of(const model::Value& obj);
 // The object without status and server-maintained metadata.
 model::Value without_server_fields(model::Value obj);
-// Whether every field of `want` has the same value in `have` (objects
-// recursively; arrays element by element and of equal length).
-bool contained_in(const model::Value& want, const model::Value& have);
 std::string describe(const std::string& kind, const std::string& ns, const std::string& name);
 // After a batch: the status patch and, on failure, an Event.
 void report_status(Actor* self, const core::RootKey& key, RootWrites& rw);

@@ -8,26 +8,6 @@ namespace actors::writer {
 
 namespace {
 
-const std::string& meta(const model::Value& v, const char* field) {
-  static const std::string empty;
-  const model::Value* md = v.find("metadata");
-  const model::Value* f = md ? md->find(field) : nullptr;
-  return f && f->is_string() ? f->as_string() : empty;
-}
-
-const model::Value* condition(const model::Value& status, const std::string& type) {
-  const model::Value* conds = status.find("conditions");
-  if (!conds || !conds->is_array()) return nullptr;
-  for (const model::Value& c : conds->as_array())
-    if (c.find("type") && c.find("type")->is_string() && c.find("type")->as_string() == type) return &c;
-  return nullptr;
-}
-
-std::string field(const model::Value* obj, const char* name) {
-  const model::Value* f = obj ? obj->find(name) : nullptr;
-  return f && f->is_string() ? f->as_string() : "";
-}
-
 core::StatusInput status_input(const RootWrites& rw) {
   const core::Effects& fx = rw.out->effects;
   core::StatusInput in;
@@ -46,7 +26,7 @@ core::StatusInput status_input(const RootWrites& rw) {
 // A Warning Event on the GrafanaAgent; its name is derived from the
 // message, so the same failure is reported once (409 on a repeat).
 void emit_event(Actor* self, const core::RootKey& key, const RootOutput& out, const model::Value& cond) {
-  std::string reason = field(&cond, "reason"), message = field(&cond, "message");
+  std::string reason = core::str_at(cond, {"reason"}), message = core::str_at(cond, {"message"});
   std::string now = self->state.cfg.now_rfc3339 ? self->state.cfg.now_rfc3339() : "";
   std::string digest = core::sha256_hex(reason + "\n" + message + "\n" + std::to_string(out.generation));
   model::Value ev = model::Value::obj(
@@ -82,28 +62,6 @@ model::Value without_server_fields(model::Value obj) {
   return obj;
 }
 
-bool contained_in(const model::Value& want, const model::Value& have) {
-  if (want.is_object()) {
-    if (!have.is_object()) return false;
-    for (const auto& [k, v] : want.as_object()) {
-      const model::Value* h = have.find(k);
-      if (!h || !contained_in(v, *h)) return false;
-    }
-    return true;
-  }
-  if (want.is_array()) {
-    if (!have.is_array() || have.size() != want.size()) return false;
-    for (std::size_t i = 0; i < want.size(); ++i)
-      if (!contained_in(want.as_array()[i], have.as_array()[i])) return false;
-    return true;
-  }
-  return want == have;
-}
-
-ObjectKey key_of(const model::Value& obj) {
-  return {field(&obj, "kind"), meta(obj, "namespace"), meta(obj, "name")};
-}
-
 std::string describe(const std::string& kind, const std::string& ns, const std::string& name) {
   return kind + " " + (ns.empty() ? name : ns + "/" + name);
 }
@@ -127,9 +85,9 @@ void report_status(Actor* self, const core::RootKey& key, RootWrites& rw) {
       },
       "status");
   ++st.stats.status_writes;
-  const model::Value* rec = condition(status, "Reconciled");
-  if (!st.cfg.emit_events || !rec || field(rec, "status") != "False") return;
-  std::string signature = field(rec, "reason") + "|" + field(rec, "message");
+  const model::Value* rec = core::find_condition(status, "Reconciled");
+  if (!st.cfg.emit_events || !rec || core::str_at(*rec, {"status"}) != "False") return;
+  std::string signature = core::str_at(*rec, {"reason"}) + "|" + core::str_at(*rec, {"message"});
   if (signature == rw.last_event) return;
   rw.last_event = signature;
   emit_event(self, key, *rw.out, *rec);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "actors/core/writer_plan.hpp"
+
 namespace actors::core {
 
 using model::Value;
@@ -36,7 +38,9 @@ Condition ready(const StatusInput& in) {
   return {"Ready", "True", "WorkloadsReady", "every agent workload reports ready replicas"};
 }
 
-const Value* previous_condition(const Value& previous, const std::string& type) {
+}  // namespace
+
+const Value* find_condition(const Value& previous, const std::string& type) {
   const Value* conds = previous.is_object() ? previous.find("conditions") : nullptr;
   if (!conds || !conds->is_array()) return nullptr;
   for (const Value& c : conds->as_array()) {
@@ -46,9 +50,11 @@ const Value* previous_condition(const Value& previous, const std::string& type) 
   return nullptr;
 }
 
+namespace {
+
 Value condition_value(const Condition& c, const StatusInput& in, const Value& previous, const std::string& now) {
   std::string since = now;
-  if (const Value* p = previous_condition(previous, c.type)) {
+  if (const Value* p = find_condition(previous, c.type)) {
     const Value* st = p->find("status");
     const Value* lt = p->find("lastTransitionTime");
     if (st && st->is_string() && st->as_string() == c.status && lt && lt->is_string()) since = lt->as_string();
@@ -107,12 +113,6 @@ std::int64_t int_at(const Value& obj, const char* a, const char* b) {
   return y && y->is_int() ? y->as_int() : 0;
 }
 
-std::string str_at(const Value& obj, const char* a, const char* b) {
-  const Value* x = obj.find(a);
-  const Value* y = x ? x->find(b) : nullptr;
-  return y && y->is_string() ? y->as_string() : "";
-}
-
 // Wanted and ready replica counts of one workload; wanted < 0 = not a workload.
 std::pair<std::int64_t, std::int64_t> replicas(const Value& obj) {
   std::string kind = obj.find("kind") && obj.find("kind")->is_string() ? obj.find("kind")->as_string() : "";
@@ -141,7 +141,7 @@ std::string workloads_not_ready(const std::vector<Value>& observed) {
     auto [want, have] = replicas(o);
     if (want < 0 || have >= want) continue;
     std::string kind = o.find("kind")->as_string();
-    waiting.push_back(kind + " " + str_at(o, "metadata", "name") + " " + std::to_string(have) + "/" +
+    waiting.push_back(kind + " " + str_at(o, {"metadata", "name"}) + " " + std::to_string(have) + "/" +
                       std::to_string(want) + " ready");
   }
   std::sort(waiting.begin(), waiting.end());

@@ -39,6 +39,9 @@ model::Value agent_status(const StatusInput& in, const model::Value& previous, c
 // and Deployments.
 std::string workloads_not_ready(const std::vector<model::Value>& observed);
 
+// The condition of `type` in a status object (null when absent).
+const model::Value* find_condition(const model::Value& status, const std::string& type);
+
 // Problems with the root itself (kind GrafanaAgent, same namespace/name).
 bool root_problem(const model::Problem& p, const RootKey& root);
 

@@ -9,10 +9,8 @@
 #include "model/yaml_emit.hpp"
 
 namespace actors::core {
-namespace {
 
 using model::Value;
-using Identity = std::tuple<std::string, std::string, std::string>;  // kind, ns, name
 
 std::string str_at(const Value& v, std::initializer_list<const char*> path) {
   const Value* cur = &v;
@@ -23,13 +21,6 @@ std::string str_at(const Value& v, std::initializer_list<const char*> path) {
 
 Identity identity(const Value& v) {
   return {str_at(v, {"kind"}), str_at(v, {"metadata", "namespace"}), str_at(v, {"metadata", "name"})};
-}
-
-const Value* at_path(const Value& v, std::initializer_list<const char*> path) {
-  const Value* cur = &v;
-  for (const char* p : path)
-    if (!(cur = cur->find(p))) return nullptr;
-  return cur;
 }
 
 // Whether every field of `want` is present and equal in `have` (arrays
@@ -49,6 +40,15 @@ bool covered(const Value& want, const Value& have) {
     return true;
   }
   return want == have;
+}
+
+namespace {
+
+const Value* at_path(const Value& v, std::initializer_list<const char*> path) {
+  const Value* cur = &v;
+  for (const char* p : path)
+    if (!(cur = cur->find(p))) return nullptr;
+  return cur;
 }
 
 int write_rank(const std::string& kind) {

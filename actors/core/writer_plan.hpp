@@ -12,8 +12,10 @@
 #pragma once
 
 #include <cstddef>
+#include <initializer_list>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "actors/core/selector_index.hpp"
@@ -54,6 +56,15 @@ struct PlanInput {
 };
 
 Plan plan_writes(const PlanInput& in);
+
+// Helpers the writer shares: the string at a path ("" when absent or not a
+// string); an object's kind/namespace/name; and whether every field of
+// `want` is present and equal in `have` (arrays element-wise and of equal
+// length), i.e. the server or others may add fields but not change ours.
+std::string str_at(const model::Value& v, std::initializer_list<const char*> path);
+using Identity = std::tuple<std::string, std::string, std::string>;  // kind, ns, name
+Identity identity(const model::Value& v);
+bool covered(const model::Value& want, const model::Value& have);
 
 // The managed-by label plus an ownerReference to the root GrafanaAgent.
 bool owned_by(const model::Value& obj, const RootKey& root, const std::string& root_uid = "");

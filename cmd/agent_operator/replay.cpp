@@ -8,6 +8,7 @@
 
 #include "actors/core/journal.hpp"
 #include "actors/core/pipeline.hpp"
+#include "actors/core/writer_plan.hpp"
 #include "commands.hpp"
 #include "flags.hpp"
 #include "input.hpp"
@@ -16,17 +17,6 @@
 namespace cli {
 
 namespace {
-
-std::string meta(const model::Value& v, const char* f) {
-  const model::Value* md = v.find("metadata");
-  const model::Value* x = md ? md->find(f) : nullptr;
-  return x && x->is_string() ? x->as_string() : "";
-}
-
-std::string kind_of(const model::Value& v) {
-  const model::Value* k = v.find("kind");
-  return k && k->is_string() ? k->as_string() : "";
-}
 
 int explain_root(const actors::core::Pipeline& p, const std::string& target) {
   auto slash = target.find('/');
@@ -82,8 +72,9 @@ int replay(int argc, char** argv) {
   if (!explain.empty()) return explain_root(p, explain);
   std::vector<model::Value> objs = p.desired();
   std::stable_sort(objs.begin(), objs.end(), [](const model::Value& x, const model::Value& y) {
-    return std::make_tuple(meta(x, "namespace"), kind_of(x), meta(x, "name")) <
-           std::make_tuple(meta(y, "namespace"), kind_of(y), meta(y, "name"));
+    auto [xk, xns, xn] = actors::core::identity(x);
+    auto [yk, yns, yn] = actors::core::identity(y);
+    return std::tie(xns, xk, xn) < std::tie(yns, yk, yn);
   });
   std::cout << model::to_yaml_stream(objs);
   return 0;

@@ -10,9 +10,9 @@ using model::Value;
 namespace {
 
 const Value* cond(const Value& status, const std::string& type) {
-  for (const Value& c : status.find("conditions")->as_array())
-    if (c.find("type")->as_string() == type) return &c;
-  return nullptr;
+  const Value* c = find_condition(status, type);
+  REQUIRE(c);
+  return c;
 }
 
 std::string field(const Value* v, const char* name) {

@@ -3,6 +3,7 @@
 #include <mutex>
 #include <thread>
 
+#include "actors/core/status.hpp"
 #include "actors/core/writer_plan.hpp"
 #include "k8s/client/config.hpp"
 #include "k8s/client/curl_transport.hpp"
@@ -154,11 +155,7 @@ std::string annotation(const model::Value& obj, const std::string& key) {
 
 const model::Value* condition(const model::Value& agent, const std::string& type) {
   const model::Value* st = agent.find("status");
-  const model::Value* conds = st ? st->find("conditions") : nullptr;
-  if (!conds || !conds->is_array()) return nullptr;
-  for (const model::Value& c : conds->as_array())
-    if (c.find("type") && c.find("type")->as_string() == type) return &c;
-  return nullptr;
+  return st ? actors::core::find_condition(*st, type) : nullptr;
 }
 
 }  // namespace e2e
