@@ -46,7 +46,12 @@ void Allocator::set_targets(std::vector<Target> targets) {
   std::vector<std::uint32_t> previous;
   previous.reserve(targets.size());
   std::size_t kept = 0;
+  constexpr std::size_t kAhead = 8;
   for (std::size_t i = 0; i < targets.size(); ++i) {
+    if (i + kAhead < targets.size()) {
+      seen.prefetch(targets[i + kAhead].hash);
+      slot_of_hash_.prefetch(targets[i + kAhead].hash);
+    }
     if (seen.insert(targets[i].hash, static_cast<std::uint32_t>(kept)) != kept) continue;  // duplicate
     const std::uint32_t old = slot_of_hash_.find(targets[i].hash);
     previous.push_back(old == FlatIndex::kNone ? kUnassigned : assigned_[old]);

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "allocation/hash.hpp"
+#include "allocation/parallel.hpp"
 #include "allocation/rendezvous.hpp"
 #include "allocation/strategy_impl.hpp"
 
@@ -91,19 +92,31 @@ class ConsistentHashing final : public Strategy {
     for (std::size_t c = 0; c < n; ++c) seeds_[c] = fold(collectors_[c].seed);
     prefs_.resize(count * width_);
     if (n == 1) return std::fill(prefs_.begin(), prefs_.end(), 0u);
-    std::uint32_t keys[kLanes], first[kLanes], second[kLanes], ambiguous[kLanes];
-    for (std::size_t base = 0; base < count; base += kLanes) {
-      const std::size_t lanes = std::min(kLanes, count - base);
-      for (std::size_t l = 0; l < kLanes; ++l) keys[l] = fold(targets_[base + std::min(l, lanes - 1)].key);
-      top_two(keys, seeds_.data(), n, first, second, ambiguous);
-      for (std::size_t l = 0; l < lanes; ++l) {
-        const auto t = static_cast<std::uint32_t>(base + l);
-        std::uint32_t* p = &prefs_[t * width_];
-        if (ambiguous[l] == 0) {
-          p[0] = first[l], p[1] = second[l];
-        } else {
-          for (std::size_t r = 0; r < width_; ++r) p[r] = ranked(t, r);
+    // Scores are independent per target: the two halves run on two cores.
+    // Ties need ranked(), which caches, so they are resolved afterwards.
+    std::vector<std::uint32_t> tied[2];
+    auto scores = [&](std::size_t from, std::size_t to, std::vector<std::uint32_t>& ties) {
+      std::uint32_t keys[kLanes], first[kLanes], second[kLanes], ambiguous[kLanes];
+      for (std::size_t base = from; base < to; base += kLanes) {
+        const std::size_t lanes = std::min(kLanes, to - base);
+        for (std::size_t l = 0; l < kLanes; ++l) keys[l] = fold(targets_[base + std::min(l, lanes - 1)].key);
+        top_two(keys, seeds_.data(), n, first, second, ambiguous);
+        for (std::size_t l = 0; l < lanes; ++l) {
+          const auto t = static_cast<std::uint32_t>(base + l);
+          if (ambiguous[l] != 0) ties.push_back(t);
+          prefs_[t * width_] = first[l], prefs_[t * width_ + 1] = second[l];
         }
+      }
+    };
+    if (count * n < kParallelMin * 64 || default_lanes() < 2) {
+      scores(0, count, tied[0]);
+    } else {
+      const std::size_t mid = count / 2 / kLanes * kLanes;
+      run_both([&] { scores(0, mid, tied[0]); }, [&] { scores(mid, count, tied[1]); });
+    }
+    for (const auto& ties : tied) {
+      for (std::uint32_t t : ties) {
+        for (std::size_t r = 0; r < width_; ++r) prefs_[t * width_ + r] = ranked(t, r);
       }
     }
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "allocation/parallel.hpp"
+
 namespace allocation {
 namespace {
 
@@ -46,13 +48,19 @@ void substitute_shard(std::string& regex) {
 
 }  // namespace
 
+RelabelFilter::RelabelFilter(unsigned lanes) : lanes_(lanes ? lanes : default_lanes()), builders_(lanes_) {}
+
 void RelabelFilter::set_job(Name job, std::vector<RelabelConfig> configs, std::string_view path) {
   for (auto& c : configs) substitute_shard(c.regex);
   Relabeler{configs, path};  // validates every rule, with its own index in errors
   auto live = deciding_rules(configs);
-  JobRules compiled{Relabeler(live, path), {}};
+  JobRules compiled;
+  for (std::size_t i = 0; i < lanes_; ++i) compiled.lanes.emplace_back(live, path);
   for (const auto& c : live) {
-    for (const auto& l : c.source_labels) compiled.reads.push_back(Name::intern(l));
+    const bool constant = c.action == RelabelAction::hashmod && c.modulus == 1;  // reads nothing
+    for (const auto& l : c.source_labels) {
+      if (!constant) compiled.reads.push_back(Name::intern(l));
+    }
     if (c.action == RelabelAction::keepequal || c.action == RelabelAction::dropequal)
       compiled.reads.push_back(Name::intern(c.target_label));
   }
@@ -85,20 +93,20 @@ void RelabelFilter::set_scrape_configs(const model::Value& scrape_configs) {
 
 const RelabelFilter::JobRules* RelabelFilter::rules_for(Name job) const {
   auto it = std::lower_bound(jobs_.begin(), jobs_.end(), job, [](const auto& e, Name j) { return e.first < j; });
-  return it != jobs_.end() && it->first == job && !it->second.rules.empty() ? &it->second : nullptr;
+  return it != jobs_.end() && it->first == job && !it->second.lanes[0].empty() ? &it->second : nullptr;
 }
 
 bool RelabelFilter::keep(const Target& t) {
   const JobRules* job = rules_for(t.job);
   if (!job) return true;
-  builder_.reset(t.group.get(), t.own.get());
-  return job->rules.process(builder_);
+  builders_[0].reset(t.group.get(), t.own.get());
+  return job->lanes[0].process(builders_[0]);
 }
 
 // Label sets are usually cold (100k targets x 40 labels do not fit in
-// cache), so apply() loads each target's own set in three stages ahead of
-// use: the set object, its id array, then only the labels the rules read
-// (the group's set is shared by many targets and stays warm).
+// cache), so each target's own set is loaded in three stages ahead of use:
+// the set object, its id array, then only the labels the rules read (the
+// group's set is shared by many targets and stays warm).
 void RelabelFilter::prefetch(const Target& t, int stage) const {
   const LabelSet* own = t.own.get();
   if (!own) return;
@@ -109,7 +117,7 @@ void RelabelFilter::prefetch(const Target& t, int stage) const {
   }
 }
 
-std::size_t RelabelFilter::apply(std::vector<Target>& targets) {
+std::size_t RelabelFilter::filter_lane(std::span<Target> targets, std::size_t lane) {
   constexpr std::size_t kAhead[3] = {6, 3, 1};  // object, ids, labels
   std::size_t next = 0;
   auto prefetch_ahead = [&]() {
@@ -118,18 +126,40 @@ std::size_t RelabelFilter::apply(std::vector<Target>& targets) {
     }
     ++next;
   };
-  for (std::size_t i = 0; i < std::min(targets.size(), kAhead[0]); ++i) __builtin_prefetch(targets[i].own.get());
-  const std::size_t before = targets.size();
+  for (std::size_t i = 0; i < std::min(targets.size(), kAhead[0]); ++i) prefetch(targets[i], 0);
+  LabelBuilder& builder = builders_[lane];
   Name last_job;
-  const JobRules* job = nullptr;
+  const Relabeler* rules = nullptr;
   auto dropped = [&](const Target& t) {
     prefetch_ahead();
-    if (!(t.job == last_job)) last_job = t.job, job = rules_for(t.job);
-    if (!job) return false;
-    builder_.reset(t.group.get(), t.own.get());
-    return !job->rules.process(builder_);
+    if (!(t.job == last_job)) {
+      last_job = t.job;
+      const JobRules* job = rules_for(t.job);
+      rules = job ? &job->lanes[lane] : nullptr;
+    }
+    if (!rules) return false;
+    builder.reset(t.group.get(), t.own.get());
+    return !rules->process(builder);
   };
-  targets.erase(std::remove_if(targets.begin(), targets.end(), dropped), targets.end());
+  return static_cast<std::size_t>(std::remove_if(targets.begin(), targets.end(), dropped) - targets.begin());
+}
+
+std::size_t RelabelFilter::apply(std::vector<Target>& targets) {
+  const std::size_t before = targets.size();
+  std::span<Target> all(targets);
+  auto begin = targets.begin();
+  if (lanes_ < 2 || before < kParallelMin) {
+    targets.erase(begin + static_cast<std::ptrdiff_t>(filter_lane(all, 0)), targets.end());
+    return before - targets.size();
+  }
+  const std::size_t mid = before / 2;
+  std::size_t kept_first = 0, kept_second = 0;
+  run_both([&] { kept_first = filter_lane(all.first(mid), 0); },
+           [&] { kept_second = filter_lane(all.subspan(mid), 1); });
+  auto tail = begin + static_cast<std::ptrdiff_t>(mid);
+  auto end =
+      std::move(tail, tail + static_cast<std::ptrdiff_t>(kept_second), begin + static_cast<std::ptrdiff_t>(kept_first));
+  targets.erase(end, targets.end());
   return before - targets.size();
 }
 

@@ -59,6 +59,11 @@ std::optional<std::vector<std::pair<std::string, std::string>>> Relabeler::apply
 
 bool Relabeler::apply_rule(const RelabelRule& r, LabelBuilder& b) const {
   std::string_view value;
+  if (r.config.action == RelabelAction::hashmod && r.config.modulus == 1) {
+    // x % 1 is 0 whatever the digest: skip MD5 and the (often cold) sources.
+    b.set(r.target, "0");
+    return true;
+  }
   if (r.sources.size() == 1) {
     value = b.get(r.sources[0]);
   } else if (r.sources.size() > 1) {
@@ -87,8 +92,7 @@ bool Relabeler::apply_rule(const RelabelRule& r, LabelBuilder& b) const {
       b.set(r.target, r.scratch);
       return true;
     case RelabelAction::hashmod:
-      // x % 1 is 0 whatever the digest: skip MD5 for the common modulus 1.
-      b.set(r.target, r.config.modulus == 1 ? "0" : std::to_string(hashmod_value(value, r.config.modulus)));
+      b.set(r.target, std::to_string(hashmod_value(value, r.config.modulus)));
       return true;
     case RelabelAction::labelmap:
       labelmap(r, b);

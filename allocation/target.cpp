@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "allocation/hash.hpp"
+#include "allocation/parallel.hpp"
 
 namespace allocation {
 
@@ -27,19 +28,67 @@ bool make_target(Name job, const std::shared_ptr<const LabelSet>& group, const s
   return true;
 }
 
-void append_targets(Name job, std::span<const TargetGroup> groups, std::vector<Target>& out) {
-  std::size_t n = out.size();
-  for (const auto& g : groups) n += g.targets.size();
-  out.reserve(n);
-  Target t;
+namespace {
+// make_shared puts the reference count just before the set, and the set's
+// fields span two lines: fetch all three, since copying the shared_ptr
+// (a locked increment) stalls until its line arrives.
+void prefetch_set(const LabelSet* s) {
+  const char* p = reinterpret_cast<const char*>(s);
+  __builtin_prefetch(p - 16, 1);
+  __builtin_prefetch(p);
+  __builtin_prefetch(p + sizeof(LabelSet) - 1);
+}
+
+// Writes the items of `groups` to consecutive slots from `at`, leaving a
+// default Target (no address) for each set without one; returns how many.
+// Label sets are usually cold, and groups are often small (one per
+// Endpoints object), so a second cursor runs kAhead sets ahead across group
+// boundaries, prefetching each set and the next group's pointer array.
+std::size_t fill_items(Name job, std::span<const TargetGroup> groups, Target* at) {
+  constexpr std::size_t kAhead = 8;
+  std::size_t pg = 0, pi = 0, holes = 0;
+  if (!groups.empty()) __builtin_prefetch(groups[0].targets.data());
+  if (groups.size() > 1) __builtin_prefetch(groups[1].targets.data());
+  auto prefetch_next = [&] {
+    while (pg < groups.size() && pi >= groups[pg].targets.size()) {
+      ++pg, pi = 0;
+      if (pg + 1 < groups.size()) __builtin_prefetch(groups[pg + 1].targets.data());
+    }
+    if (pg < groups.size()) prefetch_set(groups[pg].targets[pi++].get());
+  };
+  for (std::size_t k = 0; k < kAhead; ++k) prefetch_next();
   for (const auto& g : groups) {
-    constexpr std::size_t kAhead = 8;  // label sets are usually cold: prefetch
-    for (std::size_t i = 0; i < std::min(kAhead, g.targets.size()); ++i) __builtin_prefetch(g.targets[i].get());
-    for (std::size_t i = 0; i < g.targets.size(); ++i) {
-      if (i + kAhead < g.targets.size()) __builtin_prefetch(g.targets[i + kAhead].get());
-      if (make_target(job, g.labels, g.targets[i], t)) out.push_back(std::move(t));
+    for (const auto& own : g.targets) {
+      prefetch_next();
+      if (!make_target(job, g.labels, own, *at)) *at = Target{}, ++holes;
+      ++at;
     }
   }
+  return holes;
+}
+
+}  // namespace
+
+void append_targets(Name job, std::span<const TargetGroup> groups, std::vector<Target>& out) {
+  const std::size_t base = out.size();
+  std::size_t n = 0;
+  for (const auto& g : groups) n += g.targets.size();
+  out.resize(base + n);
+  Target* at = out.data() + base;
+  std::size_t holes = 0;
+  if (n < kParallelMin || default_lanes() < 2) {
+    holes = fill_items(job, groups, at);
+  } else {
+    std::size_t split = 0, first_count = 0;
+    while (split < groups.size() && first_count < n / 2) first_count += groups[split++].targets.size();
+    std::size_t holes_second = 0;
+    run_both([&] { holes = fill_items(job, groups.first(split), at); },
+             [&] { holes_second = fill_items(job, groups.subspan(split), at + first_count); });
+    holes += holes_second;
+  }
+  if (holes == 0) return;
+  auto first = out.begin() + static_cast<std::ptrdiff_t>(base);
+  out.erase(std::remove_if(first, out.end(), [](const Target& t) { return t.address.empty(); }), out.end());
 }
 
 std::string_view target_node(const Target& t) {

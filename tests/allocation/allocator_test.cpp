@@ -4,6 +4,7 @@
 
 #include "allocation/allocator.hpp"
 #include "allocation/filter.hpp"
+#include "allocation/parallel.hpp"
 #include "model/parse.hpp"
 
 using namespace allocation;
@@ -178,4 +179,49 @@ TEST_CASE("relabel-config filter drops what the job's relabel_configs drop with 
       "- job_name: x\n  relabel_configs:\n  - {action: keep}\n  - {regex: '(', target_label: y}\n", "test");
   CHECK_THROWS_WITH(filter.set_scrape_configs(dead_bad.at(0).value),
                     Catch::StartsWith("scrape_configs[0].relabel_configs[1].regex: invalid regular expression"));
+}
+
+// Large batches are split over two threads (allocation/parallel.hpp): the
+// result must be exactly the single-threaded one, order included.
+TEST_CASE("large batches give the same items and filter results on one or two lanes", "[allocation]") {
+  const std::size_t n = 3 * kParallelMin + 7;
+  std::vector<TargetGroup> groups;
+  for (std::size_t g = 0; g * 5 < n; ++g) {
+    TargetGroup group;
+    group.labels = std::make_shared<const LabelSet>(LabelSet{{"__meta_group", std::to_string(g % 3)}});
+    for (std::size_t i = g * 5; i < std::min(n, g * 5 + 5); ++i) {
+      // Every 97th set has no address (skipped), every 7th is a cache.
+      const std::string address = i % 97 == 0 ? "" : "10.0." + std::to_string(i / 256) + "." + std::to_string(i % 256);
+      group.targets.push_back(std::make_shared<const LabelSet>(
+          LabelSet{{"__address__", address}, {"__meta_tier", i % 7 == 0 ? "cache" : "front"}}));
+    }
+    groups.push_back(std::move(group));
+  }
+  const Name job = Name::intern("web");
+  std::vector<Target> items;
+  append_targets(job, groups, items);
+  std::vector<Target> one_by_one;
+  for (const auto& g : groups) append_targets(job, std::span<const TargetGroup>(&g, 1), one_by_one);
+  REQUIRE(items.size() == one_by_one.size());
+  REQUIRE(items.size() == n - (n + 96) / 97);
+  for (std::size_t i = 0; i < items.size(); ++i) REQUIRE(items[i].hash == one_by_one[i].hash);
+
+  auto rules = parse_relabel_configs(model::parse_documents(R"(
+- {source_labels: [__meta_tier], regex: cache, action: drop}
+- {source_labels: [__meta_group], regex: '2', action: drop}
+)",
+                                                            "test")
+                                         .at(0)
+                                         .value,
+                                     "relabel_configs");
+  RelabelFilter one(1), two(2);
+  one.set_job(job, rules);
+  two.set_job(job, rules);
+  auto by_one = items, by_two = items;
+  const std::size_t dropped = one.apply(by_one);
+  CHECK(two.apply(by_two) == dropped);
+  CHECK(dropped > items.size() / 3);
+  REQUIRE(by_one.size() == by_two.size());
+  for (std::size_t i = 0; i < by_one.size(); ++i) REQUIRE(by_one[i].hash == by_two[i].hash);
+  for (const auto& t : by_two) CHECK(one.keep(t));
 }
