@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -26,6 +27,13 @@ std::string reference_path(const std::string& relative) {
 }
 std::string source_path(const std::string& relative) {
   return std::string(AO_SOURCE_DIR) + "/" + relative;
+}
+std::vector<std::string> yaml_files(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".yaml") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 void check_golden(const std::string& suite, const std::string& name, const std::string& actual) {

@@ -15,6 +15,8 @@ namespace testutil {
 std::string read_text(const std::string& path);
 std::string reference_path(const std::string& relative);  // under AO_REFERENCE_DIR
 std::string source_path(const std::string& relative);     // under AO_SOURCE_DIR
+// The .yaml files directly in `dir`, sorted by path.
+std::vector<std::string> yaml_files(const std::string& dir);
 
 // Compares `actual` with tests/golden/<suite>/<name> byte for byte. With
 // UPDATE_GOLDEN=1 in the environment it rewrites the file instead.

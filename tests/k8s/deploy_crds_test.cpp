@@ -12,18 +12,7 @@
 #include "model/parse.hpp"
 
 using testutil::KubectlEnv;
-
-namespace {
-
-std::vector<std::string> yaml_files(const std::string& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(dir))
-    if (e.path().extension() == ".yaml") out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-}  // namespace
+using testutil::yaml_files;
 
 TEST_CASE("kubectl applies deploy/crds and every example manifest against them", "[k8s][kubectl][crd]") {
   KubectlEnv env;

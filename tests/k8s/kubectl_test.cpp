@@ -22,11 +22,7 @@ using Key = std::tuple<std::string, std::string, std::string>;  // kind, namespa
 const char* kOperatorNamespace = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: operator\n";
 
 std::vector<std::string> example_files() {
-  std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(testutil::reference_path("examples")))
-    if (e.path().extension() == ".yaml") out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
+  return testutil::yaml_files(testutil::reference_path("examples"));
 }
 
 // Every object of the examples, keyed as the cluster stores them, with its labels.

@@ -16,15 +16,9 @@
 
 using model::Value;
 
-namespace {
+using testutil::yaml_files;
 
-std::vector<std::string> yaml_files(const std::string& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(dir))
-    if (e.path().extension() == ".yaml") out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
+namespace {
 
 std::string str(const Value* v) {
   return v && v->is_string() ? v->as_string() : "";
