@@ -186,6 +186,17 @@ ParseError::ParseError(std::string source, int line, std::string message)
       line_(line),
       problem_(std::move(message)) {}
 
+namespace {
+// Occurrences of "---" and "..." (an upper bound on document markers).
+std::size_t count_markers(std::string_view text) {
+  std::size_t n = 0;
+  for (std::string_view marker : {"---", "..."}) {
+    for (auto pos = text.find(marker); pos != std::string_view::npos; pos = text.find(marker, pos + 3)) ++n;
+  }
+  return n;
+}
+}  // namespace
+
 std::vector<Document> parse_documents(std::string_view text, std::string_view source, const ParseLimits& limits) {
   if (text.size() > limits.max_bytes) throw ParseError(std::string(source), 0, "input larger than the size limit");
   std::vector<Document> docs;
@@ -202,7 +213,15 @@ std::vector<Document> parse_documents(std::string_view text, std::string_view so
   Builder builder(limits, std::string(source));
   try {
     YAML::Parser parser(in);
-    while (parser.HandleNextDocument(builder)) {
+    // yaml-cpp 0.7 reports an endless stream of empty documents when a flow
+    // indicator such as ',' stands outside a flow collection (upstream
+    // issue 1040). Every document after the first starts after a "---" or
+    // "..." marker, so more documents than markers + 1 means no progress.
+    const std::size_t max_documents = count_markers(text) + 1;
+    for (std::size_t handled = 0; parser.HandleNextDocument(builder);) {
+      if (++handled > max_documents)
+        throw ParseError(std::string(source), builder.doc_line,
+                         "unexpected flow indicator (',', ']' or '}') outside a flow collection");
       if (builder.root && !builder.root->is_null())
         docs.push_back(Document{std::move(*builder.root), builder.doc_line});
     }

@@ -115,7 +115,12 @@ void read_scrape_job(const Value& job, const std::string& field, Config& out) {
 }
 
 Config load_config(std::string_view text, std::string_view source) {
-  auto docs = model::parse_documents(text, source);
+  std::vector<model::Document> docs;
+  try {
+    docs = model::parse_documents(text, source);
+  } catch (const model::ParseError& e) {
+    throw ConfigError(e.what());  // "<source>:<line>: <what yaml-cpp saw>"
+  }
   if (docs.size() != 1 || !docs[0].value.is_object()) fail(std::string(source), "must hold one YAML object");
   const Value& doc = docs[0].value;
   Config out;

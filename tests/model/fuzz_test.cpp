@@ -27,8 +27,8 @@ std::vector<std::string> corpus() {
 }
 
 std::string mutate(std::string s, std::mt19937& rng) {
-  static const std::string tokens[] = {":",     "-",   "[", "]", "{", "}",  "'",    "\"",   "\n", "  ",   "&a",   "*a",
-                                       "!!int", "---", "#", "|", ">", "\t", "\x00", "\xff", "~",  "null", "1e999"};
+  static const std::string tokens[] = {":",     "-",   "[", "]", "{", "}",  "'",    "\"",   "\n", "  ",   "&a",    "*a",
+                                       "!!int", "---", "#", "|", ">", "\t", "\x00", "\xff", "~",  "null", "1e999", ","};
   int edits = 1 + static_cast<int>(rng() % 8);
   for (int i = 0; i < edits && !s.empty(); ++i) {
     std::size_t pos = rng() % s.size();

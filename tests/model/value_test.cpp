@@ -70,6 +70,18 @@ TEST_CASE("deep nesting is an error not a crash", "[parse]") {
   CHECK_THROWS_AS(model::parse_documents(deep_yaml, "deep"), model::ParseError);
 }
 
+// yaml-cpp 0.7 loops forever on these (its issue 1040); found by the target
+// allocator's config fuzzer.
+TEST_CASE("a flow indicator outside a flow collection is an error not a hang", "[parse]") {
+  for (const char* text : {",", ",allocation_strategy: x", " ,", "[a],", "{a: 1},", "a: 1\n---\n,x"}) {
+    INFO(text);
+    CHECK_THROWS_AS(model::parse_documents(text, "stray"), model::ParseError);
+  }
+  auto docs = model::parse_documents("a: 1\n---\n---\n...\n---\nb: 2\n", "empty docs");
+  REQUIRE(docs.size() == 2);
+  CHECK(docs[1].value.find("b"));
+}
+
 TEST_CASE("merge keys: explicit keys override merged ones in any order", "[parse]") {
   auto docs = model::parse_documents(
       "base: &b {name: a, ns: x}\nafter: {<<: *b, name: b}\nbefore: {name: c, <<: *b}\nlist: {<<: [{k: 1}, {k: 2}]}\n",
