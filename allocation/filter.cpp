@@ -156,9 +156,8 @@ std::size_t RelabelFilter::apply(std::vector<Target>& targets) {
   std::size_t kept_first = 0, kept_second = 0;
   run_both([&] { kept_first = filter_lane(all.first(mid), 0); },
            [&] { kept_second = filter_lane(all.subspan(mid), 1); });
-  auto tail = begin + static_cast<std::ptrdiff_t>(mid);
-  auto end =
-      std::move(tail, tail + static_cast<std::ptrdiff_t>(kept_second), begin + static_cast<std::ptrdiff_t>(kept_first));
+  auto tail = begin + static_cast<std::ptrdiff_t>(mid), end = tail + static_cast<std::ptrdiff_t>(kept_second);
+  if (kept_first < mid) end = std::move(tail, end, begin + static_cast<std::ptrdiff_t>(kept_first));
   targets.erase(end, targets.end());
   return before - targets.size();
 }

@@ -33,6 +33,7 @@ namespace {
 // fields span two lines: fetch all three, since copying the shared_ptr
 // (a locked increment) stalls until its line arrives.
 void prefetch_set(const LabelSet* s) {
+  if (!s) return;
   const char* p = reinterpret_cast<const char*>(s);
   __builtin_prefetch(p - 16, 1);
   __builtin_prefetch(p);
