@@ -27,6 +27,10 @@ struct RenderOptions {
   // Reproduce upstream's known bugs (docs/differences.md) instead of fixing
   // them; only golden comparisons against upstream use this.
   bool upstream_compat = false;
+  // Monitor TLS material from Secrets/ConfigMaps as inline PEM (`ca`,
+  // `cert`, `key`) instead of files under the agent's secrets mount: for
+  // consumers without that volume (the target allocator's collectors).
+  bool inline_tls = false;
 };
 
 struct AgentRender {

@@ -1,7 +1,8 @@
 // TLS and authentication blocks of the metrics scrape jobs and of the
 // kubernetes_sd API-server settings. Monitors get their secrets inlined
-// (the agent has no per-monitor files for them), TLS material is always a
-// file path under the secrets mount, as upstream renders it.
+// (the agent has no per-monitor files for them), TLS material is a file
+// path under the secrets mount, as upstream renders it, unless the caller
+// asks for inline PEM (the target allocator's collectors have no mount).
 #include "model/scrape_common.hpp"
 
 namespace model::scrape {
@@ -34,15 +35,27 @@ Value api_authorization(const GrafanaAgent& agent, const APIServerConfig& api, A
 
 }  // namespace
 
-Value tls_config(const std::string& ns, const TLSConfig& tls, const std::string& path, AssetRefs& assets) {
+// Prometheus accepts either form per field, never both, so an explicit
+// *File field still wins over the inline value.
+Value tls_config(const std::string& ns, const TLSConfig& tls, const std::string& path, AssetRefs& assets,
+                 bool inline_pem) {
   Value out = Value::object();
-  std::string ca = !tls.ca_file.empty() ? tls.ca_file : assets.file(ns, tls.ca, path + ".ca");
-  std::string cert = !tls.cert_file.empty() ? tls.cert_file : assets.file(ns, tls.cert, path + ".cert");
-  std::string key = tls.key_file;
-  if (key.empty() && tls.key_secret) key = assets.secret_file(ns, *tls.key_secret, path + ".keySecret");
-  out.set_nonempty("ca_file", ca);
-  out.set_nonempty("cert_file", cert);
-  out.set_nonempty("key_file", key);
+  auto material = [&](const char* field, const std::string& file, const SecretOrConfigMap& ref, const char* sub) {
+    if (!file.empty())
+      out.set(std::string(field) + "_file", file);
+    else if (inline_pem)
+      out.set_nonempty(field, assets.value(ns, ref, path + sub));
+    else
+      out.set_nonempty(std::string(field) + "_file", assets.file(ns, ref, path + sub));
+  };
+  material("ca", tls.ca_file, tls.ca, ".ca");
+  material("cert", tls.cert_file, tls.cert, ".cert");
+  if (!tls.key_file.empty())
+    out.set("key_file", tls.key_file);
+  else if (tls.key_secret && inline_pem)
+    out.set_nonempty("key", assets.secret_value(ns, *tls.key_secret, path + ".keySecret"));
+  else if (tls.key_secret)
+    out.set_nonempty("key_file", assets.secret_file(ns, *tls.key_secret, path + ".keySecret"));
   out.set_nonempty("server_name", tls.server_name);
   if (tls.insecure_skip_verify.value_or(false)) out.set("insecure_skip_verify", true);
   return out;

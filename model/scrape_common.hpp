@@ -65,8 +65,10 @@ bool has_hashmod(const Value& rules);
 
 // --- scrape_auth.cpp ---
 // tls_config with file paths under the secrets mount; explicit *File fields
-// win over Secret/ConfigMap references.
-Value tls_config(const std::string& ns, const TLSConfig& tls, const std::string& path, AssetRefs& assets);
+// win over Secret/ConfigMap references. `inline_pem` renders the referenced
+// values as `ca`/`cert`/`key` instead (RenderOptions::inline_tls).
+Value tls_config(const std::string& ns, const TLSConfig& tls, const std::string& path, AssetRefs& assets,
+                 bool inline_pem = false);
 // basic_auth with username and password inlined (monitors, kube SD).
 Value inline_basic_auth(const std::string& ns, const BasicAuth& ba, const std::string& path, AssetRefs& assets);
 // oauth2 of a monitor: client id and secret inlined.

@@ -13,10 +13,12 @@ Value params_value(const std::map<std::string, std::vector<std::string>>& params
   return out;
 }
 
-// Secrets of a monitor endpoint are inlined; TLS material is a file path.
+// Secrets of a monitor endpoint are inlined; TLS material is a file path
+// unless RenderOptions::inline_tls.
 void set_endpoint_auth(Value& job, const JobContext& ctx, const std::string& ns, const Endpoint& e,
                        const std::string& path, AssetRefs& assets) {
-  if (e.tls_config) job.set("tls_config", tls_config(ns, *e.tls_config, path + ".tlsConfig", assets));
+  if (e.tls_config)
+    job.set("tls_config", tls_config(ns, *e.tls_config, path + ".tlsConfig", assets, ctx.opts.inline_tls));
   job.set_nonempty("bearer_token_file", e.bearer_token_file);
   if (e.bearer_token_secret)
     job.set_nonempty("bearer_token", assets.secret_value(ns, *e.bearer_token_secret, path + ".bearerTokenSecret"));

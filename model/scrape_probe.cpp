@@ -58,7 +58,7 @@ Value relabel_configs(const JobContext& ctx, const Probe& p) {
 
 void set_auth(Value& job, const JobContext& ctx, const Probe& p, AssetRefs& assets) {
   const std::string& ns = p.meta.ns;
-  if (p.tls_config) job.set("tls_config", tls_config(ns, *p.tls_config, "spec.tlsConfig", assets));
+  if (p.tls_config) job.set("tls_config", tls_config(ns, *p.tls_config, "spec.tlsConfig", assets, ctx.opts.inline_tls));
   if (p.bearer_token_secret)
     job.set_nonempty("bearer_token", assets.secret_value(ns, *p.bearer_token_secret, "spec.bearerTokenSecret"));
   if (p.basic_auth) job.set_nonempty("basic_auth", inline_basic_auth(ns, *p.basic_auth, "spec.basicAuth", assets));

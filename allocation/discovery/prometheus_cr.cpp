@@ -1,6 +1,8 @@
 // Prometheus CR discovery: selectors, the monitor index and rendering.
 #include "allocation/discovery/prometheus_cr.hpp"
 
+#include <set>
+
 #include "allocation/discovery/collectors.hpp"
 #include "allocation/discovery/meta.hpp"
 #include "model/assets.hpp"
@@ -49,6 +51,16 @@ void render_table(const model::Inventory& inv, const model::Table<T>& table, con
   }
 }
 
+// Whether a Secret or ConfigMap event changes nothing a monitor can read
+// (e.g. a relist or a metadata-only update).
+bool same_asset_data(const Value& a, const Value& b) {
+  for (const char* field : {"data", "stringData", "binaryData"}) {
+    const Value *x = a.find(field), *y = b.find(field);
+    if ((x == nullptr) != (y == nullptr) || (x && !(*x == *y))) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool PrometheusCrConfig::needs_namespaces() const {
@@ -87,12 +99,31 @@ bool PrometheusCrIndex::apply(const std::string& kind, Change change, const Obje
       namespace_labels_[name] = labels_of(*object);
     return config_.needs_namespaces();
   }
-  if (kind != "ServiceMonitor" && kind != "PodMonitor" && kind != "Probe") return false;
+  const bool asset = kind == "Secret" || kind == "ConfigMap";
+  if (!asset && kind != "ServiceMonitor" && kind != "PodMonitor" && kind != "Probe") return false;
   auto& table = objects_[kind];
   const std::string key = object_key(*object);
-  if (change == Change::deleted) return table.erase(key) > 0;
+  auto it = table.find(key);
+  if (change == Change::deleted) {
+    if (it == table.end()) return false;
+    table.erase(it);
+    return !asset || has_monitors(str_at(*object, {"metadata", "namespace"}));
+  }
+  const bool same_data = asset && it != table.end() && same_asset_data(*it->second, *object);
   table[key] = object;
-  return true;
+  return !asset || (!same_data && has_monitors(str_at(*object, {"metadata", "namespace"})));
+}
+
+// Monitors only reference Secrets and ConfigMaps of their own namespace.
+bool PrometheusCrIndex::has_monitors(const std::string& ns) const {
+  const std::string prefix = ns + "/";
+  for (const char* kind : {"ServiceMonitor", "PodMonitor", "Probe"}) {
+    auto table = objects_.find(kind);
+    if (table == objects_.end()) continue;
+    auto it = table->second.lower_bound(prefix);
+    if (it != table->second.end() && it->first.starts_with(prefix)) return true;
+  }
+  return false;
 }
 
 bool PrometheusCrIndex::selected(const std::string& kind, const model::Value& object) const {
@@ -110,13 +141,29 @@ bool PrometheusCrIndex::selected(const std::string& kind, const model::Value& ob
 
 model::Value PrometheusCrIndex::jobs(std::vector<std::string>& problems) const {
   model::Inventory inv;
-  for (const auto& [kind, table] : objects_)
-    for (const auto& [key, object] : table)
-      if (selected(kind, *object)) inv.add(*object, kind + " " + key);
+  std::set<std::string> namespaces;  // of the selected monitors
+  for (const char* kind : {"ServiceMonitor", "PodMonitor", "Probe"}) {
+    auto table = objects_.find(kind);
+    if (table == objects_.end()) continue;
+    for (const auto& [key, object] : table->second)
+      if (selected(kind, *object)) {
+        inv.add(*object, std::string(kind) + " " + key);
+        namespaces.insert(str_at(*object, {"metadata", "namespace"}));
+      }
+  }
+  // Only the Secrets and ConfigMaps a selected monitor could reference are
+  // decoded; their problems name the object and field, never a value.
+  for (const char* kind : {"Secret", "ConfigMap"}) {
+    auto table = objects_.find(kind);
+    if (table == objects_.end()) continue;
+    for (const auto& [key, object] : table->second)
+      if (namespaces.count(str_at(*object, {"metadata", "namespace"}))) inv.add(*object, std::string(kind) + " " + key);
+  }
   for (const auto& p : inv.problems()) problems.push_back(p.str());
   model::GrafanaAgent agent;  // no apiServer, no enforced limits or labels
   agent.metrics.scrape_interval = config_.scrape_interval;
-  const model::RenderOptions options;
+  model::RenderOptions options;
+  options.inline_tls = true;  // collectors have no operator secrets volume
   const Value sd_fields = Value::object();
   const model::scrape::JobContext ctx{agent, options, 1, sd_fields};
   Value jobs = Value::array();

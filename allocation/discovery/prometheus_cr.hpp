@@ -1,15 +1,22 @@
 // Prometheus CR discovery (upstream's `prometheus_cr`): the selectors of
 // the config file and an index of watched ServiceMonitors, PodMonitors,
-// Probes and Namespaces that renders the selected monitors into scrape
-// configs with the operator's own renderer (model/scrape_jobs.hpp), so job
-// names are prometheus-operator's (serviceMonitor/<ns>/<name>/<i>,
-// podMonitor/<ns>/<name>/<i>, probe/<ns>/<name>).
+// Probes, Namespaces, Secrets and ConfigMaps that renders the selected
+// monitors into scrape configs with the operator's own renderer
+// (model/scrape_jobs.hpp), so job names are prometheus-operator's
+// (serviceMonitor/<ns>/<name>/<i>, podMonitor/<ns>/<name>/<i>,
+// probe/<ns>/<name>).
 // Contract: pure. parse_prometheus_cr throws DiscoveryError naming the
 // field. Selector semantics as upstream's allocator: an absent (or empty)
 // monitor selector selects every monitor, an absent namespace selector
-// every namespace. No Secrets or ConfigMaps are read: a monitor whose
-// rendering needs one (basic auth, bearer tokens, TLS from Secrets) is left
-// out and reported in `problems`, never served half-configured.
+// every namespace. Credentials a monitor references (basicAuth,
+// bearerTokenSecret, authorization, oauth2, TLS CA/cert/key) are resolved
+// from the indexed Secrets and ConfigMaps of the monitor's namespace and
+// rendered inline (TLS as inline PEM `ca`/`cert`/`key`), so a collector
+// needs no files from the operator. A monitor whose reference is missing
+// (object or key, unless optional) is left out with a problem naming the
+// monitor and field, never served half-configured. Problems never hold
+// Secret values; the rendered jobs do, so callers must redact them before
+// showing (allocation/responses.hpp does for /scrape_configs).
 #pragma once
 
 #include <map>
@@ -39,8 +46,12 @@ PrometheusCrConfig parse_prometheus_cr(const model::Value* block, const std::str
 class PrometheusCrIndex {
  public:
   explicit PrometheusCrIndex(PrometheusCrConfig config) : config_(std::move(config)) {}
-  // `kind` is "ServiceMonitor", "PodMonitor", "Probe" or "Namespace";
-  // others are ignored. Returns whether the rendered jobs may have changed.
+  // `kind` is "ServiceMonitor", "PodMonitor", "Probe", "Namespace",
+  // "Secret" or "ConfigMap"; others are ignored. Returns whether the
+  // rendered jobs may have changed: for a Secret or ConfigMap, only when
+  // its data changed and some monitor lives in its namespace.
+  // Secrets and ConfigMaps of every namespace are kept (a monitor may
+  // appear there later), so callers should not feed unrelated bulk ones.
   bool apply(const std::string& kind, Change change, const ObjectPtr& object);
   // The scrape configs of every selected monitor, ServiceMonitors, then
   // PodMonitors, then Probes, each sorted by namespace and name. Monitors
@@ -49,6 +60,7 @@ class PrometheusCrIndex {
 
  private:
   bool selected(const std::string& kind, const model::Value& object) const;
+  bool has_monitors(const std::string& ns) const;
 
   PrometheusCrConfig config_;
   std::map<std::string, std::map<std::string, ObjectPtr>> objects_;  // kind -> ns/name -> object

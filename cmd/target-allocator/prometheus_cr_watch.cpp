@@ -29,7 +29,8 @@ PrometheusCrWatcher::PrometheusCrWatcher(std::shared_ptr<k8s::Transport> transpo
       runner_(runner),
       log_(std::move(log)),
       index_(config) {
-  std::vector<std::string> kinds{"ServiceMonitor", "PodMonitor", "Probe"};
+  // Secrets and ConfigMaps hold the credentials monitors reference.
+  std::vector<std::string> kinds{"ServiceMonitor", "PodMonitor", "Probe", "Secret", "ConfigMap"};
   if (config.needs_namespaces()) kinds.push_back("Namespace");
   for (const auto& kind : kinds) {
     auto sink = [this, kind](k8s::ObjectEvent e) {
@@ -43,9 +44,12 @@ PrometheusCrWatcher::PrometheusCrWatcher(std::shared_ptr<k8s::Transport> transpo
     auto on_error = [this, kind](const k8s::Result& r) {
       if (log_) log_("prometheus_cr: watching " + kind + ": " + r.error);
     };
-    reflectors_.push_back(std::make_unique<k8s::Reflector>(*client_, *k8s::resource_for_kind(kind),
-                                                           k8s::ReflectorOptions{}, std::move(sink), nullptr,
-                                                           std::move(on_error)));
+    k8s::ReflectorOptions options;
+    // Helm release Secrets are the bulk of most clusters' Secrets and never
+    // hold scrape credentials.
+    if (kind == "Secret") options.field_selector = "type!=helm.sh/release.v1";
+    reflectors_.push_back(std::make_unique<k8s::Reflector>(*client_, *k8s::resource_for_kind(kind), options,
+                                                           std::move(sink), nullptr, std::move(on_error)));
   }
 }
 

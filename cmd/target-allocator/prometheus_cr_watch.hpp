@@ -1,14 +1,16 @@
 // Prometheus CR discovery: k8s::Reflectors on ServiceMonitors, PodMonitors,
-// Probes (all namespaces) and, when a namespace selector is set,
-// Namespaces, feeding an allocation::discovery::PrometheusCrIndex. The
-// serving thread calls refresh(): after a change it renders the selected
-// monitors into scrape configs, runs one KubernetesWatcher per rendered
+// Probes, Secrets (except Helm releases) and ConfigMaps in all namespaces
+// and, when a namespace selector is set, Namespaces, feeding an
+// allocation::discovery::PrometheusCrIndex. The serving thread calls
+// refresh(): after a change it renders the selected monitors into scrape
+// configs (credentials inline), runs one KubernetesWatcher per rendered
 // job's kubernetes_sd_configs (kept while the job's sd configs are
 // unchanged) and returns the jobs and their static targets.
 // Contract: start()/stop() as KubernetesWatcher; refresh() only from the
 // serving thread. Watch sinks take only this watcher's mutex and the
 // runner's. Jobs that fail to render or to parse are left out and logged
-// (once per distinct problem set).
+// (once per distinct problem set); neither logs nor problems hold Secret
+// values. The service account needs list/watch on secrets and configmaps.
 #pragma once
 
 #include <functional>

@@ -4,6 +4,7 @@
 
 #include "allocation/discovery/collectors.hpp"
 #include "allocation/discovery/prometheus_cr.hpp"
+#include "allocation/responses.hpp"
 #include "model/parse.hpp"
 
 using namespace allocation::discovery;
@@ -48,6 +49,30 @@ std::shared_ptr<const model::Value> monitor(const std::string& name, const std::
   char buf[1024];
   std::snprintf(buf, sizeof buf, kMonitor, name.c_str(), ns.c_str(), team.c_str());
   return object(buf);
+}
+
+// A Secret (data base64-encoded) or ConfigMap in namespace ns.
+std::shared_ptr<const model::Value> asset(const std::string& kind, const std::string& name, const std::string& data,
+                                          const std::string& version = "1") {
+  return object(R"({"apiVersion": "v1", "kind": ")" + kind + R"(", "metadata": {"name": ")" + name +
+                R"(", "namespace": "ns", "resourceVersion": ")" + version + R"("}, "data": )" + data + "}");
+}
+
+std::shared_ptr<const model::Value> auth_monitor() {
+  return object(R"({"apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor",
+    "metadata": {"name": "auth", "namespace": "ns"},
+    "spec": {"selector": {}, "endpoints": [{"port": "http",
+      "basicAuth": {"username": {"name": "creds", "key": "user"}, "password": {"name": "creds", "key": "pass"}}},
+      {"port": "admin", "authorization": {"credentials": {"name": "creds", "key": "token"}}}]}})");
+}
+
+const std::string& str(const model::Value& v, std::initializer_list<const char*> path) {
+  const model::Value* at = &v;
+  for (const char* key : path) {
+    at = at->find(key);
+    REQUIRE(at);
+  }
+  return at->as_string();
 }
 
 }  // namespace
@@ -129,7 +154,7 @@ TEST_CASE("selected ServiceMonitors render as prometheus-operator jobs", "[alloc
   CHECK(
       index.apply("Namespace", Change::added, object(R"({"metadata": {"name": "prod1", "labels": {"env": "prod"}}})")));
   CHECK(index.apply("Namespace", Change::added, object(R"({"metadata": {"name": "dev", "labels": {"env": "dev"}}})")));
-  CHECK_FALSE(index.apply("ConfigMap", Change::added, object(R"({"metadata": {"name": "x"}})")));
+  CHECK_FALSE(index.apply("Pod", Change::added, object(R"({"metadata": {"name": "x"}})")));
   std::vector<std::string> problems;
   auto jobs = index.jobs(problems);
   CHECK(problems.empty());
@@ -184,4 +209,95 @@ TEST_CASE("PodMonitors and Probes render after ServiceMonitors", "[allocation][d
   const auto& targets = probe.find("static_configs")->as_array().at(0).find("targets")->as_array();
   CHECK(targets.at(0).as_string() == "https://example.com");
   CHECK(jobs.as_array()[2].find("kubernetes_sd_configs")->as_array().at(0).find("role")->as_string() == "pod");
+}
+
+TEST_CASE("monitor credentials come from indexed Secrets and follow rotation", "[allocation][discovery]") {
+  PrometheusCrIndex index(PrometheusCrConfig{});
+  CHECK(index.apply("ServiceMonitor", Change::added, auth_monitor()));
+  std::vector<std::string> problems;
+  CHECK(index.jobs(problems).as_array().empty());
+  REQUIRE(problems.size() >= 1);
+  CHECK(problems[0] == "ServiceMonitor ns/auth: spec.endpoints[0].basicAuth.username: Secret ns/creds not found");
+  // A key missing from the Secret still leaves the monitor out, naming the field.
+  CHECK(index.apply("Secret", Change::added, asset("Secret", "creds", R"({"user": "YWRtaW4=", "token": "dG9rM24="})")));
+  problems.clear();
+  CHECK(index.jobs(problems).as_array().empty());
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0] ==
+        "ServiceMonitor ns/auth: spec.endpoints[0].basicAuth.password: key \"pass\" not found in "
+        "Secret ns/creds");
+  CHECK(index.apply("Secret", Change::modified,
+                    asset("Secret", "creds", R"({"user": "YWRtaW4=", "pass": "czNjcmV0", "token": "dG9rM24="})", "2")));
+  problems.clear();
+  auto jobs = index.jobs(problems);
+  CHECK(problems.empty());
+  REQUIRE(job_names(jobs) == std::vector<std::string>{"serviceMonitor/ns/auth/0", "serviceMonitor/ns/auth/1"});
+  CHECK(str(jobs.as_array()[0], {"basic_auth", "username"}) == "admin");
+  CHECK(str(jobs.as_array()[0], {"basic_auth", "password"}) == "s3cret");
+  CHECK(str(jobs.as_array()[1], {"authorization", "type"}) == "Bearer");
+  CHECK(str(jobs.as_array()[1], {"authorization", "credentials"}) == "tok3n");
+  // Rotation re-renders; a metadata-only update and unrelated objects do not.
+  CHECK(index.apply(
+      "Secret", Change::modified,
+      asset("Secret", "creds", R"({"user": "YWRtaW4=", "pass": "bjN3LXBhc3M=", "token": "dG9rM24="})", "3")));
+  CHECK(str(index.jobs(problems).as_array()[0], {"basic_auth", "password"}) == "n3w-pass");
+  CHECK_FALSE(index.apply(
+      "Secret", Change::modified,
+      asset("Secret", "creds", R"({"user": "YWRtaW4=", "pass": "bjN3LXBhc3M=", "token": "dG9rM24="})", "4")));
+  auto elsewhere = object(R"({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "x", "namespace": "other"},
+    "data": {"k": "dg=="}})");
+  CHECK_FALSE(index.apply("Secret", Change::added, elsewhere));
+  // Deleting the Secret takes the monitor out again.
+  CHECK(index.apply("Secret", Change::deleted, asset("Secret", "creds", "{}")));
+  problems.clear();
+  CHECK(index.jobs(problems).as_array().empty());
+  CHECK_FALSE(problems.empty());
+}
+
+TEST_CASE("TLS material from ConfigMaps and Secrets renders as inline PEM", "[allocation][discovery]") {
+  PrometheusCrIndex index(PrometheusCrConfig{});
+  index.apply("PodMonitor", Change::added, object(R"({"apiVersion": "monitoring.coreos.com/v1", "kind": "PodMonitor",
+    "metadata": {"name": "tls", "namespace": "ns"},
+    "spec": {"selector": {}, "podMetricsEndpoints": [{"port": "m", "scheme": "https", "tlsConfig": {
+      "ca": {"configMap": {"name": "ca", "key": "ca.crt"}}, "cert": {"secret": {"name": "client", "key": "tls.crt"}},
+      "keySecret": {"name": "client", "key": "tls.key"}, "serverName": "web.ns"}}]}})"));
+  index.apply(
+      "ConfigMap", Change::added,
+      asset("ConfigMap", "ca", R"({"ca.crt": "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n"})"));
+  index.apply("Secret", Change::added, asset("Secret", "client", R"({
+    "tls.crt": "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCkNFUlQKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo=",
+    "tls.key": "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCkszWQotLS0tLUVORCBQUklWQVRFIEtFWS0tLS0tCg=="})"));
+  std::vector<std::string> problems;
+  auto jobs = index.jobs(problems);
+  CHECK(problems.empty());
+  REQUIRE(jobs.as_array().size() == 1);
+  const auto& tls = *jobs.as_array()[0].find("tls_config");
+  CHECK(str(tls, {"ca"}) == "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n");
+  CHECK(str(tls, {"cert"}) == "-----BEGIN CERTIFICATE-----\nCERT\n-----END CERTIFICATE-----\n");
+  CHECK(str(tls, {"key"}) == "-----BEGIN PRIVATE KEY-----\nK3Y\n-----END PRIVATE KEY-----\n");
+  CHECK(str(tls, {"server_name"}) == "web.ns");
+  CHECK_FALSE((tls.find("ca_file") || tls.find("cert_file") || tls.find("key_file")));
+
+  // /scrape_configs shows the job but masks its secrets, as upstream does.
+  const std::string body = allocation::scrape_configs_json(jobs);
+  CHECK(body.find("K3Y") == std::string::npos);
+  auto served = parse_json(body);
+  CHECK(str(served, {"podMonitor/ns/tls/0", "tls_config", "key"}) == "<secret>");
+  CHECK(str(served, {"podMonitor/ns/tls/0", "tls_config", "server_name"}) == "web.ns");
+}
+
+TEST_CASE("/scrape_configs masks credentials rendered from Secrets", "[allocation][discovery]") {
+  PrometheusCrIndex index(PrometheusCrConfig{});
+  index.apply("ServiceMonitor", Change::added, auth_monitor());
+  index.apply("Secret", Change::added,
+              asset("Secret", "creds", R"({"user": "YWRtaW4=", "pass": "czNjcmV0", "token": "dG9rM24="})"));
+  std::vector<std::string> problems;
+  const std::string body = allocation::scrape_configs_json(index.jobs(problems));
+  CHECK(problems.empty());
+  CHECK(body.find("s3cret") == std::string::npos);
+  CHECK(body.find("tok3n") == std::string::npos);
+  auto served = parse_json(body);
+  CHECK(str(served, {"serviceMonitor/ns/auth/0", "basic_auth", "password"}) == "<secret>");
+  CHECK(str(served, {"serviceMonitor/ns/auth/1", "authorization", "credentials"}) == "<secret>");
+  CHECK(str(served, {"serviceMonitor/ns/auth/1", "authorization", "type"}) == "Bearer");
 }

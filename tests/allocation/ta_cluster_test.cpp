@@ -179,7 +179,7 @@ TEST_CASE("target-allocator serves jobs rendered from selected ServiceMonitors",
   sim.create("endpoints", endpoints("web", {"10.0.0.1", "10.0.0.2"}));
   sim.create("servicemonitors", service_monitor("web", "a"), "default", "monitoring.coreos.com");
   sim.create("servicemonitors", service_monitor("skipped", "b"), "default", "monitoring.coreos.com");
-  // Needs a Secret the allocator does not read: left out, nothing breaks.
+  // Needs a Secret that does not exist: left out, nothing breaks.
   sim.create("servicemonitors", R"({"apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor",
     "metadata": {"name": "auth", "labels": {"team": "a"}},
     "spec": {"selector": {}, "endpoints": [{"port": "http",
@@ -231,4 +231,54 @@ TEST_CASE("target-allocator serves jobs rendered from selected ServiceMonitors",
   sim.cluster.remove(sim.type("monitoring.coreos.com", "servicemonitors"), "default", "web", {});
   CHECK(eventually([&] { return job_names(ta.get("/scrape_configs")).count("serviceMonitor/default/web/0") == 0; }));
   CHECK(eventually([&] { return all_targets().empty(); }));
+}
+
+namespace {
+
+std::string secret(const std::string& user_b64) {
+  return R"({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "creds"}, "type": "Opaque",
+    "data": {"u": ")" +
+         user_b64 + R"(", "p": "czNjcmV0"}})";
+}
+
+// The basic_auth block /scrape_configs serves for `job`, null when absent.
+model::Value served_basic_auth(Allocator& ta, const std::string& job) {
+  const auto doc = model::parse_json(ta.get("/scrape_configs"));
+  const model::Value* j = doc.find(job);
+  const model::Value* auth = j ? j->find("basic_auth") : nullptr;
+  return auth ? *auth : model::Value();
+}
+
+}  // namespace
+
+TEST_CASE("target-allocator renders ServiceMonitor credentials from watched Secrets", "[allocation][cli][cluster]") {
+  simtest::SimFixture sim;
+  k8s::sim::load_manifests(sim.cluster, {"deploy/crds"});
+  k8s::sim::Server api(sim.cluster, {});
+  api.start();
+  sim.create("servicemonitors", R"({"apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor",
+    "metadata": {"name": "auth"}, "spec": {"selector": {}, "endpoints": [{"port": "http",
+      "basicAuth": {"username": {"name": "creds", "key": "u"}, "password": {"name": "creds", "key": "p"}}}]}})",
+             "default", "monitoring.coreos.com");
+  Allocator ta(api, "collectors: [c1]\nprometheus_cr: {enabled: true}\nconfig:\n  scrape_configs:\n" + static_job(1));
+  const std::string job = "serviceMonitor/default/auth/0";
+  REQUIRE(eventually([&] { return job_names(ta.get("/scrape_configs")).count("static") == 1; }));
+  CHECK(job_names(ta.get("/scrape_configs")).count(job) == 0);
+
+  // The Secret appears: the job is served, its password masked.
+  sim.create("secrets", secret("YWRtaW4="));
+  REQUIRE(eventually([&] { return job_names(ta.get("/scrape_configs")).count(job) == 1; }));
+  auto auth = served_basic_auth(ta, job);
+  REQUIRE(auth.is_object());
+  CHECK(auth.find("username")->as_string() == "admin");
+  CHECK(auth.find("password")->as_string() == "<secret>");
+  // Rotation reaches the served config; deletion takes the job out again.
+  sim.cluster.update(sim.type("", "secrets"), "default", "creds", model::parse_json(secret("cm9vdA==")),
+                     k8s::sim::Subresource::main, {}, sim.warnings);
+  CHECK(eventually([&] {
+    auto a = served_basic_auth(ta, job);
+    return a.is_object() && a.find("username")->as_string() == "root";
+  }));
+  sim.cluster.remove(sim.type("", "secrets"), "default", "creds", {});
+  CHECK(eventually([&] { return job_names(ta.get("/scrape_configs")).count(job) == 0; }));
 }

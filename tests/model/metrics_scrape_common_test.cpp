@@ -1,11 +1,12 @@
 // Unit tests of the scrape-job building blocks: Prometheus durations,
 // regexp quoting, selector rules in both forms, relabel rules, limits and
-// the sharding pair.
+// the sharding pair, TLS material as files or inline PEM.
 #include <catch2/catch.hpp>
 
 #include <re2/re2.h>
 
 #include "golden_util.hpp"
+#include "model/parse.hpp"
 #include "model/scrape_common.hpp"
 
 using model::Value;
@@ -144,4 +145,29 @@ TEST_CASE("kubernetes_sd namespaces follow the namespaceSelector", "[metrics]") 
   CHECK(scrape::sd_namespaces(names, "own", false) == std::vector<std::string>{"a", "b"});
   CHECK(scrape::sd_namespaces(empty, "own", false) == std::vector<std::string>{"own"});
   CHECK(scrape::sd_namespaces(any, "own", true) == std::vector<std::string>{"own"});
+}
+
+TEST_CASE("tls_config renders files by default and inline PEM on request", "[metrics]") {
+  model::Inventory inv;
+  inv.add(model::parse_json(R"({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ca", "namespace": "ns"},
+    "data": {"ca.crt": "CA-PEM"}})"));
+  inv.add(model::parse_json(R"({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "tls", "namespace": "ns"},
+    "data": {"tls.key": "S0VZLVBFTQ=="}})"));
+  model::TLSConfig tls;
+  tls.ca.config_map = model::ConfigMapKeySelector{"ca", "ca.crt"};
+  tls.key_secret = model::SecretKeySelector{"tls", "tls.key"};
+  tls.cert_file = "/etc/client.crt";  // an explicit file wins in both forms
+  model::AssetRefs files(inv), pem(inv);
+  CHECK(scrape::tls_config("ns", tls, "spec.tlsConfig", files) ==
+        yaml("{ca_file: /var/lib/grafana-agent/secrets/_configMaps_ns_ca_ca_crt, cert_file: /etc/client.crt, "
+             "key_file: /var/lib/grafana-agent/secrets/_secrets_ns_tls_tls_key}"));
+  CHECK(scrape::tls_config("ns", tls, "spec.tlsConfig", pem, true) ==
+        yaml("{ca: CA-PEM, cert_file: /etc/client.crt, key: KEY-PEM}"));
+  CHECK(pem.errors.empty());
+  // A missing reference is an error at its field in both forms.
+  tls.key_secret = model::SecretKeySelector{"tls", "absent"};
+  model::AssetRefs missing(inv);
+  scrape::tls_config("ns", tls, "spec.tlsConfig", missing, true);
+  REQUIRE(missing.errors.size() == 1);
+  CHECK(missing.errors[0].path == "spec.tlsConfig.keySecret");
 }
