@@ -28,6 +28,28 @@ std::string reference_path(const std::string& relative) {
 std::string source_path(const std::string& relative) {
   return std::string(AO_SOURCE_DIR) + "/" + relative;
 }
+std::string mutate(std::string s, std::mt19937& rng, std::span<const std::string> tokens) {
+  const int edits = 1 + static_cast<int>(rng() % 8);
+  for (int i = 0; i < edits && !s.empty(); ++i) {
+    const std::size_t pos = rng() % s.size();
+    switch (rng() % 4) {
+      case 0:
+        s[pos] = static_cast<char>(rng() % 256);
+        break;
+      case 1:
+        s.insert(pos, tokens[rng() % tokens.size()]);
+        break;
+      case 2:
+        s.erase(pos, 1 + rng() % 16);
+        break;
+      default:
+        s = s.substr(0, pos);
+        break;
+    }
+  }
+  return s;
+}
+
 std::vector<std::string> yaml_files(const std::string& dir) {
   std::vector<std::string> out;
   for (const auto& e : std::filesystem::directory_iterator(dir))

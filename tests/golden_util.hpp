@@ -4,6 +4,8 @@
 // assertions (one YAML document, comparisons, path lookup).
 #pragma once
 
+#include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,9 @@ namespace testutil {
 std::string read_text(const std::string& path);
 std::string reference_path(const std::string& relative);  // under AO_REFERENCE_DIR
 std::string source_path(const std::string& relative);     // under AO_SOURCE_DIR
+// Fuzzing: 1 to 8 random edits of `s` (a byte replaced, one of `tokens`
+// inserted, up to 16 bytes erased, or the rest cut off), drawn from `rng`.
+std::string mutate(std::string s, std::mt19937& rng, std::span<const std::string> tokens);
 // The .yaml files directly in `dir`, sorted by path.
 std::vector<std::string> yaml_files(const std::string& dir);
 

@@ -6,10 +6,12 @@
 
 #include <random>
 #include <string>
+#include <utility>
 
 #include "allocation/discovery/http_sd.hpp"
 #include "allocation/relabel.hpp"
 #include "cmd/target-allocator/config.hpp"
+#include "golden_util.hpp"
 #include "model/parse.hpp"
 #include "model/yaml_emit.hpp"
 
@@ -94,25 +96,7 @@ std::string mutate(std::string s, std::mt19937& rng) {
                                        ",",
                                        "true",
                                        "-1"};
-  const int edits = 1 + static_cast<int>(rng() % 8);
-  for (int i = 0; i < edits && !s.empty(); ++i) {
-    const std::size_t pos = rng() % s.size();
-    switch (rng() % 4) {
-      case 0:
-        s[pos] = static_cast<char>(rng() % 256);
-        break;
-      case 1:
-        s.insert(pos, tokens[rng() % std::size(tokens)]);
-        break;
-      case 2:
-        s.erase(pos, 1 + rng() % 16);
-        break;
-      default:
-        s = s.substr(0, pos);
-        break;
-    }
-  }
-  return s;
+  return testutil::mutate(std::move(s), rng, tokens);
 }
 
 // Replaces random subtrees with values of other types.

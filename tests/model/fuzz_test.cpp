@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <random>
 #include <regex>
+#include <utility>
 
 #include "golden_util.hpp"
 #include "model/parse.hpp"
@@ -29,25 +30,7 @@ std::vector<std::string> corpus() {
 std::string mutate(std::string s, std::mt19937& rng) {
   static const std::string tokens[] = {":",     "-",   "[", "]", "{", "}",  "'",    "\"",   "\n", "  ",   "&a",    "*a",
                                        "!!int", "---", "#", "|", ">", "\t", "\x00", "\xff", "~",  "null", "1e999", ","};
-  int edits = 1 + static_cast<int>(rng() % 8);
-  for (int i = 0; i < edits && !s.empty(); ++i) {
-    std::size_t pos = rng() % s.size();
-    switch (rng() % 4) {
-      case 0:
-        s[pos] = static_cast<char>(rng() % 256);
-        break;
-      case 1:
-        s.insert(pos, tokens[rng() % std::size(tokens)]);
-        break;
-      case 2:
-        s.erase(pos, 1 + rng() % 16);
-        break;
-      default:
-        s = s.substr(0, pos);
-        break;
-    }
-  }
-  return s;
+  return testutil::mutate(std::move(s), rng, tokens);
 }
 
 const std::regex kProblemShape(R"(^[A-Za-z]+ [^ ]+: ([^ ]+: )?.+$)");
