@@ -221,7 +221,7 @@ std::vector<Document> parse_documents(std::string_view text, std::string_view so
     for (std::size_t handled = 0; parser.HandleNextDocument(builder);) {
       if (++handled > max_documents)
         throw ParseError(std::string(source), builder.doc_line,
-                         "unexpected flow indicator (',', ']' or '}') outside a flow collection");
+                         "unexpected flow indicator (such as ',') outside a flow collection");
       if (builder.root && !builder.root->is_null())
         docs.push_back(Document{std::move(*builder.root), builder.doc_line});
     }
