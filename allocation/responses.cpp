@@ -104,14 +104,14 @@ std::string query_escape(std::string_view s) {
   return out;
 }
 
-std::string scrape_configs_json(const model::Value& scrape_configs) {
+std::string scrape_configs_json(const model::Value& scrape_configs, bool mask) {
   model::Value out = model::Value::object();
   if (scrape_configs.is_array()) {
     for (const auto& sc : scrape_configs.as_array()) {
       const model::Value* name = sc.find("job_name");
       if (!name || !name->is_string()) continue;
       model::Value copy = sc;
-      mask_secrets(copy, "");
+      if (mask) mask_secrets(copy, "");
       out.set(name->as_string(), std::move(copy));
     }
   }

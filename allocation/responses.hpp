@@ -26,8 +26,9 @@ std::string query_escape(std::string_view s);
 
 // {"<job>": <scrape config>} from a list of scrape configs; secret fields
 // (password, credentials, client_secret, bearer_token, tls_config.key,
-// proxy_connect_header values) render as "<secret>".
-std::string scrape_configs_json(const model::Value& scrape_configs);
+// proxy_connect_header values) render as "<secret>" unless mask is false
+// (only for a listener that authenticates its clients, e.g. mTLS).
+std::string scrape_configs_json(const model::Value& scrape_configs, bool mask = true);
 // {"<job>": {"_link": "/jobs/<escaped job>/targets"}}
 std::string jobs_json(const Allocator& a);
 // {"<collector>": {"_link": "...?collector_id=<collector>", "targets": [...]}}

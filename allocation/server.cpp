@@ -76,6 +76,8 @@ struct AllocationServer::Impl {
   AllocatorMetrics metrics{"/livez", "/readyz", "/metrics", "/scrape_configs", "/jobs", "/jobs/:job_id/targets"};
   std::thread thread;
   std::atomic<std::shared_ptr<const Snapshot>> snapshot;
+  bool require_leadership = false;
+  std::atomic<bool> leading{false};
   ResponseCache cache;  // publisher thread only
 
   void install_routes();
@@ -116,9 +118,10 @@ void AllocationServer::Impl::install_routes() {
   get("/livez", "/livez",
       [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
   get("/readyz", "/readyz", [this](const httplib::Request&, httplib::Response& res) {
-    const bool ready = snapshot.load() != nullptr;
-    res.status = ready ? 200 : 503;
-    res.set_content(ready ? "ok\n" : "no allocation yet\n", "text/plain");
+    const bool published = snapshot.load() != nullptr;
+    const bool standby = require_leadership && !leading.load();
+    res.status = published && !standby ? 200 : 503;
+    res.set_content(!published ? "no allocation yet\n" : standby ? "standby: not the leader\n" : "ok\n", "text/plain");
   });
   get("/metrics", "/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(metrics.render(), "text/plain; version=0.0.4; charset=utf-8");
@@ -137,6 +140,7 @@ void AllocationServer::Impl::install_routes() {
 
 AllocationServer::AllocationServer(ServerOptions options)
     : impl_(std::make_unique<Impl>()), options_(std::move(options)) {
+  impl_->require_leadership = options_.require_leadership;
   impl_->install_routes();
 }
 
@@ -162,6 +166,10 @@ void AllocationServer::publish(const Allocator& a, const model::Value& scrape_co
   impl_->cache.prune(a);
   impl_->snapshot.store(std::move(snap));
   impl_->metrics.observe_allocation(a);
+}
+
+void AllocationServer::set_leading(bool leading) {
+  impl_->leading.store(leading);
 }
 
 AllocatorMetrics& AllocationServer::metrics() {

@@ -5,7 +5,9 @@
 // ResponseCache, so unchanged ones are shared, not rebuilt) and swaps it in
 // through an atomic shared_ptr, so request threads never lock and never see
 // a half-built state. publish() must be called from one thread at a time.
-// /readyz answers 503 until the first publish(). Sockets use TCP_NODELAY.
+// /readyz answers 503 until the first publish(); with require_leadership it
+// also answers 503 while set_leading(false) (active/standby: a Service then
+// routes only to the leader). Sockets use TCP_NODELAY.
 // /metrics renders metrics() (publish() updates its allocation gauges; the
 // caller records allocation times and events; every request is timed).
 #pragma once
@@ -22,7 +24,8 @@ namespace allocation {
 
 struct ServerOptions {
   std::string host = "0.0.0.0";
-  int port = 8080;  // 0 picks a free port
+  int port = 8080;                  // 0 picks a free port
+  bool require_leadership = false;  // --leader-elect: Ready only while leading
 };
 
 class AllocationServer {
@@ -40,6 +43,8 @@ class AllocationServer {
   // Stops serving and joins the thread (also done by the destructor).
   void stop();
   int port() const { return port_; }
+  // Leadership as the elector last saw it; any thread, takes effect at once.
+  void set_leading(bool leading);
   AllocatorMetrics& metrics();
 
  private:

@@ -1,49 +1,17 @@
-// Leader election over a coordination.k8s.io/v1 Lease, as a pure decision
-// function; the elector actor (actors/elector.hpp) does the API calls.
-// Contract: a candidate takes the lease only when it is absent, released
-// (empty holder) or expired; expiry is judged by the candidate's own clock
-// from when it last saw the lease record change (observed_ms) plus
-// leaseDurationSeconds, never by comparing clocks across machines. The
-// holder renews every retry period; it must step down when it has not
-// renewed successfully within renew_deadline.
+// Leader election for the operator: the pure lease decision now lives in
+// k8s/lease/leader.hpp (shared with cmd/target-allocator, which must not
+// depend on actors/); these aliases keep the actors' spelling.
 #pragma once
 
-#include <chrono>
-#include <cstdint>
-#include <optional>
-#include <string>
-
-#include "model/value.hpp"
+#include "k8s/lease/leader.hpp"
 
 namespace actors::core {
 
-struct LeaderConfig {
-  std::string identity;  // unique per process: hostname + pid
-  std::string ns = "default", name = "agent-operator-leader";
-  std::chrono::milliseconds lease_duration{15'000};
-  std::chrono::milliseconds renew_deadline{10'000};
-  std::chrono::milliseconds retry_period{2'000};
-};
-
-// What this candidate last saw of the lease.
-struct LeaseObservation {
-  std::string holder;
-  std::string renew_time;        // the record's spec.renewTime, verbatim
-  std::int64_t observed_ms = 0;  // local monotonic time when holder/renewTime last changed
-};
-
-enum class LeaseStep { wait, create, acquire, renew };
-
-struct LeaseDecision {
-  LeaseStep step = LeaseStep::wait;
-  model::Value lease;  // the object to create or PUT (with resourceVersion)
-};
-
-// Updates `seen` from the lease just read (absent: nullopt) and decides.
-LeaseDecision decide_lease(const LeaderConfig& cfg, const std::optional<model::Value>& lease, LeaseObservation& seen,
-                           std::int64_t now_mono_ms, const std::string& now_micro_time);
-
-// "2024-05-01T12:00:00.000000Z" (metav1.MicroTime) for a Unix-epoch ms.
-std::string micro_time(std::int64_t unix_ms);
+using k8s::lease::decide_lease;
+using k8s::lease::LeaderConfig;
+using k8s::lease::LeaseDecision;
+using k8s::lease::LeaseObservation;
+using k8s::lease::LeaseStep;
+using k8s::lease::micro_time;
 
 }  // namespace actors::core

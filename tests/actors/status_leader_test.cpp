@@ -110,3 +110,9 @@ TEST_CASE("a renewed lease is never taken and the holder renews", "[actors][lead
   CHECK(d.lease.find("spec")->find("acquireTime")->as_string() == "a0");
   CHECK(d.lease.find("spec")->find("renewTime")->as_string() == "now");
 }
+
+TEST_CASE("lease times are written as metav1 MicroTime in UTC", "[actors][leader]") {
+  CHECK(micro_time(0) == "1970-01-01T00:00:00.000000Z");
+  CHECK(micro_time(1714564800123) == "2024-05-01T12:00:00.123000Z");
+  CHECK(micro_time(1709251199999) == "2024-02-29T23:59:59.999000Z");
+}

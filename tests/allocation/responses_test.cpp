@@ -93,3 +93,16 @@ TEST_CASE("/scrape_configs maps job names to configs with secrets masked", "[all
       R"("static_configs":[{"targets":["a:1"]}],"tls_config":{"ca_file":"/ca","key":"<secret>"}}})"
       "\n");
 }
+
+TEST_CASE("/scrape_configs without masking keeps the real secrets", "[allocation][http]") {
+  auto docs = model::parse_documents(R"(
+- job_name: web
+  basic_auth: {username: u, password: p}
+  tls_config: {key: k}
+)",
+                                     "test");
+  const std::string body = scrape_configs_json(docs.at(0).value, false);
+  CHECK(body == R"({"web":{"basic_auth":{"password":"p","username":"u"},"job_name":"web","tls_config":{"key":"k"}}})"
+                "\n");
+  CHECK(body.find("<secret>") == std::string::npos);
+}

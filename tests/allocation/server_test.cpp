@@ -70,6 +70,29 @@ TEST_CASE("the allocation server serves upstream's endpoints", "[allocation][htt
   CHECK(all.size() == 12);
 }
 
+TEST_CASE("with leader election only the leader is ready", "[allocation][http][leader]") {
+  Fixture f;
+  AllocationServer server({"127.0.0.1", 0, true});
+  httplib::Client client("127.0.0.1", server.start());
+  server.publish(f.allocator, f.scrape_configs);
+  CHECK(get(client, "/readyz", 503) == "standby: not the leader\n");
+  CHECK(get(client, "/livez") == "ok\n");
+  CHECK(get(client, "/jobs") == jobs_json(f.allocator));  // a standby stays warm
+  server.set_leading(true);
+  CHECK(get(client, "/readyz") == "ok\n");
+  server.set_leading(false);  // lost the lease: unready at once
+  get(client, "/readyz", 503);
+}
+
+TEST_CASE("without leader election leadership does not gate readiness", "[allocation][http][leader]") {
+  Fixture f;
+  AllocationServer server({"127.0.0.1", 0});
+  httplib::Client client("127.0.0.1", server.start());
+  server.publish(f.allocator, f.scrape_configs);
+  server.set_leading(false);
+  get(client, "/readyz");
+}
+
 TEST_CASE("a new allocation replaces the served one", "[allocation][http]") {
   Fixture f;
   AllocationServer server({"127.0.0.1", 0});

@@ -1,8 +1,9 @@
-#include "actors/core/leader.hpp"
+#include "k8s/lease/leader.hpp"
 
-#include "actors/core/event.hpp"
+#include <array>
+#include <cstdio>
 
-namespace actors::core {
+namespace k8s::lease {
 
 using model::Value;
 
@@ -33,8 +34,17 @@ Value lease_spec(const LeaderConfig& cfg, const std::string& acquire, const std:
 }  // namespace
 
 std::string micro_time(std::int64_t unix_ms) {
-  std::string t = format_rfc3339_ms(unix_ms);  // ...SS.mmmZ
-  return t.substr(0, t.size() - 1) + "000Z";
+  using namespace std::chrono;
+  sys_time<milliseconds> t{milliseconds(unix_ms)};
+  auto day = floor<days>(t);
+  year_month_day ymd{day};
+  hh_mm_ss<milliseconds> hms{t - day};
+  std::array<char, 64> buf;
+  std::snprintf(buf.data(), buf.size(), "%04d-%02u-%02uT%02d:%02d:%02lld.%03lld000Z", static_cast<int>(ymd.year()),
+                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+                static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
+                static_cast<long long>(hms.seconds().count()), static_cast<long long>(hms.subseconds().count()));
+  return buf.data();
 }
 
 LeaseDecision decide_lease(const LeaderConfig& cfg, const std::optional<Value>& lease, LeaseObservation& seen,
@@ -67,4 +77,4 @@ LeaseDecision decide_lease(const LeaderConfig& cfg, const std::optional<Value>& 
   return d;
 }
 
-}  // namespace actors::core
+}  // namespace k8s::lease
