@@ -144,8 +144,17 @@ void Controller::stop() {
   std::vector<caf::actor> all{elector_, journal_};
   all.insert(all.end(), selectors_.begin(), selectors_.end());
   all.push_back(writer_);
+  std::vector<caf::actor> live;
   for (const caf::actor& a : all)
-    if (a) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+    if (a) {
+      caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+      live.push_back(a);
+    }
+  // The actors hold a reference to client_, which the caller may destroy
+  // right after stop(); an elector tick handled before its exit message
+  // would otherwise call into a dead client (seen as a rare shutdown hang).
+  caf::scoped_actor self{sys_};
+  self->wait_for(live);
 }
 
 void Controller::add_metrics_hooks(JournalConfig& jc, WriterConfig& wc, RootConfig& rc) {
