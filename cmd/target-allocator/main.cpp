@@ -2,11 +2,13 @@
 // collectors and serves them over HTTP (reference §2 shapes).
 // Usage: target-allocator --config-file FILE [--listen-addr HOST:PORT]
 //        [--kubeconfig-path FILE] [--enable-prometheus-cr-watcher[=BOOL]]
-//        [--collector-namespace NS]
+//        [--collector-namespace NS] [--leader-elect[=BOOL]] [--leader-elect-*]
 // http_sd_configs are polled; kubernetes_sd_configs, collector pods
 // (collector_selector) and Prometheus CRs are watched (through
 // --kubeconfig-path or the in-cluster service account); every discovery
-// change reallocates and republishes.
+// change reallocates and republishes. With --leader-elect every replica
+// allocates, but only the Lease holder answers /readyz with 200, so the
+// Service sends every collector to one replica (active/standby).
 // Exit codes: 0 after SIGINT/SIGTERM, 2 on bad flags or config (including
 // a config that needs the Kubernetes API without a usable cluster
 // connection), 1 when the address cannot be bound. Prints "listening on http://HOST:PORT" once the first allocation is
@@ -22,15 +24,27 @@
 #include <sstream>
 #include <thread>
 
+#include <unistd.h>
+
 #include "allocation/allocator.hpp"
 #include "allocation/filter.hpp"
 #include "allocation/server.hpp"
 #include "cluster_sources.hpp"
 #include "config.hpp"
 #include "discovery_runner.hpp"
+#include "k8s/client/client.hpp"
 #include "k8s/client/config.hpp"
+#include "k8s/client/curl_transport.hpp"
+#include "lease_elector.hpp"
+#include "model/scrape_common.hpp"
 
 namespace {
+
+std::string default_identity() {
+  char host[256] = {};
+  ::gethostname(host, sizeof(host) - 1);
+  return std::string(host) + "_" + std::to_string(::getpid());
+}
 
 struct Flags {
   std::string config_file;
@@ -38,22 +52,57 @@ struct Flags {
   std::string kubeconfig_path;
   bool prometheus_cr_watcher = false;
   std::string collector_namespace;
+  bool leader_elect = false;
+  k8s::lease::LeaderConfig lease{default_identity(), "", "target-allocator"};
 };
 
 constexpr const char* kUsage =
     "usage: target-allocator --config-file FILE [--listen-addr HOST:PORT] [--kubeconfig-path FILE]\n"
-    "                        [--enable-prometheus-cr-watcher[=BOOL]] [--collector-namespace NS]\n";
+    "                        [--enable-prometheus-cr-watcher[=BOOL]] [--collector-namespace NS]\n"
+    "                        [--leader-elect[=BOOL]] [--leader-elect-lease-name NAME] [--leader-elect-namespace NS]\n"
+    "                        [--leader-elect-lease-duration D] [--leader-elect-renew-deadline D]\n"
+    "                        [--leader-elect-retry-period D] [--leader-elect-identity ID]\n";
 
 int usage(const std::string& problem) {
   std::cerr << "target-allocator: " << problem << "\n" << kUsage;
   return 2;
 }
 
-// Accepts "--flag value" and "--flag=value"; the boolean flag also alone.
+// --leader-elect-*: names and durations ("15s", "500ms") of the Lease.
+bool parse_lease_flag(const std::string& arg, const std::string& value, k8s::lease::LeaderConfig& lease,
+                      std::string& problem) {
+  auto duration = [&](std::chrono::milliseconds& out) {
+    auto ms = model::scrape::parse_duration(value);
+    if (ms && *ms > 0)
+      out = std::chrono::milliseconds(*ms);
+    else
+      problem = arg + ": \"" + value + "\" is not a positive duration (e.g. 500ms, 15s)";
+    return problem.empty();
+  };
+  if (arg == "--leader-elect-lease-name")
+    lease.name = value;
+  else if (arg == "--leader-elect-namespace")
+    lease.ns = value;
+  else if (arg == "--leader-elect-identity")
+    lease.identity = value;
+  else if (arg == "--leader-elect-lease-duration")
+    return duration(lease.lease_duration);
+  else if (arg == "--leader-elect-renew-deadline")
+    return duration(lease.renew_deadline);
+  else if (arg == "--leader-elect-retry-period")
+    return duration(lease.retry_period);
+  else
+    problem = arg + ": unknown flag";
+  if (problem.empty() && value.empty()) problem = arg + ": must not be empty";
+  return problem.empty();
+}
+
+// Accepts "--flag value" and "--flag=value"; the boolean flags also alone.
 bool parse_flags(int argc, char** argv, Flags& flags, std::string& problem) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i], value;
-    const bool boolean = arg.starts_with("--enable-prometheus-cr-watcher");
+    const bool boolean = arg.starts_with("--enable-prometheus-cr-watcher") || arg.starts_with("--leader-elect=") ||
+                         arg == "--leader-elect";
     if (auto eq = arg.find('='); eq != std::string::npos) {
       value = arg.substr(eq + 1);
       arg.resize(eq);
@@ -73,17 +122,23 @@ bool parse_flags(int argc, char** argv, Flags& flags, std::string& problem) {
       flags.kubeconfig_path = value;
     else if (arg == "--collector-namespace")
       flags.collector_namespace = value;
-    else if (arg == "--enable-prometheus-cr-watcher" && (value == "true" || value == "false"))
-      flags.prometheus_cr_watcher = value == "true";
-    else if (arg == "--enable-prometheus-cr-watcher") {
+    else if ((arg == "--enable-prometheus-cr-watcher" || arg == "--leader-elect") &&
+             (value == "true" || value == "false"))
+      (arg == "--leader-elect" ? flags.leader_elect : flags.prometheus_cr_watcher) = value == "true";
+    else if (arg == "--enable-prometheus-cr-watcher" || arg == "--leader-elect") {
       problem = arg + ": want true or false";
       return false;
+    } else if (arg.starts_with("--leader-elect-")) {
+      if (!parse_lease_flag(arg, value, flags.lease, problem)) return false;
     } else {
       problem = arg + ": unknown flag";
       return false;
     }
   }
   if (flags.config_file.empty()) problem = "--config-file: required";
+  const auto& l = flags.lease;
+  if (problem.empty() && !(l.retry_period < l.renew_deadline && l.renew_deadline < l.lease_duration))
+    problem = "--leader-elect-*: want retry-period < renew-deadline < lease-duration";
   return problem.empty();
 }
 
@@ -125,6 +180,29 @@ std::unique_ptr<target_allocator::ClusterSources> cluster_sources(const std::opt
       discovery, clock, [](const std::string& m) { std::cerr << "target-allocator: " << m << std::endl; });
 }
 
+// --leader-elect: the elector, on its own client, flipping the server's
+// readiness. The Lease lives in --leader-elect-namespace, else the collector
+// namespace.
+struct Election {
+  std::unique_ptr<k8s::Client> client;
+  std::unique_ptr<target_allocator::LeaseElector> elector;
+};
+
+Election election(const std::optional<k8s::ClusterConfig>& cluster, const target_allocator::Config& config,
+                  const Flags& flags, allocation::AllocationServer& server) {
+  Election e;
+  if (!flags.leader_elect || !cluster) return e;
+  k8s::lease::LeaderConfig lease = flags.lease;
+  if (lease.ns.empty()) lease.ns = collector_namespace(flags, config);
+  e.client = std::make_unique<k8s::Client>(k8s::make_curl_transport(*cluster));
+  e.elector = std::make_unique<target_allocator::LeaseElector>(*e.client, lease, [&server, lease](bool leading) {
+    std::cerr << "target-allocator: " << (leading ? "became leader as " : "lost leadership as ") << lease.identity
+              << std::endl;
+    server.set_leading(leading);
+  });
+  return e;
+}
+
 model::Value concat(const model::Value& a, const model::Value& b) {
   model::Value out = a;
   for (const auto& item : b.as_array()) out.push(item);
@@ -151,7 +229,10 @@ int serve(target_allocator::Config config, const allocation::ServerOptions& opti
     filter->set_scrape_configs(config.scrape_configs);
     filter->apply(config.targets);
   }
-  allocation::AllocationServer server(options);
+  allocation::ServerOptions server_options = options;
+  server_options.require_leadership = flags.leader_elect;
+  allocation::AllocationServer server(server_options);
+  Election elected = election(cluster, config, flags, server);
   auto timed = [&](const char* method, auto&& step) {
     const auto start = std::chrono::steady_clock::now();
     step();
@@ -171,6 +252,7 @@ int serve(target_allocator::Config config, const allocation::ServerOptions& opti
   }
   std::cout << "listening on http://" << options.host << ":" << server.port() << std::endl;
   if (sources) sources->start();
+  if (elected.elector) elected.elector->start();
   discovery.start();
   std::thread on_signal([&] {
     int sig = 0;
@@ -198,6 +280,7 @@ int serve(target_allocator::Config config, const allocation::ServerOptions& opti
     server.publish(allocator, scrape_configs);
   }
   on_signal.join();
+  if (elected.elector) elected.elector->stop();
   if (sources) sources->stop();
   discovery.stop();
   server.stop();
@@ -231,6 +314,7 @@ int main(int argc, char** argv) {
     auto config = target_allocator::load_config(text.str(), flags.config_file);
     allocation::make_strategy(config.strategy);  // validate before serving
     if (flags.prometheus_cr_watcher) config.kubernetes_fields.push_back("--enable-prometheus-cr-watcher");
+    if (flags.leader_elect) config.kubernetes_fields.push_back("--leader-elect");
     std::optional<k8s::ClusterConfig> cluster;
     if (!config.kubernetes_fields.empty()) {
       try {

@@ -88,6 +88,9 @@ TEST_CASE("deploy/target-allocator config loads and the Deployment runs the prog
   CHECK(testutil::at(c, "readinessProbe.httpGet.path").as_string() == "/readyz");
   CHECK(testutil::at(c, "securityContext.readOnlyRootFilesystem").as_bool());
   CHECK(testutil::at(d, "spec.template.spec.serviceAccountName").as_string() == "target-allocator");
+  // Active/standby: more than one replica needs the Lease gate on /readyz.
+  CHECK(testutil::at(d, "spec.replicas").as_int() == 2);
+  CHECK(has_arg(c, "--leader-elect"));
   const Value& service = all.at("Service/target-allocator");
   CHECK(testutil::at(service, "spec.ports").as_array().at(0).find("targetPort")->as_string() ==
         testutil::at(port, "name").as_string());

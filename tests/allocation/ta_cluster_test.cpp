@@ -282,3 +282,42 @@ TEST_CASE("target-allocator renders ServiceMonitor credentials from watched Secr
   sim.cluster.remove(sim.type("", "secrets"), "default", "creds", {});
   CHECK(eventually([&] { return job_names(ta.get("/scrape_configs")).count(job) == 0; }));
 }
+
+TEST_CASE("two target-allocator replicas with --leader-elect: one is Ready and the standby takes over",
+          "[allocation][cli][cluster][leader]") {
+  simtest::SimFixture sim;
+  k8s::sim::Server api(sim.cluster, {});
+  api.start();
+  const std::string config =
+      "allocation_strategy: consistent-hashing\ncollectors: [c1]\n"
+      "config:\n  scrape_configs:\n" +
+      static_job(4);
+  auto replica = [&](const std::string& id) {
+    return std::make_unique<Allocator>(
+        api, config,
+        std::vector<std::string>{"--leader-elect", "--leader-elect-namespace", "default", "--leader-elect-identity", id,
+                                 "--leader-elect-lease-duration", "1s", "--leader-elect-renew-deadline", "700ms",
+                                 "--leader-elect-retry-period", "100ms"});
+  };
+  auto ready = [](Allocator& ta) {
+    httplib::Client client("127.0.0.1", ta.port);
+    auto res = client.Get("/readyz");
+    return res && res->status == 200;
+  };
+  auto first = replica("first");
+  REQUIRE(eventually([&] { return ready(*first); }));
+  auto second = replica("second");
+  // Both allocate; only the leader is Ready.
+  REQUIRE(eventually([&] { return second->share("static", "c1").size() == 4; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(ready(*first));
+  CHECK_FALSE(ready(*second));
+  first.reset();  // SIGTERM; the lease is not released
+  const auto stopped = std::chrono::steady_clock::now();
+  REQUIRE(eventually([&] { return ready(*second); }));
+  // Lease duration plus a retry period, with slack for a loaded machine.
+  CHECK(std::chrono::steady_clock::now() - stopped < std::chrono::seconds(5));
+  auto lease = sim.cluster.store().get(sim.type("coordination.k8s.io", "leases"), "default", "target-allocator");
+  REQUIRE(lease);
+  CHECK(lease->value.find("spec")->find("holderIdentity")->as_string() == "second");
+}

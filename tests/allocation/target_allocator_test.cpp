@@ -69,6 +69,15 @@ TEST_CASE("target-allocator refuses Kubernetes discovery without a cluster conne
   err.clear();
   CHECK(run(plain, err, "--enable-prometheus-cr-watcher=maybe") == 2);
   CHECK_THAT(err, Catch::Contains("--enable-prometheus-cr-watcher: want true or false"));
+  err.clear();
+  CHECK(run(plain, err, "--leader-elect --kubeconfig-path /nonexistent/kubeconfig") == 2);
+  CHECK_THAT(err, Catch::Contains("--leader-elect needs the Kubernetes API"));
+  err.clear();
+  CHECK(run(plain, err, "--leader-elect --leader-elect-lease-duration soon") == 2);
+  CHECK_THAT(err, Catch::Contains("--leader-elect-lease-duration: \"soon\" is not a positive duration"));
+  err.clear();
+  CHECK(run(plain, err, "--leader-elect --leader-elect-renew-deadline 20s") == 2);
+  CHECK_THAT(err, Catch::Contains("want retry-period < renew-deadline < lease-duration"));
   for (const auto& p : {sd, plain}) std::filesystem::remove(p);
 }
 
