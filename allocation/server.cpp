@@ -22,6 +22,7 @@ using BodyMap = std::unordered_map<std::string, ResponseCache::Body, StringHash,
 // Everything a request can ask for, built once per publish().
 struct Snapshot {
   std::string scrape_configs;
+  std::string scrape_configs_unmasked;  // only with an https listener
   std::string jobs;
   BodyMap job_targets;        // job -> body
   BodyMap collector_targets;  // collector + '\0' + job -> body
@@ -73,6 +74,8 @@ void send_json(httplib::Response& res, const std::string& body) {
 
 struct AllocationServer::Impl {
   httplib::Server http;
+  std::unique_ptr<httplib::SSLServer> https;
+  std::thread https_thread;
   AllocatorMetrics metrics{"/livez", "/readyz", "/metrics", "/scrape_configs", "/jobs", "/jobs/:job_id/targets"};
   std::thread thread;
   std::atomic<std::shared_ptr<const Snapshot>> snapshot;
@@ -80,9 +83,11 @@ struct AllocationServer::Impl {
   std::atomic<bool> leading{false};
   ResponseCache cache;  // publisher thread only
 
-  void install_routes();
+  // `unmasked`: /scrape_configs with credentials (the mTLS listener).
+  void install_routes(httplib::Server& server, bool unmasked);
   // Registers `handler` for `pattern`, timed under the route name `path`.
-  void get(const std::string& pattern, std::string_view path, httplib::Server::Handler handler);
+  void get(httplib::Server& server, const std::string& pattern, std::string_view path,
+           httplib::Server::Handler handler);
   void serve_job_targets(const httplib::Request& req, httplib::Response& res) const;
 };
 
@@ -105,16 +110,20 @@ void AllocationServer::Impl::serve_job_targets(const httplib::Request& req, http
   send_json(res, it == snap->job_targets.end() ? kEmptyObject : *it->second);
 }
 
-void AllocationServer::Impl::get(const std::string& pattern, std::string_view path, httplib::Server::Handler handler) {
-  http.Get(pattern, [this, path, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
+void AllocationServer::Impl::get(httplib::Server& server, const std::string& pattern, std::string_view path,
+                                 httplib::Server::Handler handler) {
+  server.Get(pattern, [this, path, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
     const auto start = std::chrono::steady_clock::now();
     handler(req, res);
     metrics.observe_http(path, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   });
 }
 
-void AllocationServer::Impl::install_routes() {
-  http.set_tcp_nodelay(true);
+void AllocationServer::Impl::install_routes(httplib::Server& server, bool unmasked) {
+  server.set_tcp_nodelay(true);
+  auto get = [&](const std::string& pattern, std::string_view path, httplib::Server::Handler handler) {
+    this->get(server, pattern, path, std::move(handler));
+  };
   get("/livez", "/livez",
       [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
   get("/readyz", "/readyz", [this](const httplib::Request&, httplib::Response& res) {
@@ -126,9 +135,9 @@ void AllocationServer::Impl::install_routes() {
   get("/metrics", "/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(metrics.render(), "text/plain; version=0.0.4; charset=utf-8");
   });
-  get("/scrape_configs", "/scrape_configs", [this](const httplib::Request&, httplib::Response& res) {
+  get("/scrape_configs", "/scrape_configs", [this, unmasked](const httplib::Request&, httplib::Response& res) {
     auto snap = snapshot.load();
-    send_json(res, snap ? snap->scrape_configs : kEmptyObject);
+    send_json(res, !snap ? kEmptyObject : unmasked ? snap->scrape_configs_unmasked : snap->scrape_configs);
   });
   get("/jobs", "/jobs", [this](const httplib::Request&, httplib::Response& res) {
     auto snap = snapshot.load();
@@ -141,7 +150,12 @@ void AllocationServer::Impl::install_routes() {
 AllocationServer::AllocationServer(ServerOptions options)
     : impl_(std::make_unique<Impl>()), options_(std::move(options)) {
   impl_->require_leadership = options_.require_leadership;
-  impl_->install_routes();
+  impl_->install_routes(impl_->http, false);
+  if (const auto& tls = options_.https) {
+    impl_->https = std::make_unique<httplib::SSLServer>(tls->cert_file.c_str(), tls->key_file.c_str(),
+                                                        tls->client_ca_file.c_str());
+    impl_->install_routes(*impl_->https, true);
+  }
 }
 
 AllocationServer::~AllocationServer() {
@@ -151,6 +165,7 @@ AllocationServer::~AllocationServer() {
 void AllocationServer::publish(const Allocator& a, const model::Value& scrape_configs) {
   auto snap = std::make_shared<Snapshot>();
   snap->scrape_configs = scrape_configs_json(scrape_configs);
+  if (impl_->https) snap->scrape_configs_unmasked = scrape_configs_json(scrape_configs, false);
   snap->jobs = jobs_json(a);
   for (Name job : a.jobs()) {
     snap->job_targets.emplace(std::string(job.text()),
@@ -181,14 +196,28 @@ int AllocationServer::start() {
   port_ = options_.port == 0 ? http.bind_to_any_port(options_.host)
                              : (http.bind_to_port(options_.host, options_.port) ? options_.port : -1);
   if (port_ <= 0) throw std::runtime_error("cannot listen on " + options_.host + ":" + std::to_string(options_.port));
+  if (auto& https = impl_->https) start_https(*https, *options_.https);
   impl_->thread = std::thread([&http] { http.listen_after_bind(); });
   return port_;
+}
+
+void AllocationServer::start_https(httplib::SSLServer& https, const HttpsOptions& tls) {
+  // httplib reports only "invalid"; name the files so the operator can check them.
+  if (!https.is_valid())
+    throw std::runtime_error("cannot load TLS files: certificate " + tls.cert_file + ", key " + tls.key_file +
+                             ", client CA " + tls.client_ca_file);
+  https_port_ =
+      tls.port == 0 ? https.bind_to_any_port(tls.host) : (https.bind_to_port(tls.host, tls.port) ? tls.port : -1);
+  if (https_port_ <= 0) throw std::runtime_error("cannot listen on " + tls.host + ":" + std::to_string(tls.port));
+  impl_->https_thread = std::thread([&https] { https.listen_after_bind(); });
 }
 
 void AllocationServer::stop() {
   if (!impl_) return;
   impl_->http.stop();
   if (impl_->thread.joinable()) impl_->thread.join();
+  if (impl_->https) impl_->https->stop();
+  if (impl_->https_thread.joinable()) impl_->https_thread.join();
 }
 
 }  // namespace allocation

@@ -8,11 +8,17 @@
 // /readyz answers 503 until the first publish(); with require_leadership it
 // also answers 503 while set_leading(false) (active/standby: a Service then
 // routes only to the leader). Sockets use TCP_NODELAY.
+// With ServerOptions::https set, a second, mutual-TLS listener serves the
+// same routes, and its /scrape_configs carries the real credentials
+// (basic auth passwords, bearer tokens, TLS keys); the plain listener
+// always masks them as "<secret>". Only clients presenting a certificate
+// signed by client_ca_file get past the handshake.
 // /metrics renders metrics() (publish() updates its allocation gauges; the
 // caller records allocation times and events; every request is timed).
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "allocation/allocator.hpp"
@@ -20,12 +26,23 @@
 #include "allocation/responses.hpp"
 #include "model/value.hpp"
 
+namespace httplib {
+class SSLServer;
+}
+
 namespace allocation {
+
+struct HttpsOptions {
+  std::string host = "0.0.0.0";
+  int port = 0;                                     // 0 picks a free port
+  std::string cert_file, key_file, client_ca_file;  // PEM files; all three required
+};
 
 struct ServerOptions {
   std::string host = "0.0.0.0";
   int port = 8080;                  // 0 picks a free port
   bool require_leadership = false;  // --leader-elect: Ready only while leading
+  std::optional<HttpsOptions> https;
 };
 
 class AllocationServer {
@@ -37,21 +54,24 @@ class AllocationServer {
 
   // Publishes the allocation of `a` and the scrape configs (a list).
   void publish(const Allocator& a, const model::Value& scrape_configs);
-  // Binds and serves on a background thread; returns the bound port.
-  // Throws std::runtime_error when the address cannot be bound.
+  // Binds and serves on background threads; returns the bound port.
+  // Throws std::runtime_error when an address cannot be bound or the TLS
+  // files cannot be loaded (the message names the file).
   int start();
   // Stops serving and joins the thread (also done by the destructor).
   void stop();
   int port() const { return port_; }
+  int https_port() const { return https_port_; }
   // Leadership as the elector last saw it; any thread, takes effect at once.
   void set_leading(bool leading);
   AllocatorMetrics& metrics();
 
  private:
   struct Impl;
+  void start_https(httplib::SSLServer& https, const HttpsOptions& tls);
   std::unique_ptr<Impl> impl_;
   ServerOptions options_;
-  int port_ = -1;
+  int port_ = -1, https_port_ = -1;
 };
 
 }  // namespace allocation

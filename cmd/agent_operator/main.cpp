@@ -1,6 +1,7 @@
 // agent-operator: the command-line entry point. Subcommands:
 //   render -f PATH...   print every object the controller would create
 //   version             print the version
+#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -97,6 +98,9 @@ int render(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A peer that hangs up during a TLS write must not kill the process
+  // (OpenSSL writes with write(2), not send(MSG_NOSIGNAL)).
+  std::signal(SIGPIPE, SIG_IGN);
   if (argc < 2 || std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0) {
     std::cout << kUsage << cli::operator_flags_usage();
     return argc < 2 ? 2 : 0;

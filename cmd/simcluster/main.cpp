@@ -215,6 +215,9 @@ std::unique_ptr<k8s::sim::Server> start_server(k8s::sim::Cluster& cluster, const
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A peer that hangs up during a TLS write must not kill the process
+  // (OpenSSL writes with write(2), not send(MSG_NOSIGNAL)).
+  std::signal(SIGPIPE, SIG_IGN);
   Flags flags = parse(argc, argv);
   sigset_t signals;
   sigemptyset(&signals);

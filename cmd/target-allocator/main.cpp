@@ -3,12 +3,16 @@
 // Usage: target-allocator --config-file FILE [--listen-addr HOST:PORT]
 //        [--kubeconfig-path FILE] [--enable-prometheus-cr-watcher[=BOOL]]
 //        [--collector-namespace NS] [--leader-elect[=BOOL]] [--leader-elect-*]
+//        [--enable-https-server[=BOOL] --https-ca-file F --https-tls-cert-file F
+//         --https-tls-key-file F [--listen-addr-https HOST:PORT]]
 // http_sd_configs are polled; kubernetes_sd_configs, collector pods
 // (collector_selector) and Prometheus CRs are watched (through
 // --kubeconfig-path or the in-cluster service account); every discovery
 // change reallocates and republishes. With --leader-elect every replica
 // allocates, but only the Lease holder answers /readyz with 200, so the
 // Service sends every collector to one replica (active/standby).
+// --enable-https-server adds a mutual-TLS listener (upstream's flag names)
+// whose /scrape_configs carries the real credentials; the plain one masks them.
 // Exit codes: 0 after SIGINT/SIGTERM, 2 on bad flags or config (including
 // a config that needs the Kubernetes API without a usable cluster
 // connection), 1 when the address cannot be bound. Prints "listening on http://HOST:PORT" once the first allocation is
@@ -24,136 +28,23 @@
 #include <sstream>
 #include <thread>
 
-#include <unistd.h>
-
 #include "allocation/allocator.hpp"
 #include "allocation/filter.hpp"
 #include "allocation/server.hpp"
 #include "cluster_sources.hpp"
 #include "config.hpp"
 #include "discovery_runner.hpp"
+#include "flags.hpp"
 #include "k8s/client/client.hpp"
 #include "k8s/client/config.hpp"
 #include "k8s/client/curl_transport.hpp"
 #include "lease_elector.hpp"
-#include "model/scrape_common.hpp"
 
 namespace {
 
-std::string default_identity() {
-  char host[256] = {};
-  ::gethostname(host, sizeof(host) - 1);
-  return std::string(host) + "_" + std::to_string(::getpid());
-}
-
-struct Flags {
-  std::string config_file;
-  std::string listen_addr = ":8080";
-  std::string kubeconfig_path;
-  bool prometheus_cr_watcher = false;
-  std::string collector_namespace;
-  bool leader_elect = false;
-  k8s::lease::LeaderConfig lease{default_identity(), "", "target-allocator"};
-};
-
-constexpr const char* kUsage =
-    "usage: target-allocator --config-file FILE [--listen-addr HOST:PORT] [--kubeconfig-path FILE]\n"
-    "                        [--enable-prometheus-cr-watcher[=BOOL]] [--collector-namespace NS]\n"
-    "                        [--leader-elect[=BOOL]] [--leader-elect-lease-name NAME] [--leader-elect-namespace NS]\n"
-    "                        [--leader-elect-lease-duration D] [--leader-elect-renew-deadline D]\n"
-    "                        [--leader-elect-retry-period D] [--leader-elect-identity ID]\n";
-
-int usage(const std::string& problem) {
-  std::cerr << "target-allocator: " << problem << "\n" << kUsage;
-  return 2;
-}
-
-// --leader-elect-*: names and durations ("15s", "500ms") of the Lease.
-bool parse_lease_flag(const std::string& arg, const std::string& value, k8s::lease::LeaderConfig& lease,
-                      std::string& problem) {
-  auto duration = [&](std::chrono::milliseconds& out) {
-    auto ms = model::scrape::parse_duration(value);
-    if (ms && *ms > 0)
-      out = std::chrono::milliseconds(*ms);
-    else
-      problem = arg + ": \"" + value + "\" is not a positive duration (e.g. 500ms, 15s)";
-    return problem.empty();
-  };
-  if (arg == "--leader-elect-lease-name")
-    lease.name = value;
-  else if (arg == "--leader-elect-namespace")
-    lease.ns = value;
-  else if (arg == "--leader-elect-identity")
-    lease.identity = value;
-  else if (arg == "--leader-elect-lease-duration")
-    return duration(lease.lease_duration);
-  else if (arg == "--leader-elect-renew-deadline")
-    return duration(lease.renew_deadline);
-  else if (arg == "--leader-elect-retry-period")
-    return duration(lease.retry_period);
-  else
-    problem = arg + ": unknown flag";
-  if (problem.empty() && value.empty()) problem = arg + ": must not be empty";
-  return problem.empty();
-}
-
-// Accepts "--flag value" and "--flag=value"; the boolean flags also alone.
-bool parse_flags(int argc, char** argv, Flags& flags, std::string& problem) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i], value;
-    const bool boolean = arg.starts_with("--enable-prometheus-cr-watcher") || arg.starts_with("--leader-elect=") ||
-                         arg == "--leader-elect";
-    if (auto eq = arg.find('='); eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg.resize(eq);
-    } else if (boolean) {
-      value = "true";
-    } else if (i + 1 < argc) {
-      value = argv[++i];
-    } else {
-      problem = arg + ": missing value";
-      return false;
-    }
-    if (arg == "--config-file")
-      flags.config_file = value;
-    else if (arg == "--listen-addr")
-      flags.listen_addr = value;
-    else if (arg == "--kubeconfig-path")
-      flags.kubeconfig_path = value;
-    else if (arg == "--collector-namespace")
-      flags.collector_namespace = value;
-    else if ((arg == "--enable-prometheus-cr-watcher" || arg == "--leader-elect") &&
-             (value == "true" || value == "false"))
-      (arg == "--leader-elect" ? flags.leader_elect : flags.prometheus_cr_watcher) = value == "true";
-    else if (arg == "--enable-prometheus-cr-watcher" || arg == "--leader-elect") {
-      problem = arg + ": want true or false";
-      return false;
-    } else if (arg.starts_with("--leader-elect-")) {
-      if (!parse_lease_flag(arg, value, flags.lease, problem)) return false;
-    } else {
-      problem = arg + ": unknown flag";
-      return false;
-    }
-  }
-  if (flags.config_file.empty()) problem = "--config-file: required";
-  const auto& l = flags.lease;
-  if (problem.empty() && !(l.retry_period < l.renew_deadline && l.renew_deadline < l.lease_duration))
-    problem = "--leader-elect-*: want retry-period < renew-deadline < lease-duration";
-  return problem.empty();
-}
-
-bool parse_listen_addr(const std::string& addr, allocation::ServerOptions& out) {
-  auto colon = addr.rfind(':');
-  if (colon == std::string::npos) return false;
-  out.host = colon == 0 ? "0.0.0.0" : addr.substr(0, colon);
-  try {
-    std::size_t used = 0;
-    out.port = std::stoi(addr.substr(colon + 1), &used);
-    return used == addr.size() - colon - 1 && out.port >= 0 && out.port < 65536;
-  } catch (const std::exception&) {
-    return false;
-  }
-}
+using target_allocator::Flags;
+using target_allocator::parse_listen_addr;
+using target_allocator::usage;
 
 std::vector<allocation::Collector> static_collectors(const std::vector<std::string>& names) {
   std::vector<allocation::Collector> out;
@@ -251,6 +142,9 @@ int serve(target_allocator::Config config, const allocation::ServerOptions& opti
     return 1;
   }
   std::cout << "listening on http://" << options.host << ":" << server.port() << std::endl;
+  if (options.https)
+    std::cout << "serving credentials over mutual TLS on https://" << options.https->host << ":" << server.https_port()
+              << std::endl;
   if (sources) sources->start();
   if (elected.elector) elected.elector->start();
   discovery.start();
@@ -301,11 +195,23 @@ k8s::ClusterConfig cluster_config(const Flags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A peer that hangs up during a TLS write must not kill the process
+  // (OpenSSL writes with write(2), not send(MSG_NOSIGNAL)).
+  std::signal(SIGPIPE, SIG_IGN);
   Flags flags;
   std::string problem;
-  if (!parse_flags(argc, argv, flags, problem)) return usage(problem);
+  if (!target_allocator::parse_flags(argc, argv, flags, problem)) return usage(problem);
   allocation::ServerOptions options;
-  if (!parse_listen_addr(flags.listen_addr, options)) return usage("--listen-addr: want HOST:PORT or :PORT");
+  if (!parse_listen_addr(flags.listen_addr, options.host, options.port))
+    return usage("--listen-addr: want HOST:PORT or :PORT");
+  if (flags.https) {
+    allocation::HttpsOptions& tls = options.https.emplace();
+    if (!parse_listen_addr(flags.https_listen_addr, tls.host, tls.port))
+      return usage("--listen-addr-https: want HOST:PORT or :PORT");
+    tls.cert_file = flags.https_cert_file;
+    tls.key_file = flags.https_key_file;
+    tls.client_ca_file = flags.https_ca_file;
+  }
   std::ifstream in(flags.config_file);
   if (!in) return usage("--config-file: cannot read " + flags.config_file);
   std::stringstream text;

@@ -8,6 +8,7 @@
 #include "allocation/server.hpp"
 #include "http_fixtures.hpp"
 #include "model/parse.hpp"
+#include "mutual_tls.hpp"
 
 using namespace allocation;
 using namespace http_test;
@@ -161,4 +162,47 @@ TEST_CASE("the allocation server exports upstream's metrics on /metrics", "[allo
   CHECK_THAT(after, !Catch::Contains("collector_name=\"c2\""));
   CHECK_THAT(after,
              Catch::Contains("opentelemetry_allocator_collectors_allocatable{strategy=\"consistent-hashing\"} 1\n"));
+}
+
+TEST_CASE("the mutual-TLS listener serves real credentials only to clients with a certificate from the CA",
+          "[allocation][http][tls]") {
+  Fixture f;
+  f.scrape_configs = model::parse_json(
+      R"([{"job_name":"my job","basic_auth":{"username":"u","password":"hunter2"},"static_configs":[]}])");
+  testutil::MutualTls m;
+  ServerOptions o{"127.0.0.1", 0};
+  o.https = HttpsOptions{"127.0.0.1", 0, m.path("server.crt"), m.path("server.key"), m.path("ca.crt")};
+  AllocationServer server(o);
+  httplib::Client plain("127.0.0.1", server.start());
+  server.publish(f.allocator, f.scrape_configs);
+  CHECK(get(plain, "/scrape_configs") == scrape_configs_json(f.scrape_configs));  // masked
+  CHECK(get(plain, "/scrape_configs").find("hunter2") == std::string::npos);
+
+  auto https_get = [&](const char* cert, const char* key) {
+    httplib::SSLClient client("127.0.0.1", server.https_port(), cert ? m.path(cert) : std::string(),
+                              key ? m.path(key) : std::string());
+    client.set_ca_cert_path(m.path("ca.crt").c_str());
+    client.enable_server_certificate_verification(true);
+    return client.Get("/scrape_configs");
+  };
+  auto res = https_get("client.crt", "client.key");
+  REQUIRE(res);
+  CHECK(res->status == 200);
+  CHECK(res->body == scrape_configs_json(f.scrape_configs, false));
+  CHECK(res->body.find("\"password\":\"hunter2\"") != std::string::npos);
+  CHECK_FALSE(https_get(nullptr, nullptr));                        // no client certificate
+  CHECK_FALSE(https_get("other-client.crt", "other-client.key"));  // signed by another CA
+  // The other routes are the same on both listeners.
+  httplib::SSLClient jobs("127.0.0.1", server.https_port(), m.path("client.crt"), m.path("client.key"));
+  jobs.enable_server_certificate_verification(false);
+  auto listed = jobs.Get("/jobs");
+  REQUIRE(listed);
+  CHECK(listed->body == jobs_json(f.allocator));
+}
+
+TEST_CASE("unreadable TLS files are an error naming them", "[allocation][http][tls]") {
+  ServerOptions o{"127.0.0.1", 0};
+  o.https = HttpsOptions{"127.0.0.1", 0, "/nonexistent/tls.crt", "/nonexistent/tls.key", "/nonexistent/ca.crt"};
+  AllocationServer server(o);
+  CHECK_THROWS_WITH(server.start(), Catch::Contains("/nonexistent/tls.crt"));
 }

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "http_fixtures.hpp"
+#include "mutual_tls.hpp"
 
 using namespace http_test;
 
@@ -78,6 +79,14 @@ TEST_CASE("target-allocator refuses Kubernetes discovery without a cluster conne
   err.clear();
   CHECK(run(plain, err, "--leader-elect --leader-elect-renew-deadline 20s") == 2);
   CHECK_THAT(err, Catch::Contains("want retry-period < renew-deadline < lease-duration"));
+  err.clear();
+  CHECK(run(plain, err, "--enable-https-server --https-tls-cert-file a.crt --https-tls-key-file a.key") == 2);
+  CHECK_THAT(err, Catch::Contains("--https-ca-file: required with --enable-https-server"));
+  err.clear();
+  CHECK(run(plain, err,
+            "--enable-https-server --https-ca-file /nonexistent/ca.crt --https-tls-cert-file "
+            "/nonexistent/a.crt --https-tls-key-file /nonexistent/a.key --listen-addr-https 127.0.0.1:0") == 1);
+  CHECK_THAT(err, Catch::Contains("cannot load TLS files: certificate /nonexistent/a.crt"));
   for (const auto& p : {sd, plain}) std::filesystem::remove(p);
 }
 
@@ -119,5 +128,45 @@ config:
   ta.terminate();
   CHECK(WIFEXITED(ta.status));
   CHECK(WEXITSTATUS(ta.status) == 0);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("target-allocator --enable-https-server serves credentials over mutual TLS only", "[allocation][cli][tls]") {
+  testutil::MutualTls m;
+  auto path = write_config("ta-https", R"(collectors: [c1]
+config:
+  scrape_configs:
+    - job_name: secured
+      basic_auth: {username: u, password: hunter2}
+      static_configs: [{targets: ["10.0.0.1:80"]}]
+)");
+  int out[2];
+  REQUIRE(::pipe(out) == 0);
+  Child ta{spawn({kBinary, "--config-file", path.string(), "--listen-addr", "127.0.0.1:0", "--enable-https-server",
+                  "--listen-addr-https", "127.0.0.1:0", "--https-ca-file", m.path("ca.crt"), "--https-tls-cert-file",
+                  m.path("server.crt"), "--https-tls-key-file", m.path("server.key")},
+                 out[1])};
+  ::close(out[1]);
+  const int port = read_port(out[0]);
+  std::string line;
+  char c = 0;
+  while (::read(out[0], &c, 1) == 1 && c != '\n') line += c;
+  ::close(out[0]);
+  REQUIRE(port > 0);
+  const std::string prefix = "serving credentials over mutual TLS on https://127.0.0.1:";
+  REQUIRE(line.starts_with(prefix));
+  const int https_port = std::stoi(line.substr(prefix.size()));
+
+  httplib::Client plain("127.0.0.1", port);
+  CHECK_THAT(get(plain, "/scrape_configs"), Catch::Contains(R"("password":"<secret>")"));
+  httplib::SSLClient with_cert("127.0.0.1", https_port, m.path("client.crt"), m.path("client.key"));
+  with_cert.set_ca_cert_path(m.path("ca.crt").c_str());
+  with_cert.enable_server_certificate_verification(true);
+  auto res = with_cert.Get("/scrape_configs");
+  REQUIRE(res);
+  CHECK_THAT(res->body, Catch::Contains(R"("password":"hunter2")"));
+  httplib::SSLClient without_cert("127.0.0.1", https_port);
+  without_cert.enable_server_certificate_verification(false);
+  CHECK_FALSE(without_cert.Get("/scrape_configs"));
   std::filesystem::remove(path);
 }

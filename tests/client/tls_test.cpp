@@ -5,6 +5,7 @@
 #include <httplib.h>
 
 #include "client_fixture.hpp"
+#include "mutual_tls.hpp"
 
 using namespace k8s;
 using clienttest::call;
@@ -75,29 +76,7 @@ TEST_CASE("an unknown CA fails verification unless verification is skipped", "[c
 
 namespace {
 
-// A CA, a server certificate for 127.0.0.1 and a client certificate, made
-// with the openssl CLI.
-struct MutualTls {
-  TempDir dir;
-  std::string path(const char* name) const { return (dir.path / name).string(); }
-
-  MutualTls() {
-    dir.write("server.ext", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n");
-    dir.write("client.ext", "extendedKeyUsage=clientAuth\n");
-    std::string d = dir.path.string();
-    std::string key = " -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes";
-    run("openssl req -x509" + key + " -keyout " + d + "/ca.key -out " + d + "/ca.crt -days 1 -subj /CN=test-ca");
-    for (const char* who : {"server", "client"}) {
-      std::string w = d + "/" + who;
-      run("openssl req" + key + " -keyout " + w + ".key -out " + w + ".csr -subj /CN=" + who);
-      run("openssl x509 -req -in " + w + ".csr -CA " + d + "/ca.crt -CAkey " + d + "/ca.key -CAcreateserial -out " + w +
-          ".crt -days 1 -extfile " + w + ".ext");
-    }
-  }
-  static void run(const std::string& command) {
-    if (std::system((command + " >/dev/null 2>&1").c_str()) != 0) throw std::runtime_error("failed: " + command);
-  }
-};
+using testutil::MutualTls;
 
 // An HTTPS server that requires a client certificate signed by the CA.
 struct MutualTlsServer {

@@ -1,0 +1,33 @@
+// The target-allocator's command line: upstream's flags (--config-file,
+// --listen-addr, --kubeconfig-path, --enable-prometheus-cr-watcher, the
+// --enable-https-server group) plus --collector-namespace and --leader-elect*.
+// Contract: parse_flags() accepts "--flag value" and "--flag=value" (boolean
+// flags also alone) and fills `problem` with a message naming the flag when
+// it returns false; usage() prints it with the usage text and returns 2.
+#pragma once
+
+#include <string>
+
+#include "k8s/lease/leader.hpp"
+
+namespace target_allocator {
+
+struct Flags {
+  std::string config_file;
+  std::string listen_addr = ":8080";
+  std::string kubeconfig_path;
+  bool prometheus_cr_watcher = false;
+  std::string collector_namespace;
+  bool leader_elect = false;
+  // identity defaults to host_pid, the namespace to the collector namespace
+  k8s::lease::LeaderConfig lease{"", "", "target-allocator"};
+  bool https = false;
+  std::string https_listen_addr = ":8443", https_ca_file, https_cert_file, https_key_file;
+};
+
+bool parse_flags(int argc, char** argv, Flags& flags, std::string& problem);
+int usage(const std::string& problem);
+// "HOST:PORT" or ":PORT" (all interfaces).
+bool parse_listen_addr(const std::string& addr, std::string& host, int& port);
+
+}  // namespace target_allocator
