@@ -56,7 +56,6 @@ bool parse_lease_flag(const std::string& arg, const std::string& value, k8s::lea
   return problem.empty();
 }
 
-// Accepts "--flag value" and "--flag=value"; the boolean flags also alone.
 // Cross-flag rules, checked after every flag is read.
 bool check_flags(const Flags& flags, std::string& problem) {
   if (flags.config_file.empty()) problem = "--config-file: required";

@@ -85,7 +85,13 @@ Election election(const std::optional<k8s::ClusterConfig>& cluster, const target
   if (!flags.leader_elect || !cluster) return e;
   k8s::lease::LeaderConfig lease = flags.lease;
   if (lease.ns.empty()) lease.ns = collector_namespace(flags, config);
-  e.client = std::make_unique<k8s::Client>(k8s::make_curl_transport(*cluster));
+  // The elector retries every retry period itself, and an answer later than
+  // the renew deadline is worthless; both keep shutdown quick.
+  k8s::ClientOptions co;
+  co.timeout = lease.renew_deadline;
+  co.max_retries = 0;
+  co.user_agent = co.field_manager = "target-allocator";
+  e.client = std::make_unique<k8s::Client>(k8s::make_curl_transport(*cluster), co);
   e.elector = std::make_unique<target_allocator::LeaseElector>(*e.client, lease, [&server, lease](bool leading) {
     std::cerr << "target-allocator: " << (leading ? "became leader as " : "lost leadership as ") << lease.identity
               << std::endl;
