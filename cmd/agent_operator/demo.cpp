@@ -2,6 +2,7 @@
 // deploy/examples, the controller running against it over HTTP, a
 // kubeconfig written for kubectl, and a report of what was reconciled.
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <future>
 #include <iostream>
@@ -20,10 +21,21 @@ namespace cli {
 
 namespace {
 
+// deploy/<sub> of the source tree when it is there, else the copy the
+// image installs under /usr/share/agent-operator (deploy/Dockerfile), so
+// `demo` works from a checkout and from the container alike.
+std::string manifests(const std::string& sub) {
+  const std::string source = std::string(AO_SOURCE_DIR) + "/deploy/" + sub;
+  const std::string installed = "/usr/share/agent-operator/" + sub;
+  std::error_code ec;
+  return !std::filesystem::is_directory(source, ec) && std::filesystem::is_directory(installed, ec) ? installed
+                                                                                                    : source;
+}
+
 struct DemoFlags {
   OperatorFlags op;
   std::string kubeconfig_out = "agent-operator-demo.kubeconfig";
-  std::string crds = std::string(AO_SOURCE_DIR) + "/deploy/crds";
+  std::string crds = manifests("crds");
   std::vector<std::string> load;
   std::string sim_listen = "127.0.0.1:0";
 };
@@ -44,7 +56,7 @@ DemoFlags parse_demo(int argc, char** argv) {
       a.unknown();
   }
   if (f.op.listen.empty()) f.op.listen = "127.0.0.1:0";
-  if (f.load.empty()) f.load.push_back(std::string(AO_SOURCE_DIR) + "/deploy/examples");
+  if (f.load.empty()) f.load.push_back(manifests("examples"));
   if (!f.op.kubeconfig.empty()) throw std::invalid_argument("demo runs its own cluster; drop --kubeconfig");
   return f;
 }
