@@ -36,7 +36,7 @@ void Allocator::set_collectors(std::vector<Collector> collectors) {
   reassign();
 }
 
-void Allocator::set_targets(std::vector<Target> targets) {
+void Allocator::set_targets(TargetList targets) {
   // Group by job (stable, so a strategy sees the caller's order within a job).
   auto by_job = [](const Target& a, const Target& b) { return a.job < b.job; };
   if (!std::is_sorted(targets.begin(), targets.end(), by_job)) {
@@ -116,9 +116,9 @@ void Allocator::evaluate_eligibility() {
   }
 }
 
-std::vector<StrategyTarget> Allocator::strategy_targets() const {
+std::vector<StrategyTarget, LargeArrayAllocator<StrategyTarget>> Allocator::strategy_targets() const {
   const bool wants_node = strategy_->name() == "per-node";
-  std::vector<StrategyTarget> out(targets_.size());
+  std::vector<StrategyTarget, LargeArrayAllocator<StrategyTarget>> out(targets_.size());
   for (std::size_t i = 0; i < targets_.size(); ++i) {
     out[i].key = targets_[i].key;
     out[i].hash = targets_[i].hash;

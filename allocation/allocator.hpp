@@ -44,7 +44,7 @@ class Allocator {
   // Replaces the collector set (names are unique; later duplicates ignored).
   void set_collectors(std::vector<Collector> collectors);
   // Replaces the whole target set; equal hashes are one target.
-  void set_targets(std::vector<Target> targets);
+  void set_targets(TargetList targets);
   // Re-evaluates eligibility at clock.now() and reassigns if it changed.
   void refresh();
   // When the next pending grace period ends (call refresh() then).
@@ -68,7 +68,7 @@ class Allocator {
   void evaluate_eligibility();
   void reassign();
   void rebuild_index();
-  std::vector<StrategyTarget> strategy_targets() const;
+  std::vector<StrategyTarget, LargeArrayAllocator<StrategyTarget>> strategy_targets() const;
 
   std::unique_ptr<Strategy> strategy_;
   AllocatorOptions options_;
@@ -77,7 +77,7 @@ class Allocator {
   std::vector<std::uint64_t> seeds_;
   std::vector<std::uint8_t> eligible_;
   std::unordered_map<std::string_view, std::uint32_t> by_name_;
-  std::vector<Target> targets_;
+  TargetList targets_;
   FlatIndex slot_of_hash_;
   std::vector<std::uint32_t> assigned_, previous_;
   std::vector<std::vector<JobBucket>> index_;  // per collector, sorted by job id

@@ -144,7 +144,7 @@ std::size_t RelabelFilter::filter_lane(std::span<Target> targets, std::size_t la
   return static_cast<std::size_t>(std::remove_if(targets.begin(), targets.end(), dropped) - targets.begin());
 }
 
-std::size_t RelabelFilter::apply(std::vector<Target>& targets) {
+std::size_t RelabelFilter::apply(TargetList& targets) {
   const std::size_t before = targets.size();
   std::span<Target> all(targets);
   auto begin = targets.begin();

@@ -34,7 +34,7 @@ class RelabelFilter {
 
   bool keep(const Target& t);
   // Removes the dropped targets in place (order kept); returns how many.
-  std::size_t apply(std::vector<Target>& targets);
+  std::size_t apply(TargetList& targets);
 
  private:
   struct JobRules {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "allocation/hash.hpp"
+#include "allocation/large_array.hpp"
 
 namespace allocation {
 
@@ -52,7 +53,7 @@ class FlatIndex {
     std::uint64_t key;
     std::uint32_t slot;
   };
-  std::vector<Entry> entries_;
+  std::vector<Entry, LargeArrayAllocator<Entry>> entries_;
   std::size_t mask_ = 0;
 };
 

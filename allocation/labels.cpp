@@ -1,8 +1,10 @@
 #include "allocation/labels.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <mutex>
+#include <new>
 #include <shared_mutex>
 #include <unordered_map>
 
@@ -68,30 +70,81 @@ bool valid_label_name(std::string_view s) {
   return model::is_label_name(s);
 }
 
-LabelSet::LabelSet(std::vector<Label> labels) : labels_(std::move(labels)) {
-  std::stable_sort(labels_.begin(), labels_.end(), [](const Label& a, const Label& b) { return a.name < b.name; });
-  std::vector<Label> out;
-  out.reserve(labels_.size());
-  for (auto& l : labels_) {
-    if (!out.empty() && out.back().name == l.name) out.pop_back();
-    out.push_back(std::move(l));
+LabelSet::LabelSet(std::vector<Label> labels) {
+  std::stable_sort(labels.begin(), labels.end(), [](const Label& a, const Label& b) { return a.name < b.name; });
+  std::vector<LabelRef> refs;
+  refs.reserve(labels.size());
+  for (const auto& l : labels) {
+    if (!refs.empty() && refs.back().name == l.name) refs.pop_back();
+    refs.push_back({l.name, l.value});
   }
-  std::erase_if(out, [](const Label& l) { return l.value.empty() || l.name.empty(); });
-  labels_ = std::move(out);
-  finish();
+  std::erase_if(refs, [](const LabelRef& l) { return l.value.empty() || l.name.empty(); });
+  pack(refs);
 }
 
-void LabelSet::finish() {
+namespace {
+constexpr std::align_val_t kBlockAlign{64};
+}
+
+std::string_view LabelSet::Slot::value() const {
+  if (size <= kInline) return {bytes, size};
+  std::uint32_t offset = 0;
+  std::memcpy(&offset, bytes, sizeof offset);
+  return {reinterpret_cast<const char*>(this) + offset, size};
+}
+
+void LabelSet::FreeBlock::operator()(char* p) const {
+  ::operator delete(p, kBlockAlign);
+}
+
+LabelSet::LabelSet(const LabelSet& o) {
+  std::vector<LabelRef> refs;
+  refs.reserve(o.size());
+  for (LabelRef l : o.labels()) refs.push_back(l);
+  pack(refs);
+}
+
+void LabelSet::pack(std::span<const LabelRef> sorted) {
+  const std::size_t n = sorted.size();
+  const std::size_t ids_bytes = (n * sizeof(std::uint32_t) + sizeof(Slot) - 1) / sizeof(Slot) * sizeof(Slot);
+  std::size_t long_bytes = 0;
+  for (const auto& l : sorted) long_bytes += l.value.size() > kInline ? l.value.size() : 0;
+  const std::size_t total = ids_bytes + n * sizeof(Slot) + long_bytes;
+  block_.reset(n ? static_cast<char*>(::operator new(total, kBlockAlign)) : nullptr);
+  auto* ids = reinterpret_cast<std::uint32_t*>(block_.get());
+  auto* slots = reinterpret_cast<Slot*>(block_.get() + ids_bytes);
+  char* text = block_.get() + ids_bytes + n * sizeof(Slot);
   const Name address = Names::get().address;
   fingerprint_ = 0;
   address_view_ = {};
-  ids_.resize(labels_.size());
-  for (std::size_t i = 0; i < labels_.size(); ++i) {
-    ids_[i] = labels_[i].name.id();
-    fingerprint_ += label_hash(labels_[i].name, labels_[i].value);
-    if (labels_[i].name == address) address_view_ = labels_[i].value;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& l = sorted[i];
+    ids[i] = l.name.id();
+    Slot* slot = new (&slots[i]) Slot{l.name, static_cast<std::uint32_t>(l.value.size()), {}};
+    if (l.value.size() <= kInline) {
+      std::memcpy(slot->bytes, l.value.data(), l.value.size());
+    } else {
+      const auto offset = static_cast<std::uint32_t>(text - reinterpret_cast<char*>(slot));
+      std::memcpy(slot->bytes, &offset, sizeof offset);
+      text = std::copy(l.value.begin(), l.value.end(), text);
+    }
+    fingerprint_ += label_hash(l.name, l.value);
+    if (l.name == address) address_view_ = slot->value();
   }
+  ids_ = ids;
+  slots_ = slots;
+  size_ = n;
   address_hash_ = hash_bytes(address_view_, 0x61646472);
+}
+
+void LabelSet::take(LabelSet& o) noexcept {
+  block_ = std::move(o.block_);
+  ids_ = std::exchange(o.ids_, nullptr);
+  slots_ = std::exchange(o.slots_, nullptr);
+  size_ = std::exchange(o.size_, 0);
+  fingerprint_ = std::exchange(o.fingerprint_, 0);
+  address_hash_ = std::exchange(o.address_hash_, 0);
+  address_view_ = std::exchange(o.address_view_, {});
 }
 
 LabelSet::LabelSet(std::initializer_list<std::pair<std::string_view, std::string_view>> labels) {
@@ -103,22 +156,22 @@ LabelSet::LabelSet(std::initializer_list<std::pair<std::string_view, std::string
 
 std::size_t LabelSet::position(std::uint32_t id) const {
   // Branch-free lower bound: label sets are small and lookups unpredictable.
-  const std::uint32_t* base = ids_.data();
-  std::size_t n = ids_.size();
+  const std::uint32_t* base = ids_;
+  std::size_t n = size_;
   if (n == 0) return 0;
   while (n > 1) {
     const std::size_t half = n / 2;
     base = base[half - 1] < id ? base + half : base;
     n -= half;
   }
-  return static_cast<std::size_t>(base - ids_.data()) + (*base < id ? 1 : 0);
+  return static_cast<std::size_t>(base - ids_) + (*base < id ? 1 : 0);
 }
 
 std::string_view LabelSet::get(Name name) const {
   const std::uint32_t id = name.id();
   if (id == 0) return {};
   const std::size_t i = position(id);
-  return i < ids_.size() && ids_[i] == id ? std::string_view(labels_[i].value) : std::string_view();
+  return i < size_ && ids_[i] == id ? slots_[i].value() : std::string_view();
 }
 
 std::uint64_t label_hash(Name name, std::string_view value) {

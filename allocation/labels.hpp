@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -54,34 +55,82 @@ struct Names {
   Name address, pod_node, node_name, endpoint_node, slice_kind, slice_name;
 };
 
+// A label as callers build one (owning).
 struct Label {
   Name name;
   std::string value;
 };
 
+// A label as a LabelSet stores it: the value points into the set's block.
+struct LabelRef {
+  Name name;
+  std::string_view value;
+};
+
 // Prometheus's label name rule: [a-zA-Z_][a-zA-Z0-9_]*.
 bool valid_label_name(std::string_view s);
 
+// Layout: one heap block per set holds the id array get() searches, then
+// one 32-byte slot per label (its Name and its value, inline when at most 20
+// bytes, else an offset to the value bytes at the end of the block). A
+// target's labels sit on consecutive cache lines and pages, and get()
+// touches the id lines plus one slot line for a short value.
 class LabelSet {
+  struct alignas(32) Slot {
+    Name name;
+    std::uint32_t size = 0;
+    // The value when size <= kInline, else its byte offset from this slot.
+    char bytes[20];
+    std::string_view value() const;
+  };
+  static constexpr std::uint32_t kInline = sizeof(Slot::bytes);
+  struct FreeBlock {
+    void operator()(char* p) const;
+  };
+
  public:
+  // The labels in Name id order, as (Name, value view) pairs.
+  class View {
+   public:
+    View(const Slot* slots, std::size_t n) : s_(slots), n_(n) {}
+    std::size_t size() const { return n_; }
+    LabelRef operator[](std::size_t i) const { return {s_[i].name, s_[i].value()}; }
+    struct iterator {
+      const Slot* s;
+      LabelRef operator*() const { return {s->name, s->value()}; }
+      iterator& operator++() {
+        ++s;
+        return *this;
+      }
+      bool operator==(const iterator&) const = default;
+    };
+    iterator begin() const { return {s_}; }
+    iterator end() const { return {s_ + n_}; }
+
+   private:
+    const Slot* s_;
+    std::size_t n_;
+  };
+
   LabelSet() = default;
   // Sorts by Name id; on duplicate names the last one wins. Empty values
   // are dropped (Prometheus treats an empty value as an absent label).
   explicit LabelSet(std::vector<Label> labels);
   LabelSet(std::initializer_list<std::pair<std::string_view, std::string_view>> labels);
-  // Copies re-point the cached address view at their own storage (moves
-  // keep the label array, so the view stays valid).
-  LabelSet(const LabelSet& o) : LabelSet(std::vector<Label>(o.labels_)) {}
+  LabelSet(const LabelSet& o);
   LabelSet& operator=(const LabelSet& o) {
     if (this != &o) *this = LabelSet(o);
     return *this;
   }
-  LabelSet(LabelSet&&) noexcept = default;
-  LabelSet& operator=(LabelSet&&) noexcept = default;
+  LabelSet(LabelSet&& o) noexcept { take(o); }
+  LabelSet& operator=(LabelSet&& o) noexcept {
+    if (this != &o) take(o);
+    return *this;
+  }
 
-  std::span<const Label> labels() const { return labels_; }
-  std::size_t size() const { return labels_.size(); }
-  bool empty() const { return labels_.empty(); }
+  View labels() const { return {slots_, size_}; }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
   // The value of `name`, or "" when absent.
   std::string_view get(Name name) const;
   // Wrapping sum of label_hash over the labels (order-independent).
@@ -91,25 +140,29 @@ class LabelSet {
   std::uint64_t address_hash() const { return address_hash_; }
   // Hints for sweeps over many cold label sets: prefetch_ids() starts
   // loading the id array get() searches; once that has arrived,
-  // prefetch_label(name) starts loading the label get(name) will read.
+  // prefetch_label(name) starts loading the slot get(name) reads.
   void prefetch_ids() const {
-    const auto* ids = reinterpret_cast<const char*>(ids_.data());
-    for (std::size_t b = 0; b < ids_.size() * sizeof(std::uint32_t); b += 64) __builtin_prefetch(ids + b);
+    const auto* ids = reinterpret_cast<const char*>(ids_);
+    for (std::size_t b = 0; b < size_ * sizeof(std::uint32_t); b += 64) __builtin_prefetch(ids + b);
   }
   void prefetch_label(Name name) const {
-    if (std::size_t i = position(name.id()); i < labels_.size()) __builtin_prefetch(&labels_[i]);
+    if (std::size_t i = position(name.id()); i < size_) __builtin_prefetch(&slots_[i]);
   }
 
  private:
-  void finish();
-  // Index of the first id >= `id` (ids_.size() when none).
+  // Builds the block from labels sorted by Name id, unique, non-empty.
+  void pack(std::span<const LabelRef> sorted);
+  void take(LabelSet& o) noexcept;
+  // Index of the first id >= `id` (size() when none).
   std::size_t position(std::uint32_t id) const;
 
-  std::vector<Label> labels_;
-  std::vector<std::uint32_t> ids_;  // labels_[i].name.id(), packed for lookups
+  std::unique_ptr<char, FreeBlock> block_;
+  const std::uint32_t* ids_ = nullptr;  // slots_[i].name.id(), packed for lookups
+  const Slot* slots_ = nullptr;
+  std::size_t size_ = 0;
   std::uint64_t fingerprint_ = 0;
   std::uint64_t address_hash_ = 0;
-  std::string_view address_view_;  // into labels_ (read without touching it)
+  std::string_view address_view_;  // into the block (read without touching it)
 };
 
 // Hash of one label; a label set's fingerprint is the wrapping sum of its

@@ -70,7 +70,7 @@ std::size_t fill_items(Name job, std::span<const TargetGroup> groups, Target* at
 
 }  // namespace
 
-void append_targets(Name job, std::span<const TargetGroup> groups, std::vector<Target>& out) {
+void append_targets(Name job, std::span<const TargetGroup> groups, TargetList& out) {
   const std::size_t base = out.size();
   std::size_t n = 0;
   for (const auto& g : groups) n += g.targets.size();

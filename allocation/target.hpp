@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "allocation/labels.hpp"
+#include "allocation/large_array.hpp"
 
 namespace allocation {
 
@@ -42,13 +43,17 @@ struct Target {
   }
 };
 
+// Target items: one pass's array of up to millions of items (see
+// large_array.hpp for why it has its own allocator).
+using TargetList = std::vector<Target, LargeArrayAllocator<Target>>;
+
 // Builds one target (nullopt-like: returns false when it has no address).
 bool make_target(Name job, const std::shared_ptr<const LabelSet>& group, const std::shared_ptr<const LabelSet>& own,
                  Target& out);
 
 // Appends the items of one job's groups to `out`, skipping label sets
 // without __address__ (Prometheus drops those too).
-void append_targets(Name job, std::span<const TargetGroup> groups, std::vector<Target>& out);
+void append_targets(Name job, std::span<const TargetGroup> groups, TargetList& out);
 
 // The node a target runs on, as upstream's per-node strategy reads it: the
 // first of __meta_kubernetes_pod_node_name, __meta_kubernetes_node_name,

@@ -52,7 +52,7 @@ struct Config {
   std::string collector_namespace;
   allocation::discovery::PrometheusCrConfig prometheus_cr;
   model::Value scrape_configs = model::Value::array();
-  std::vector<allocation::Target> targets;  // from static_configs
+  allocation::TargetList targets;  // from static_configs
   // Fields that need the Kubernetes API, e.g.
   // "config.scrape_configs[0].kubernetes_sd_configs" or "prometheus_cr.enabled".
   std::vector<std::string> kubernetes_fields;

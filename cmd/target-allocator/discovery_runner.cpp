@@ -50,7 +50,7 @@ void DiscoveryRunner::remove_source(std::size_t source) {
   cv_.notify_all();
 }
 
-void DiscoveryRunner::set_static_targets(std::vector<allocation::Target> targets) {
+void DiscoveryRunner::set_static_targets(allocation::TargetList targets) {
   {
     std::lock_guard lock(mu_);
     static_targets_ = std::move(targets);
@@ -126,7 +126,7 @@ bool DiscoveryRunner::targets_changed() {
   return targets_changed_;
 }
 
-std::vector<allocation::Target> DiscoveryRunner::targets() {
+allocation::TargetList DiscoveryRunner::targets() {
   std::vector<std::pair<std::size_t, Pull>> pulls;
   {
     std::lock_guard lock(mu_);
@@ -140,7 +140,7 @@ std::vector<allocation::Target> DiscoveryRunner::targets() {
   std::vector<std::pair<std::size_t, std::vector<allocation::TargetGroup>>> pulled;
   for (auto& [i, pull] : pulls) pulled.emplace_back(i, pull());
   std::lock_guard lock(mu_);
-  std::vector<allocation::Target> out = static_targets_;
+  allocation::TargetList out = static_targets_;
   for (auto& [i, groups] : pulled)
     if (!sources_[i].removed) sources_[i].groups = std::move(groups);
   for (const auto& s : sources_) allocation::append_targets(s.job, s.groups, out);

@@ -51,7 +51,7 @@ class DiscoveryRunner {
   void remove_source(std::size_t source);
   // Replaces the static targets (config static_configs plus those of
   // Prometheus CR jobs, e.g. Probes with static targets).
-  void set_static_targets(std::vector<allocation::Target> targets);
+  void set_static_targets(allocation::TargetList targets);
   // The latest discovered collectors, taken once by take_collectors().
   void set_collectors(std::vector<allocation::Collector> collectors);
   std::optional<std::vector<allocation::Collector>> take_collectors();
@@ -68,7 +68,7 @@ class DiscoveryRunner {
   bool wait_for_change(std::optional<allocation::TimePoint> until = std::nullopt);
   // Whether targets changed since the last targets().
   bool targets_changed();
-  std::vector<allocation::Target> targets();
+  allocation::TargetList targets();
 
  private:
   struct Source {
@@ -79,7 +79,7 @@ class DiscoveryRunner {
     bool removed = false;
   };
 
-  std::vector<allocation::Target> static_targets_;
+  allocation::TargetList static_targets_;
   std::function<void(const std::string&)> log_;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -117,7 +117,7 @@ int serve(target_allocator::Config config, const allocation::ServerOptions& opti
   allocation::SystemClock clock;
   allocation::Allocator allocator(allocation::make_strategy(config.strategy), {}, clock);
   target_allocator::DiscoveryRunner discovery(config);  // keeps the unfiltered static targets
-  const std::vector<allocation::Target> static_targets = config.targets;
+  const allocation::TargetList static_targets = config.targets;
   model::Value scrape_configs = config.scrape_configs;  // plus the Prometheus CR jobs
   auto sources = cluster_sources(cluster, config, flags, discovery, clock);
   std::optional<allocation::RelabelFilter> filter;

@@ -39,8 +39,8 @@ class PrometheusCrWatcher {
   void stop();
 
   struct Jobs {
-    model::Value scrape_configs;                     // the rendered jobs that parsed
-    std::vector<allocation::Target> static_targets;  // of those jobs' static_configs (Probes)
+    model::Value scrape_configs;            // the rendered jobs that parsed
+    allocation::TargetList static_targets;  // of those jobs' static_configs (Probes)
   };
   // The current jobs when the CRs changed since the last call.
   std::optional<Jobs> refresh();

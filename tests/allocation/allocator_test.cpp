@@ -12,8 +12,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::vector<Target> job_targets(const std::string& job, int n,
-                                std::vector<std::pair<std::string, std::string>> extra = {}) {
+TargetList job_targets(const std::string& job, int n, std::vector<std::pair<std::string, std::string>> extra = {}) {
   TargetGroup g;
   g.labels = std::make_shared<const LabelSet>(LabelSet{{"job", job}});
   for (int i = 0; i < n; ++i) {
@@ -21,7 +20,7 @@ std::vector<Target> job_targets(const std::string& job, int n,
     for (const auto& [k, v] : extra) labels.push_back({Name::intern(k), v});
     g.targets.push_back(std::make_shared<const LabelSet>(LabelSet(std::move(labels))));
   }
-  std::vector<Target> out;
+  TargetList out;
   append_targets(Name::intern(job), std::span<const TargetGroup>(&g, 1), out);
   return out;
 }
@@ -124,7 +123,7 @@ TEST_CASE("per-node reads the node from Kubernetes discovery labels", "[allocati
                             {{"__meta_kubernetes_endpointslice_address_target_kind", "Node"},
                              {"__meta_kubernetes_endpointslice_address_target_name", "node-a"}});
   auto statics = job_targets("static", 2);
-  std::vector<Target> all;
+  TargetList all;
   for (auto* v : {&pods, &nodes, &slices, &statics}) all.insert(all.end(), v->begin(), v->end());
   a.set_targets(all);
   CHECK(a.targets_for("on-a", Name::intern("pods")).size() == 1);
@@ -150,7 +149,7 @@ TEST_CASE("relabel-config filter drops what the job's relabel_configs drop with 
   auto web = job_targets("web", 10, {{"__meta_tier", "cache"}});
   auto kept = job_targets("web", 5, {{"__meta_tier", "front"}});
   auto other = job_targets("other", 4, {{"__meta_tier", "cache"}});
-  std::vector<Target> all = web;
+  TargetList all = web;
   all.insert(all.end(), kept.begin(), kept.end());
   all.insert(all.end(), other.begin(), other.end());
   CHECK(filter.apply(all) == 10);
@@ -198,9 +197,9 @@ TEST_CASE("large batches give the same items and filter results on one or two la
     groups.push_back(std::move(group));
   }
   const Name job = Name::intern("web");
-  std::vector<Target> items;
+  TargetList items;
   append_targets(job, groups, items);
-  std::vector<Target> one_by_one;
+  TargetList one_by_one;
   for (const auto& g : groups) append_targets(job, std::span<const TargetGroup>(&g, 1), one_by_one);
   REQUIRE(items.size() == one_by_one.size());
   REQUIRE(items.size() == n - (n + 96) / 97);

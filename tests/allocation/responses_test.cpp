@@ -54,7 +54,7 @@ TEST_CASE("per-collector bodies are cached until that collector's bucket changes
   config.name = "least-weighted";
   Allocator a(make_strategy(config), {}, clock);
   a.set_collectors({{"col-1", "", true, {}}, {"col-2", "", true, {}}});
-  std::vector<Target> targets = {target("j", "a:1", {}), target("j", "b:1", {}), target("k", "c:1", {})};
+  TargetList targets = {target("j", "a:1", {}), target("j", "b:1", {}), target("k", "c:1", {})};
   a.set_targets(targets);
   ResponseCache cache;
   const std::string c1 = a.collectors()[a.collector_of(0)].name;

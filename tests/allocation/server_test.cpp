@@ -15,9 +15,9 @@ using namespace http_test;
 
 namespace {
 
-std::vector<Target> static_targets(const std::string& job, int n) {
+TargetList static_targets(const std::string& job, int n) {
   auto group = std::make_shared<const LabelSet>(LabelSet{{"env", "test"}});
-  std::vector<Target> out;
+  TargetList out;
   for (int i = 0; i < n; ++i) {
     auto own = std::make_shared<const LabelSet>(LabelSet{{"__address__", "127.0.0.1:" + std::to_string(20000 + i)}});
     Target t;
