@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "allocation/hash.hpp"
+#include "allocation/label_arena.hpp"
 #include "model/meta.hpp"
 
 namespace allocation {
@@ -82,10 +83,6 @@ LabelSet::LabelSet(std::vector<Label> labels) {
   pack(refs);
 }
 
-namespace {
-constexpr std::align_val_t kBlockAlign{64};
-}
-
 std::string_view LabelSet::Slot::value() const {
   if (size <= kInline) return {bytes, size};
   std::uint32_t offset = 0;
@@ -94,7 +91,7 @@ std::string_view LabelSet::Slot::value() const {
 }
 
 void LabelSet::FreeBlock::operator()(char* p) const {
-  ::operator delete(p, kBlockAlign);
+  label_block_free(p, bytes);
 }
 
 LabelSet::LabelSet(const LabelSet& o) {
@@ -106,14 +103,15 @@ LabelSet::LabelSet(const LabelSet& o) {
 
 void LabelSet::pack(std::span<const LabelRef> sorted) {
   const std::size_t n = sorted.size();
-  const std::size_t ids_bytes = (n * sizeof(std::uint32_t) + sizeof(Slot) - 1) / sizeof(Slot) * sizeof(Slot);
+  const std::size_t id_bytes = ids_bytes(n);
   std::size_t long_bytes = 0;
   for (const auto& l : sorted) long_bytes += l.value.size() > kInline ? l.value.size() : 0;
-  const std::size_t total = ids_bytes + n * sizeof(Slot) + long_bytes;
-  block_.reset(n ? static_cast<char*>(::operator new(total, kBlockAlign)) : nullptr);
+  const std::size_t total = id_bytes + n * sizeof(Slot) + long_bytes;
+  block_ =
+      std::unique_ptr<char, FreeBlock>(n ? static_cast<char*>(label_block_allocate(total)) : nullptr, FreeBlock{total});
   auto* ids = reinterpret_cast<std::uint32_t*>(block_.get());
-  auto* slots = reinterpret_cast<Slot*>(block_.get() + ids_bytes);
-  char* text = block_.get() + ids_bytes + n * sizeof(Slot);
+  auto* slots = reinterpret_cast<Slot*>(block_.get() + id_bytes);
+  char* text = block_.get() + id_bytes + n * sizeof(Slot);
   const Name address = Names::get().address;
   fingerprint_ = 0;
   address_view_ = {};
@@ -131,16 +129,12 @@ void LabelSet::pack(std::span<const LabelRef> sorted) {
     fingerprint_ += label_hash(l.name, l.value);
     if (l.name == address) address_view_ = slot->value();
   }
-  ids_ = ids;
-  slots_ = slots;
   size_ = n;
   address_hash_ = hash_bytes(address_view_, 0x61646472);
 }
 
 void LabelSet::take(LabelSet& o) noexcept {
   block_ = std::move(o.block_);
-  ids_ = std::exchange(o.ids_, nullptr);
-  slots_ = std::exchange(o.slots_, nullptr);
   size_ = std::exchange(o.size_, 0);
   fingerprint_ = std::exchange(o.fingerprint_, 0);
   address_hash_ = std::exchange(o.address_hash_, 0);
@@ -156,7 +150,8 @@ LabelSet::LabelSet(std::initializer_list<std::pair<std::string_view, std::string
 
 std::size_t LabelSet::position(std::uint32_t id) const {
   // Branch-free lower bound: label sets are small and lookups unpredictable.
-  const std::uint32_t* base = ids_;
+  const std::uint32_t* const ids = this->ids();
+  const std::uint32_t* base = ids;
   std::size_t n = size_;
   if (n == 0) return 0;
   while (n > 1) {
@@ -164,14 +159,14 @@ std::size_t LabelSet::position(std::uint32_t id) const {
     base = base[half - 1] < id ? base + half : base;
     n -= half;
   }
-  return static_cast<std::size_t>(base - ids_) + (*base < id ? 1 : 0);
+  return static_cast<std::size_t>(base - ids) + (*base < id ? 1 : 0);
 }
 
 std::string_view LabelSet::get(Name name) const {
   const std::uint32_t id = name.id();
   if (id == 0) return {};
   const std::size_t i = position(id);
-  return i < size_ && ids_[i] == id ? slots_[i].value() : std::string_view();
+  return i < size_ && ids()[i] == id ? slots()[i].value() : std::string_view();
 }
 
 std::uint64_t label_hash(Name name, std::string_view value) {

@@ -85,6 +85,7 @@ class LabelSet {
   };
   static constexpr std::uint32_t kInline = sizeof(Slot::bytes);
   struct FreeBlock {
+    std::size_t bytes;  // no initialiser: unique_ptr value-initialises it
     void operator()(char* p) const;
   };
 
@@ -128,7 +129,7 @@ class LabelSet {
     return *this;
   }
 
-  View labels() const { return {slots_, size_}; }
+  View labels() const { return {slots(), size_}; }
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   // The value of `name`, or "" when absent.
@@ -142,11 +143,11 @@ class LabelSet {
   // loading the id array get() searches; once that has arrived,
   // prefetch_label(name) starts loading the slot get(name) reads.
   void prefetch_ids() const {
-    const auto* ids = reinterpret_cast<const char*>(ids_);
-    for (std::size_t b = 0; b < size_ * sizeof(std::uint32_t); b += 64) __builtin_prefetch(ids + b);
+    const auto* bytes = reinterpret_cast<const char*>(ids());
+    for (std::size_t b = 0; b < size_ * sizeof(std::uint32_t); b += 64) __builtin_prefetch(bytes + b);
   }
   void prefetch_label(Name name) const {
-    if (std::size_t i = position(name.id()); i < size_) __builtin_prefetch(&slots_[i]);
+    if (std::size_t i = position(name.id()); i < size_) __builtin_prefetch(&slots()[i]);
   }
 
  private:
@@ -156,9 +157,15 @@ class LabelSet {
   // Index of the first id >= `id` (size() when none).
   std::size_t position(std::uint32_t id) const;
 
+  // The block: ids (slots()[i].name.id(), packed for lookups) padded to a
+  // slot boundary, the slots, then the long values.
+  static std::size_t ids_bytes(std::size_t n) {
+    return (n * sizeof(std::uint32_t) + sizeof(Slot) - 1) / sizeof(Slot) * sizeof(Slot);
+  }
+  const std::uint32_t* ids() const { return reinterpret_cast<const std::uint32_t*>(block_.get()); }
+  const Slot* slots() const { return reinterpret_cast<const Slot*>(block_.get() + ids_bytes(size_)); }
+
   std::unique_ptr<char, FreeBlock> block_;
-  const std::uint32_t* ids_ = nullptr;  // slots_[i].name.id(), packed for lookups
-  const Slot* slots_ = nullptr;
   std::size_t size_ = 0;
   std::uint64_t fingerprint_ = 0;
   std::uint64_t address_hash_ = 0;

@@ -4,6 +4,9 @@
 // 4 KiB pages per pass. Arrays of at least kLargeArrayBytes get their own
 // 2 MiB-aligned mapping with transparent huge pages requested
 // (MADV_HUGEPAGE; a no-op where THP is off), so they fault once per 2 MiB.
+// Freed mappings are kept (up to 256 MiB) and reused by later requests of
+// up to their size, so a pass that repeats the last one's sizes neither
+// faults nor waits for the kernel to clear pages.
 // Contract: behaves as std::allocator<T> (stateless, all instances equal);
 // smaller arrays come from operator new. Memory only: no file I/O.
 #pragma once
@@ -17,7 +20,7 @@ inline constexpr std::size_t kLargeArrayBytes = std::size_t{1} << 21;
 
 void* large_array_allocate(std::size_t bytes);
 void large_array_free(void* p, std::size_t bytes) noexcept;
-// Bytes requested through large mappings so far (for allocation counts in
+// Bytes requested through large arrays so far, reused mappings included (for allocation counts in
 // benchmarks, which hook operator new and would miss these).
 std::size_t large_array_mapped_total();
 
