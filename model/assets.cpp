@@ -30,11 +30,13 @@ const std::string* AssetRefs::lookup(bool secret, const std::string& ns, const s
     auto it = inv_->config_maps.find({ns, name});
     if (it != inv_->config_maps.end()) data = &it->second.data;
   }
+  auto kv = data ? data->find(key) : std::map<std::string, std::string>::const_iterator{};
+  lookups.push_back(
+      {secret, ns, name, key, data && kv != data->end() ? std::optional<std::string>(kv->second) : std::nullopt});
   if (!data) {
     if (!optional) error(path, std::string(what) + " " + ns + "/" + name + " not found");
     return nullptr;
   }
-  auto kv = data->find(key);
   if (kv == data->end()) {
     if (!optional) error(path, std::string("key \"") + key + "\" not found in " + what + " " + ns + "/" + name);
     return nullptr;

@@ -13,9 +13,11 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "model/decode.hpp"
 #include "model/inventory.hpp"
+#include "model/job_cache.hpp"
 
 namespace model {
 
@@ -47,6 +49,7 @@ class AssetRefs {
 
   FieldErrors errors;
   std::map<std::string, std::string> used;  // store key -> value
+  std::vector<AssetLookup> lookups;         // every lookup made, in order (for JobCache)
 
  private:
   const std::string* lookup(bool secret, const std::string& ns, const std::string& name, const std::string& key,

@@ -65,10 +65,10 @@ std::optional<std::string> base64_decode(std::string_view in) {
   return out;
 }
 
-std::string gzip_compress(std::string_view in) {
+std::string gzip_compress(std::string_view in, int level) {
   z_stream zs{};
   // windowBits 15 + 16 selects the gzip wrapper; zlib writes mtime 0.
-  deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
   std::string out;
   out.resize(deflateBound(&zs, static_cast<uLong>(in.size())) + 32);
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));

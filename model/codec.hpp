@@ -11,9 +11,9 @@ namespace model {
 
 std::string base64_encode(std::string_view bytes);
 std::optional<std::string> base64_decode(std::string_view text);
-// gzip with a zero mtime and no file name, so the same input always gives
-// the same bytes.
-std::string gzip_compress(std::string_view bytes);
+// gzip with a zero mtime and no file name, so the same input and level
+// always give the same bytes. Levels as zlib's: -1 (its default, 6), 1-9.
+std::string gzip_compress(std::string_view bytes, int level = -1);
 std::optional<std::string> gzip_decompress(std::string_view bytes);
 
 }  // namespace model

@@ -27,6 +27,11 @@ Value render_metrics_block(const Hierarchy& h, const RenderOptions& opts, AssetR
 // The whole agent.yml of the metrics StatefulSets.
 Value render_metrics_config(const Hierarchy& h, const RenderOptions& opts, AssetRefs& assets,
                             std::vector<Problem>& problems);
+// The same document as YAML text, byte-identical to
+// to_yaml(render_metrics_config(...)), with each monitor's jobs taken from
+// `cache` when still valid and stored into it otherwise.
+std::string render_metrics_yaml(const Hierarchy& h, const RenderOptions& opts, AssetRefs& assets,
+                                std::vector<Problem>& problems, JobCache& cache);
 
 // The `logs` block (positions_directory, configs).
 Value render_logs_block(const Hierarchy& h, const RenderOptions& opts, AssetRefs& assets,

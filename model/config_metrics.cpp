@@ -9,7 +9,9 @@
 #include <algorithm>
 
 #include "model/config.hpp"
+#include "model/job_cache.hpp"
 #include "model/scrape_jobs.hpp"
+#include "model/yaml_emit.hpp"
 
 namespace model {
 namespace {
@@ -25,7 +27,20 @@ struct MetricsContext {
   ConfigFlavor flavor;
   std::int64_t shards;
   std::optional<Value> sd_fields;  // apiServer settings, resolved once into the root's assets
+  // Set: jobs go to `fragments` as YAML text (one list per pushed instance,
+  // reused from or stored into the cache) instead of into the tree.
+  JobCache* cache = nullptr;
+  std::vector<std::vector<std::string_view>> fragments;
 };
+
+// A member's jobs (one job or an array of them) as the YAML text of a block
+// sequence; "" when there are none.
+std::string jobs_yaml(Value out) {
+  if (!out.is_array()) out = Value::arr({std::move(out)});
+  std::string text;
+  if (out.size() != 0) emit_yaml(out, text);
+  return text;
+}
 
 void report(MetricsContext& ctx, const char* kind, const ObjectMeta& meta, const FieldErrors& errors) {
   for (const auto& e : errors) {
@@ -67,17 +82,46 @@ scrape::JobContext job_context(MetricsContext& ctx) {
 
 // Renders each member into its own AssetRefs; a member with errors is left
 // out whole and reported.
+// A memoised member: its assets absorbed and its text appended, as if it
+// were rendered now. False on a miss.
+bool reuse(MetricsContext& ctx, const std::string& key) {
+  if (key.empty()) return false;
+  const JobCache::Entry* hit = ctx.cache->find(key, ctx.assets.inventory());
+  if (!hit) return false;
+  AssetRefs copy(ctx.assets.inventory());
+  copy.used = hit->used;
+  ctx.assets.absorb(std::move(copy));
+  ctx.fragments.back().push_back(hit->yaml);
+  return true;
+}
+
+void push_fragment(MetricsContext& ctx, const std::string& key, Value out, AssetRefs& scratch) {
+  std::string text = jobs_yaml(std::move(out));
+  if (key.empty()) {
+    ctx.fragments.back().push_back(ctx.cache->keep(std::move(text)));
+    return;
+  }
+  const auto& stored =
+      ctx.cache->store(key, JobCache::Entry{std::move(text), scratch.used, std::move(scratch.lookups)});
+  ctx.fragments.back().push_back(stored.yaml);
+}
+
 template <class T, class Render>
 void append_members(MetricsContext& ctx, const char* kind, const std::vector<const T*>& members, Render render,
                     Value& jobs) {
   for (const T* member : members) {
+    const std::string key =
+        ctx.cache ? JobCache::key(kind, member->meta, ctx.agent.meta, static_cast<int>(ctx.flavor)) : "";
+    if (ctx.cache && reuse(ctx, key)) continue;
     AssetRefs scratch(ctx.assets.inventory());
     Value out = render(*member, scratch);
     if (!scratch.errors.empty()) {
       report(ctx, kind, member->meta, scratch.errors);
       continue;
     }
+    if (ctx.cache) push_fragment(ctx, key, std::move(out), scratch);
     ctx.assets.absorb(std::move(scratch));
+    if (ctx.cache) continue;
     if (!out.is_array())
       jobs.push(std::move(out));
     else
@@ -110,6 +154,10 @@ void append_additional_jobs(MetricsContext& ctx, const MetricsInstance& mi, Valu
     return;
   }
   ctx.assets.absorb(std::move(scratch));
+  if (ctx.cache) {
+    ctx.fragments.back().push_back(ctx.cache->keep(jobs_yaml(std::move(extra))));
+    return;
+  }
   for (auto& job : extra.as_array()) jobs.push(std::move(job));
 }
 
@@ -132,10 +180,28 @@ std::optional<Value> instance_config(MetricsContext& ctx, const MetricsInstanceN
   if (mi.write_stale_on_shutdown == true) cfg.set("write_stale_on_shutdown", true);
   cfg.set_nonempty("remote_write", std::move(remote_write));
   Value jobs = Value::array();
+  if (ctx.cache) ctx.fragments.emplace_back();
   append_monitor_jobs(ctx, node, jobs);
   append_additional_jobs(ctx, mi, jobs);
+  if (ctx.cache) {
+    const auto& texts = ctx.fragments.back();
+    // One placeholder item; the emitter writes the texts in its place.
+    if (std::any_of(texts.begin(), texts.end(), [](std::string_view t) { return !t.empty(); })) jobs.push(Value());
+  }
   cfg.set_nonempty("scrape_configs", std::move(jobs));
   return cfg;
+}
+
+Value metrics_block(MetricsContext& ctx, const Hierarchy& h) {
+  Value block = Value::obj({{"wal_directory", kWalDirectory}});
+  block.set("global", global_block(ctx));
+  Value configs = Value::array();
+  // An instance that fails returns before it opens its fragment list, so
+  // the lists stay aligned with the pushed instances.
+  for (const auto& node : h.metrics)
+    if (auto cfg = instance_config(ctx, node)) configs.push(std::move(*cfg));
+  block.set_nonempty("configs", std::move(configs));
+  return block;
 }
 
 }  // namespace
@@ -151,19 +217,32 @@ Value render_metrics_block(const Hierarchy& h, const RenderOptions& opts, AssetR
                            std::vector<Problem>& problems, ConfigFlavor flavor) {
   const std::int64_t requested = h.agent->metrics.shards.value_or(1);
   MetricsContext ctx{*h.agent, opts, assets, problems, flavor, requested > 1 ? requested : 1, std::nullopt};
-  Value block = Value::obj({{"wal_directory", kWalDirectory}});
-  block.set("global", global_block(ctx));
-  Value configs = Value::array();
-  for (const auto& node : h.metrics)
-    if (auto cfg = instance_config(ctx, node)) configs.push(std::move(*cfg));
-  block.set_nonempty("configs", std::move(configs));
-  return block;
+  return metrics_block(ctx, h);
 }
 
 Value render_metrics_config(const Hierarchy& h, const RenderOptions& opts, AssetRefs& assets,
                             std::vector<Problem>& problems) {
   return Value::obj({{"server", render_server_block(*h.agent)},
                      {"metrics", render_metrics_block(h, opts, assets, problems, ConfigFlavor::full)}});
+}
+
+std::string render_metrics_yaml(const Hierarchy& h, const RenderOptions& opts, AssetRefs& assets,
+                                std::vector<Problem>& problems, JobCache& cache) {
+  const std::int64_t requested = h.agent->metrics.shards.value_or(1);
+  MetricsContext ctx{*h.agent, opts, assets, problems, ConfigFlavor::full, requested > 1 ? requested : 1, std::nullopt};
+  ctx.cache = &cache;
+  const Value doc = Value::obj({{"server", render_server_block(*h.agent)}, {"metrics", metrics_block(ctx, h)}});
+  // The tree no longer moves: its placeholder arrays can be named by address.
+  std::vector<YamlSplice> splices;
+  if (const Value* configs = doc.find("metrics")->find("configs")) {
+    for (std::size_t i = 0; i < configs->size(); ++i) {
+      if (const Value* jobs = configs->as_array()[i].find("scrape_configs"))
+        splices.push_back({jobs, std::move(ctx.fragments[i])});
+    }
+  }
+  std::string out;
+  emit_yaml(doc, out, splices);
+  return out;
 }
 
 }  // namespace model

@@ -137,8 +137,13 @@ AgentRender render_agent(const Inventory& inv, const GrafanaAgent& agent, const 
   if (agent.paused) return r;
   Hierarchy h = build_hierarchy(inv, agent);
   AssetRefs assets(inv);
-  if (!h.metrics.empty()) {
+  if (!h.metrics.empty() && opts.job_cache) {
+    const std::string yaml = render_metrics_yaml(h, opts, assets, r.problems, *opts.job_cache);
+    r.objects.push_back(make_config_secret(agent, agent.meta.name + "-config", yaml, opts));
+  } else if (!h.metrics.empty()) {
     add_config(r, agent, agent.meta.name + "-config", render_metrics_config(h, opts, assets, r.problems), opts);
+  }
+  if (!h.metrics.empty()) {
     r.objects.push_back(make_governing_service(agent, opts));
     for (auto& ss : make_metrics_statefulsets(agent, opts)) r.objects.push_back(std::move(ss));
   }

@@ -14,6 +14,8 @@
 
 namespace model {
 
+class JobCache;
+
 inline constexpr const char* kManagedByLabel = "app.kubernetes.io/managed-by";
 inline constexpr const char* kManagedByValue = "grafana-agent-operator";
 inline constexpr const char* kAgentNameLabel = "operator.agent.grafana.com/name";
@@ -31,6 +33,9 @@ struct RenderOptions {
   // `cert`, `key`) instead of files under the agent's secrets mount: for
   // consumers without that volume (the target allocator's collectors).
   bool inline_tls = false;
+  // Optional memo of per-monitor scrape jobs as YAML text (one per root,
+  // owned by the caller): the objects are byte-identical with or without it.
+  JobCache* job_cache = nullptr;
 };
 
 struct AgentRender {
@@ -41,7 +46,8 @@ struct AgentRender {
   std::vector<Value> objects;  // sorted by kind, then name
   std::vector<Problem> problems;
   std::map<std::string, std::string> assets;  // store key -> value
-  // The rendered agent.yml documents, keyed by config Secret name.
+  // The rendered agent.yml documents, keyed by config Secret name. With a
+  // job_cache the metrics document is not here: its jobs exist only as text.
   std::map<std::string, Value> configs;
 };
 

@@ -132,60 +132,93 @@ std::vector<const Value::Member*> sorted_members(const Value& v) {
   return members;
 }
 
-void emit_block(const Value& v, std::size_t indent, std::string& out);
+struct Emitter {
+  std::string& out;
+  std::span<const YamlSplice> splices;
 
-// Emits an array item after its "- " has been written.
-void emit_item(const Value& v, std::size_t indent, std::string& out) {
-  if (emit_scalar(v, out)) {
-    out += '\n';
-    return;
+  const YamlSplice* splice_for(const Value& v) const {
+    for (const auto& s : splices)
+      if (s.node == &v) return &s;
+    return nullptr;
   }
-  emit_block(v, indent, out);  // the block's first line shares the dash's line
-}
 
-void emit_block(const Value& v, std::size_t indent, std::string& out) {
-  bool first = true;
-  auto pad = [&](std::string& o) {
-    if (!first) o.append(indent, ' ');
-    first = false;
-  };
-  if (v.is_array()) {
-    for (const auto& item : v.as_array()) {
-      pad(out);
-      out += "- ";
-      emit_item(item, indent + 2, out);
+  // Each line of `block` (emitted at indent 0) shifted right by `indent`.
+  void reindent(std::string_view block, std::size_t indent) {
+    while (!block.empty()) {
+      const std::size_t end = block.find('\n');
+      const std::string_view line = block.substr(0, end == std::string_view::npos ? block.size() : end + 1);
+      out.append(indent, ' ');
+      out += line;
+      block.remove_prefix(line.size());
     }
-    return;
   }
-  for (const auto* m : sorted_members(v)) {
-    pad(out);
-    emit_string(m->first, out);
-    out += ':';
-    if (m->second.is_array() || m->second.is_object()) {
-      if (m->second.size() == 0) {
-        out += m->second.is_array() ? " []\n" : " {}\n";
-        continue;
-      }
+
+  // Emits an array item after its "- " has been written.
+  void item(const Value& v, std::size_t indent) {
+    if (emit_scalar(v, out)) {
       out += '\n';
-      std::size_t child = m->second.is_array() ? indent : indent + 2;
-      out.append(child, ' ');
-      emit_block(m->second, child, out);
-      continue;
+      return;
     }
-    out += ' ';
-    emit_scalar(m->second, out);
-    out += '\n';
+    block(v, indent);  // the block's first line shares the dash's line
   }
-}
+
+  void member(const Value::Member& m, std::size_t indent) {
+    emit_string(m.first, out);
+    out += ':';
+    const Value& v = m.second;
+    if (!v.is_array() && !v.is_object()) {
+      out += ' ';
+      emit_scalar(v, out);
+      out += '\n';
+      return;
+    }
+    if (v.size() == 0) {
+      out += v.is_array() ? " []\n" : " {}\n";
+      return;
+    }
+    out += '\n';
+    const std::size_t child = v.is_array() ? indent : indent + 2;
+    if (const YamlSplice* s = splices.empty() ? nullptr : splice_for(v)) {
+      for (std::string_view text : s->items) reindent(text, child);
+      return;
+    }
+    out.append(child, ' ');
+    block(v, child);
+  }
+
+  void block(const Value& v, std::size_t indent) {
+    bool first = true;
+    auto pad = [&] {
+      if (!first) out.append(indent, ' ');
+      first = false;
+    };
+    if (v.is_array()) {
+      for (const auto& i : v.as_array()) {
+        pad();
+        out += "- ";
+        item(i, indent + 2);
+      }
+      return;
+    }
+    for (const auto* m : sorted_members(v)) {
+      pad();
+      member(*m, indent);
+    }
+  }
+};
 
 }  // namespace
 
 void emit_yaml(const Value& v, std::string& out) {
+  emit_yaml(v, out, {});
+}
+
+void emit_yaml(const Value& v, std::string& out, std::span<const YamlSplice> splices) {
   if (emit_scalar(v, out)) {
     out += '\n';
     return;
   }
-  emit_block(v, 0, out);
+  Emitter{out, splices}.block(v, 0);
 }
 
 std::string to_yaml(const Value& v) {

@@ -4,8 +4,10 @@
 // equal Value; strings that would resolve to another type are quoted.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/value.hpp"
 
@@ -14,6 +16,18 @@ namespace model {
 // Appends `v` as a block-style YAML document (no leading "---").
 void emit_yaml(const Value& v, std::string& out);
 std::string to_yaml(const Value& v);
+
+// Pre-emitted YAML to write in place of one array node: `items` are block
+// sequences emitted at indent 0 (as emit_yaml writes an array), written one
+// after another and re-indented to where `node` sits. `node` must be a
+// non-empty array held by an object member of the emitted tree (its own
+// items are not written). The output equals emitting a tree whose array
+// holds the items' values.
+struct YamlSplice {
+  const Value* node = nullptr;
+  std::vector<std::string_view> items;
+};
+void emit_yaml(const Value& v, std::string& out, std::span<const YamlSplice> splices);
 
 // Compact JSON with sorted keys.
 void emit_json(const Value& v, std::string& out);

@@ -72,6 +72,7 @@ bool same_content(const Value& a, const Value& b) {
 RootState make_root(const RootKey& root) {
   RootState s;
   s.root = root;
+  s.job_cache = std::make_shared<model::JobCache>();
   return s;
 }
 
@@ -136,7 +137,10 @@ bool render_valid(RootState& s, const model::GrafanaAgent& agent, const model::R
     return false;
   }
   fx.counts = count_members(h);
-  model::AgentRender r = model::render_agent(s.inventory, agent, opts);
+  model::RenderOptions cached = opts;
+  cached.job_cache = s.job_cache.get();
+  model::AgentRender r = model::render_agent(s.inventory, agent, cached);
+  if (s.job_cache) s.job_cache->sweep();
   fx.paused = r.paused;
   fx.desired = std::move(r.objects);
   fx.problems = std::move(r.problems);

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -21,6 +22,7 @@
 #include "actors/core/event.hpp"
 #include "actors/core/router.hpp"
 #include "actors/core/subscriptions.hpp"
+#include "model/job_cache.hpp"
 #include "model/render.hpp"
 
 namespace actors::core {
@@ -40,6 +42,10 @@ struct RootState {
   std::vector<model::Problem> problems;
   std::uint64_t rendered_seq = 0;
   std::uint64_t renders = 0;
+  // Per-monitor scrape jobs as YAML text, so a render redoes only the
+  // monitors an event touched (shared by copies of the state: entries are
+  // keyed by content versions, so sharing cannot change an output).
+  std::shared_ptr<model::JobCache> job_cache;
 };
 
 enum class Delivery { dirty, quiet };

@@ -31,8 +31,21 @@ inline model::Value doc(const std::string& yaml) {
 // compare the controller's outputs with a render over everything.
 class Cluster {
  public:
-  const Event& add(const model::Value& obj, EventType t = EventType::added) {
+  // Gives objects a uid and a resourceVersion (the seq), as an API server
+  // would, so caches keyed by them are exercised.
+  bool stamp_versions = false;
+
+  const Event& add(const model::Value& given, EventType t = EventType::added) {
     ++seq_;
+    model::Value obj = given;
+    if (stamp_versions) {
+      model::Value* md = obj.find("metadata");
+      std::string kind = obj.find("kind") ? obj.find("kind")->as_string() : "";
+      std::string ns = md && md->find("namespace") ? md->find("namespace")->as_string() : "";
+      std::string name = md && md->find("name") ? md->find("name")->as_string() : "";
+      if (md && !md->find("uid")) md->set("uid", "uid-" + kind + "-" + ns + "-" + name);
+      if (md) md->set("resourceVersion", std::to_string(seq_));
+    }
     Event e = actors::core::make_event(seq_, kT0 + static_cast<std::int64_t>(seq_) * 10, t, obj);
     auto id = std::make_pair(e.kind, actors::core::object_key(obj));
     if (t == EventType::deleted)

@@ -1,6 +1,7 @@
 // Config and assets Secrets (gzip, data keys, labels, ownerReferences) and
 // the operator's -labels flag across every object.
 #include <catch2/catch.hpp>
+#include <cstdint>
 
 #include "golden_util.hpp"
 #include "model/codec.hpp"
@@ -48,6 +49,28 @@ TEST_CASE("config Secret: agent.yml gzipped only above the threshold", "[workloa
   REQUIRE(unzipped);
   CHECK(*unzipped == big);
   CHECK(model::make_config_secret(agent, "a-config", big, opts) == zipped);  // deterministic
+}
+
+TEST_CASE("config Secret: fast gzip level unless the result stays large", "[workloads]") {
+  auto agent = agent_named_a();
+  model::RenderOptions opts;
+  std::string jobs;
+  for (int i = 0; i < 4000; ++i) jobs += "- job_name: serviceMonitor/ns/app-" + std::to_string(i) + "/0\n  x: y\n";
+  const std::string fast = decoded_config(model::make_config_secret(agent, "a-config", jobs, opts));
+  CHECK(fast == model::gzip_compress(jobs, 3));
+  CHECK(fast != model::gzip_compress(jobs));
+  // Incompressible text stays above 256 KiB at level 3: the default level
+  // is used instead (the same bytes as gzip_compress with no level).
+  std::string noise;
+  std::uint64_t x = 88172645463325252ull;
+  while (noise.size() < 400 * 1024) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    noise += static_cast<char>('!' + x % 90);
+  }
+  const std::string slow = decoded_config(model::make_config_secret(agent, "a-config", noise, opts));
+  CHECK(slow == model::gzip_compress(noise));
+  REQUIRE(model::gzip_decompress(slow));
+  CHECK(*model::gzip_decompress(slow) == noise);
 }
 
 TEST_CASE("config Secret metadata: managed-by -labels non-controller owner", "[workloads]") {

@@ -1,0 +1,69 @@
+#include "model/job_cache.hpp"
+
+namespace model {
+
+std::optional<std::string> lookup_asset(const Inventory& inv, bool secret, const std::string& ns,
+                                        const std::string& name, const std::string& key) {
+  const std::map<std::string, std::string>* data = nullptr;
+  if (secret) {
+    auto it = inv.secrets.find({ns, name});
+    if (it != inv.secrets.end()) data = &it->second.data;
+  } else {
+    auto it = inv.config_maps.find({ns, name});
+    if (it != inv.config_maps.end()) data = &it->second.data;
+  }
+  if (!data) return std::nullopt;
+  auto kv = data->find(key);
+  if (kv == data->end()) return std::nullopt;
+  return kv->second;
+}
+
+std::string JobCache::key(const char* kind, const ObjectMeta& member, const ObjectMeta& agent, int flavor) {
+  if (member.uid.empty() || member.resource_version.empty() || agent.uid.empty() || agent.resource_version.empty())
+    return {};
+  const char sep = '\x1f';
+  return std::string(kind) + sep + member.ns + sep + member.name + sep + member.uid + sep + member.resource_version +
+         sep + agent.uid + sep + agent.resource_version + sep + std::to_string(flavor);
+}
+
+const JobCache::Entry* JobCache::find(const std::string& key, const Inventory& inv) {
+  auto it = entries_.find(key);
+  if (it == entries_.end()) {
+    ++misses_;
+    return nullptr;
+  }
+  for (const AssetLookup& l : it->second.entry.lookups) {
+    if (lookup_asset(inv, l.secret, l.ns, l.name, l.key) != l.value) {
+      entries_.erase(it);  // a referenced Secret or ConfigMap changed
+      ++misses_;
+      return nullptr;
+    }
+  }
+  it->second.used = true;
+  ++hits_;
+  return &it->second.entry;
+}
+
+const JobCache::Entry& JobCache::store(const std::string& key, Entry entry) {
+  Slot& slot = entries_[key];
+  slot = Slot{std::move(entry), true};
+  return slot.entry;
+}
+
+std::string_view JobCache::keep(std::string text) {
+  return kept_.emplace_back(std::move(text));
+}
+
+void JobCache::sweep() {
+  kept_.clear();
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    if (!it->second.used) {
+      it = entries_.erase(it);
+    } else {
+      it->second.used = false;
+      ++it;
+    }
+  }
+}
+
+}  // namespace model
