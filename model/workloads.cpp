@@ -78,7 +78,7 @@ Value metrics_statefulset(const GrafanaAgent& agent, std::int64_t shard, const R
 namespace {
 
 // agent.yml repeats itself job after job, so zlib level 3 compresses it
-// about 2.5 times faster than the default level (the largest cost of
+// about 2.3 times faster than the default level (the largest cost of
 // re-rendering a root after an edit) at about 1.6 times the size. A result
 // above kFastGzipMax is compressed again at the default level, so the
 // largest configs stay as far from the 1 MiB Secret limit as before.
