@@ -1,7 +1,5 @@
 #include "allocation/label_arena.hpp"
 
-#include <sys/mman.h>
-
 #include <array>
 #include <cstdint>
 #include <mutex>

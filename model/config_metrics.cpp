@@ -80,8 +80,6 @@ scrape::JobContext job_context(MetricsContext& ctx) {
   return scrape::JobContext{ctx.agent, ctx.opts, ctx.shards, *ctx.sd_fields};
 }
 
-// Renders each member into its own AssetRefs; a member with errors is left
-// out whole and reported.
 // A memoised member: its assets absorbed and its text appended, as if it
 // were rendered now. False on a miss.
 bool reuse(MetricsContext& ctx, const std::string& key) {
@@ -106,6 +104,8 @@ void push_fragment(MetricsContext& ctx, const std::string& key, Value out, Asset
   ctx.fragments.back().push_back(stored.yaml);
 }
 
+// Renders each member into its own AssetRefs; a member with errors is left
+// out whole and reported.
 template <class T, class Render>
 void append_members(MetricsContext& ctx, const char* kind, const std::vector<const T*>& members, Render render,
                     Value& jobs) {

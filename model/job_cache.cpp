@@ -2,8 +2,8 @@
 
 namespace model {
 
-std::optional<std::string> lookup_asset(const Inventory& inv, bool secret, const std::string& ns,
-                                        const std::string& name, const std::string& key) {
+const std::string* lookup_asset(const Inventory& inv, bool secret, const std::string& ns, const std::string& name,
+                                const std::string& key) {
   const std::map<std::string, std::string>* data = nullptr;
   if (secret) {
     auto it = inv.secrets.find({ns, name});
@@ -12,10 +12,9 @@ std::optional<std::string> lookup_asset(const Inventory& inv, bool secret, const
     auto it = inv.config_maps.find({ns, name});
     if (it != inv.config_maps.end()) data = &it->second.data;
   }
-  if (!data) return std::nullopt;
+  if (!data) return nullptr;
   auto kv = data->find(key);
-  if (kv == data->end()) return std::nullopt;
-  return kv->second;
+  return kv == data->end() ? nullptr : &kv->second;
 }
 
 std::string JobCache::key(const char* kind, const ObjectMeta& member, const ObjectMeta& agent, int flavor) {
@@ -33,7 +32,8 @@ const JobCache::Entry* JobCache::find(const std::string& key, const Inventory& i
     return nullptr;
   }
   for (const AssetLookup& l : it->second.entry.lookups) {
-    if (lookup_asset(inv, l.secret, l.ns, l.name, l.key) != l.value) {
+    const std::string* now = lookup_asset(inv, l.secret, l.ns, l.name, l.key);
+    if (now ? !l.value || *now != *l.value : l.value.has_value()) {
       entries_.erase(it);  // a referenced Secret or ConfigMap changed
       ++misses_;
       return nullptr;

@@ -32,8 +32,10 @@ struct AssetLookup {
   friend bool operator==(const AssetLookup&, const AssetLookup&) = default;
 };
 
-std::optional<std::string> lookup_asset(const Inventory& inv, bool secret, const std::string& ns,
-                                        const std::string& name, const std::string& key);
+// The current value of a Secret/ConfigMap key, or null when the object or
+// key is missing.
+const std::string* lookup_asset(const Inventory& inv, bool secret, const std::string& ns, const std::string& name,
+                                const std::string& key);
 
 class JobCache {
  public:

@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 
+#include "allocation/label_arena.hpp"
 #include "allocation/labels.hpp"
 #include "allocation/large_array.hpp"
 #include "allocation/target.hpp"
@@ -91,4 +92,31 @@ TEST_CASE("large target arrays are huge-page aligned and hold their items", "[al
   TargetList small(3);
   small[2].hash = 7;
   CHECK(small[2].hash == 7);
+}
+
+TEST_CASE("the label arena recycles blocks per size class and aligns them", "[allocation][labels]") {
+  void* a = label_block_allocate(100);  // class of 128 bytes
+  void* b = label_block_allocate(128);
+  CHECK(reinterpret_cast<std::uintptr_t>(a) % 64 == 0);
+  CHECK(reinterpret_cast<std::uintptr_t>(b) % 64 == 0);
+  CHECK(a != b);
+  CHECK(label_arena_mapped() >= kLargeArrayBytes);
+  label_block_free(a, 100);
+  CHECK(label_block_allocate(120) == a);                 // same class: the freed block comes back
+  void* big = label_block_allocate(kLabelBlockMax + 1);  // outside the arena
+  CHECK(reinterpret_cast<std::uintptr_t>(big) % 64 == 0);
+  static_cast<char*>(big)[kLabelBlockMax] = 'x';
+  label_block_free(big, kLabelBlockMax + 1);
+  label_block_free(a, 120);
+  label_block_free(b, 128);
+}
+
+TEST_CASE("a freed large array's mapping is reused by the next request", "[allocation][labels]") {
+  const std::size_t bytes = 13 * kLargeArrayBytes;  // a size no other test maps
+  void* first = large_array_allocate(bytes);
+  static_cast<char*>(first)[bytes - 1] = 1;
+  large_array_free(first, bytes);
+  void* again = large_array_allocate(bytes - 100);
+  CHECK(again == first);
+  large_array_free(again, bytes - 100);
 }
