@@ -1,6 +1,9 @@
 #include "actors/controller.hpp"
 
+#include <malloc.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #include "actors/elector_actor.hpp"
@@ -49,6 +52,10 @@ std::shared_ptr<core::JournalSink> open_sink(const ControllerOptions& o, std::ui
 
 void tune_actor_system(caf::actor_system_config& cfg) {
   cfg.set("scheduler.policy", caf::atom("sharing"));
+}
+
+void tune_process_memory() {
+  if (!std::getenv("MALLOC_ARENA_MAX")) mallopt(M_ARENA_MAX, 2);
 }
 
 const std::vector<std::string>& member_selector_kinds() {

@@ -57,6 +57,14 @@ struct ControllerStats {
 // sharing policy wakes a worker through a condition variable instead.
 void tune_actor_system(caf::actor_system_config& cfg);
 
+// Caps glibc's malloc arenas at two, unless MALLOC_ARENA_MAX is set: with
+// one arena per CAF worker, and objects built on one thread and freed on
+// another, freed memory stays spread over the arenas. Measured with
+// benchmarks/operator_load.cpp: peak RSS after the cold start 538 -> 389
+// MiB, change latency unchanged. It limits arenas created afterwards, so
+// call it before the actor system starts.
+void tune_process_memory();
+
 // The kinds the controller watches: members, Namespaces, Secrets,
 // ConfigMaps, and the kinds it owns (for drift correction).
 const std::vector<std::string>& watched_kinds();

@@ -133,6 +133,7 @@ int main(int argc, char** argv) {
               affected.size());
   double rss_before = peak_rss_mib();
 
+  actors::tune_process_memory();  // as agent-operator run does
   caf::actor_system_config cfg;
   if (!std::getenv("AO_STEALING")) actors::tune_actor_system(cfg);
   caf::actor_system sys{cfg};

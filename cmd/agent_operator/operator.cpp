@@ -156,6 +156,7 @@ actors::ControllerOptions controller_options(const OperatorFlags& f, const Opera
 }  // namespace
 
 int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, const OperatorHooks& hooks) {
+  actors::tune_process_memory();
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", std::max(2u, std::thread::hardware_concurrency()));
   actors::tune_actor_system(cfg);
