@@ -50,6 +50,41 @@ std::string mutate(std::string s, std::mt19937& rng, std::span<const std::string
   return s;
 }
 
+namespace {
+
+model::Value other_type(std::mt19937& rng) {
+  switch (rng() % 6) {
+    case 0:
+      return model::Value("x");
+    case 1:
+      return model::Value(static_cast<std::int64_t>(rng() % 1000) - 500);
+    case 2:
+      return model::Value(true);
+    case 3:
+      return model::Value::arr({"a", 1});
+    case 4:
+      return model::Value::obj({{"k", "v"}});
+    default:
+      return model::Value();
+  }
+}
+
+}  // namespace
+
+model::Value confuse(const model::Value& v, std::mt19937& rng, const Confusion& how, int depth) {
+  if ((depth > 0 || !how.keep_root) && (rng() % how.one_in == 0 || depth > 12)) return other_type(rng);
+  model::Value out = v;
+  if (out.is_object()) {
+    for (auto& [k, child] : out.as_object()) {
+      const bool keep = std::find(how.keep_keys.begin(), how.keep_keys.end(), k) != how.keep_keys.end();
+      if (!keep) child = confuse(child, rng, how, depth + 1);
+    }
+  }
+  if (out.is_array())
+    for (auto& child : out.as_array()) child = confuse(child, rng, how, depth + 1);
+  return out;
+}
+
 std::vector<std::string> yaml_files(const std::string& dir) {
   std::vector<std::string> out;
   for (const auto& e : std::filesystem::directory_iterator(dir))

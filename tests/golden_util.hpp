@@ -20,6 +20,15 @@ std::string source_path(const std::string& relative);     // under AO_SOURCE_DIR
 // Fuzzing: 1 to 8 random edits of `s` (a byte replaced, one of `tokens`
 // inserted, up to 16 bytes erased, or the rest cut off), drawn from `rng`.
 std::string mutate(std::string s, std::mt19937& rng, std::span<const std::string> tokens);
+// Fuzzing: `v` with random subtrees (each with chance 1/one_in, and every
+// one below depth 12) replaced by values of other types: a string, a
+// negative or positive integer, a boolean, a mixed array, an object, null.
+struct Confusion {
+  unsigned one_in = 6;
+  bool keep_root = true;               // never replace `v` itself
+  std::vector<std::string> keep_keys;  // members never replaced (e.g. kind)
+};
+model::Value confuse(const model::Value& v, std::mt19937& rng, const Confusion& how, int depth = 0);
 // The .yaml files directly in `dir`, sorted by path.
 std::vector<std::string> yaml_files(const std::string& dir);
 

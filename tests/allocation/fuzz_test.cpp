@@ -99,32 +99,6 @@ std::string mutate(std::string s, std::mt19937& rng) {
   return testutil::mutate(std::move(s), rng, tokens);
 }
 
-// Replaces random subtrees with values of other types.
-model::Value confuse(const model::Value& v, std::mt19937& rng, int depth) {
-  if (depth > 0 && (rng() % 6 == 0 || depth > 12)) {
-    switch (rng() % 6) {
-      case 0:
-        return model::Value("x");
-      case 1:
-        return model::Value(static_cast<std::int64_t>(rng() % 1000) - 500);
-      case 2:
-        return model::Value(true);
-      case 3:
-        return model::Value::arr({"a", 1});
-      case 4:
-        return model::Value::obj({{"k", "v"}});
-      default:
-        return model::Value();
-    }
-  }
-  model::Value out = v;
-  if (out.is_object())
-    for (auto& [k, child] : out.as_object()) child = confuse(child, rng, depth + 1);
-  if (out.is_array())
-    for (auto& child : out.as_array()) child = confuse(child, rng, depth + 1);
-  return out;
-}
-
 // A config either loads or fails with ConfigError naming where; any other
 // exception escapes and fails the test.
 void load_checked(const std::string& text, int& loaded, int& rejected) {
@@ -158,7 +132,7 @@ TEST_CASE("type-confused target allocator configs give a ConfigError naming a fi
   int loaded = 0, rejected = 0;
   for (const char* config : kConfigs) {
     const model::Value tree = model::parse_documents(config, "seed").at(0).value;
-    for (int i = 0; i < 600; ++i) load_checked(model::to_json(confuse(tree, rng, 0)), loaded, rejected);
+    for (int i = 0; i < 600; ++i) load_checked(model::to_json(testutil::confuse(tree, rng, {})), loaded, rejected);
   }
   CHECK(rejected > 300);
 }

@@ -28,10 +28,36 @@ std::vector<std::string> corpus() {
 }
 
 std::string mutate(std::string s, std::mt19937& rng) {
-  static const std::string tokens[] = {":",     "-",   "[", "]", "{", "}",  "'",    "\"",   "\n", "  ",   "&a",    "*a",
-                                       "!!int", "---", "#", "|", ">", "\t", "\x00", "\xff", "~",  "null", "1e999", ","};
+  static const std::string tokens[] = {":",
+                                       "-",
+                                       "[",
+                                       "]",
+                                       "{",
+                                       "}",
+                                       "'",
+                                       "\"",
+                                       "\n",
+                                       "  ",
+                                       "&a",
+                                       "*a",
+                                       "!!int",
+                                       "---",
+                                       "#",
+                                       "|",
+                                       ">",
+                                       "\t",
+                                       std::string(1, '\0'),
+                                       "\xff",
+                                       "~",
+                                       "null",
+                                       "1e999",
+                                       ","};
   return testutil::mutate(std::move(s), rng, tokens);
 }
+
+// Whole documents may be replaced too; otherwise kind and apiVersion stay,
+// so the decoders (not just the kind dispatch) see the confused trees.
+const testutil::Confusion kConfusion{7, false, {"kind", "apiVersion"}};
 
 const std::regex kProblemShape(R"(^[A-Za-z]+ [^ ]+: ([^ ]+: )?.+$)");
 
@@ -53,32 +79,6 @@ void render_checked(const std::string& text) {
   REQUIRE_NOTHROW(model::parse_documents(out, "rendered"));
 }
 
-model::Value confuse(const model::Value& v, std::mt19937& rng, int depth) {
-  if (rng() % 7 == 0 || depth > 12) {
-    switch (rng() % 6) {
-      case 0:
-        return model::Value("x");
-      case 1:
-        return model::Value(static_cast<std::int64_t>(rng() % 1000));
-      case 2:
-        return model::Value(true);
-      case 3:
-        return model::Value::arr({"a", 1});
-      case 4:
-        return model::Value::obj({{"k", "v"}});
-      default:
-        return model::Value();
-    }
-  }
-  model::Value out = v;
-  if (out.is_object())
-    for (auto& [k, child] : out.as_object())
-      if (k != "kind" && k != "apiVersion") child = confuse(child, rng, depth + 1);
-  if (out.is_array())
-    for (auto& child : out.as_array()) child = confuse(child, rng, depth + 1);
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("byte-mutated manifests never crash the parse/decode/render path", "[fuzz]") {
@@ -96,7 +96,7 @@ TEST_CASE("type-confused objects give path-qualified problems", "[fuzz]") {
       std::string confused;
       for (auto& doc : model::parse_documents(text, "corpus")) {
         confused += "---\n";
-        model::emit_yaml(confuse(doc.value, rng, 0), confused);
+        model::emit_yaml(testutil::confuse(doc.value, rng, kConfusion), confused);
       }
       render_checked(confused);
     }
