@@ -50,6 +50,35 @@ std::string mutate(std::string s, std::mt19937& rng, std::span<const std::string
   return s;
 }
 
+std::vector<std::string> yaml_fuzz_tokens(std::vector<std::string> extra) {
+  std::vector<std::string> tokens = {":",
+                                     "-",
+                                     "[",
+                                     "]",
+                                     "{",
+                                     "}",
+                                     "'",
+                                     "\"",
+                                     "\n",
+                                     "  ",
+                                     "&a",
+                                     "*a",
+                                     "!!int",
+                                     "---",
+                                     "#",
+                                     "|",
+                                     ">",
+                                     "\t",
+                                     std::string(1, '\0'),
+                                     "\xff",
+                                     "~",
+                                     "null",
+                                     "1e999",
+                                     ","};
+  tokens.insert(tokens.end(), extra.begin(), extra.end());
+  return tokens;
+}
+
 namespace {
 
 model::Value other_type(std::mt19937& rng) {

@@ -20,6 +20,10 @@ std::string source_path(const std::string& relative);     // under AO_SOURCE_DIR
 // Fuzzing: 1 to 8 random edits of `s` (a byte replaced, one of `tokens`
 // inserted, up to 16 bytes erased, or the rest cut off), drawn from `rng`.
 std::string mutate(std::string s, std::mt19937& rng, std::span<const std::string> tokens);
+// Tokens that break YAML and JSON in interesting ways (indicators, anchors,
+// tags, document markers, tabs, a NUL and an invalid UTF-8 byte, huge
+// numbers), plus `extra`, for mutate().
+std::vector<std::string> yaml_fuzz_tokens(std::vector<std::string> extra = {});
 // Fuzzing: `v` with random subtrees (each with chance 1/one_in, and every
 // one below depth 12) replaced by values of other types: a string, a
 // negative or positive integer, a boolean, a mixed array, an object, null.

@@ -28,30 +28,7 @@ std::vector<std::string> corpus() {
 }
 
 std::string mutate(std::string s, std::mt19937& rng) {
-  static const std::string tokens[] = {":",
-                                       "-",
-                                       "[",
-                                       "]",
-                                       "{",
-                                       "}",
-                                       "'",
-                                       "\"",
-                                       "\n",
-                                       "  ",
-                                       "&a",
-                                       "*a",
-                                       "!!int",
-                                       "---",
-                                       "#",
-                                       "|",
-                                       ">",
-                                       "\t",
-                                       std::string(1, '\0'),
-                                       "\xff",
-                                       "~",
-                                       "null",
-                                       "1e999",
-                                       ","};
+  static const std::vector<std::string> tokens = testutil::yaml_fuzz_tokens({});
   return testutil::mutate(std::move(s), rng, tokens);
 }
 
