@@ -19,17 +19,20 @@ std::string sanitize_label_name(const std::string& s) {
   return out;
 }
 
+const std::map<std::string, std::string>* asset_data(const Inventory& inv, bool secret, const std::string& ns,
+                                                     const std::string& name) {
+  if (secret) {
+    auto it = inv.secrets.find({ns, name});
+    return it != inv.secrets.end() ? &it->second.data : nullptr;
+  }
+  auto it = inv.config_maps.find({ns, name});
+  return it != inv.config_maps.end() ? &it->second.data : nullptr;
+}
+
 const std::string* AssetRefs::lookup(bool secret, const std::string& ns, const std::string& name,
                                      const std::string& key, bool optional, const std::string& path) {
   const char* what = secret ? "Secret" : "ConfigMap";
-  const std::map<std::string, std::string>* data = nullptr;
-  if (secret) {
-    auto it = inv_->secrets.find({ns, name});
-    if (it != inv_->secrets.end()) data = &it->second.data;
-  } else {
-    auto it = inv_->config_maps.find({ns, name});
-    if (it != inv_->config_maps.end()) data = &it->second.data;
-  }
+  const std::map<std::string, std::string>* data = asset_data(*inv_, secret, ns, name);
   auto kv = data ? data->find(key) : std::map<std::string, std::string>::const_iterator{};
   lookups.push_back(
       {secret, ns, name, key, data && kv != data->end() ? std::optional<std::string>(kv->second) : std::nullopt});

@@ -12,12 +12,12 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "model/decode.hpp"
 #include "model/inventory.hpp"
-#include "model/job_cache.hpp"
 
 namespace model {
 
@@ -28,6 +28,18 @@ std::string secret_store_key(const std::string& ns, const std::string& name, con
 std::string configmap_store_key(const std::string& ns, const std::string& name, const std::string& key);
 // Replaces every byte outside [a-zA-Z0-9_] with '_'.
 std::string sanitize_label_name(const std::string& s);
+
+// The data of Secret or ConfigMap ns/name, or null when it does not exist.
+const std::map<std::string, std::string>* asset_data(const Inventory& inv, bool secret, const std::string& ns,
+                                                     const std::string& name);
+
+// One key lookup a render made, and what it found (for JobCache).
+struct AssetLookup {
+  bool secret = true;
+  std::string ns, name, key;
+  std::optional<std::string> value;  // nullopt: the object or key was missing
+  friend bool operator==(const AssetLookup&, const AssetLookup&) = default;
+};
 
 class AssetRefs {
  public:

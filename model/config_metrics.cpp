@@ -192,6 +192,12 @@ std::optional<Value> instance_config(MetricsContext& ctx, const MetricsInstanceN
   return cfg;
 }
 
+MetricsContext make_context(const Hierarchy& h, const RenderOptions& opts, AssetRefs& assets,
+                            std::vector<Problem>& problems, ConfigFlavor flavor) {
+  const std::int64_t requested = h.agent->metrics.shards.value_or(1);
+  return MetricsContext{*h.agent, opts, assets, problems, flavor, requested > 1 ? requested : 1, std::nullopt};
+}
+
 Value metrics_block(MetricsContext& ctx, const Hierarchy& h) {
   Value block = Value::obj({{"wal_directory", kWalDirectory}});
   block.set("global", global_block(ctx));
@@ -215,8 +221,7 @@ Value render_server_block(const GrafanaAgent& agent) {
 
 Value render_metrics_block(const Hierarchy& h, const RenderOptions& opts, AssetRefs& assets,
                            std::vector<Problem>& problems, ConfigFlavor flavor) {
-  const std::int64_t requested = h.agent->metrics.shards.value_or(1);
-  MetricsContext ctx{*h.agent, opts, assets, problems, flavor, requested > 1 ? requested : 1, std::nullopt};
+  MetricsContext ctx = make_context(h, opts, assets, problems, flavor);
   return metrics_block(ctx, h);
 }
 
@@ -228,8 +233,7 @@ Value render_metrics_config(const Hierarchy& h, const RenderOptions& opts, Asset
 
 std::string render_metrics_yaml(const Hierarchy& h, const RenderOptions& opts, AssetRefs& assets,
                                 std::vector<Problem>& problems, JobCache& cache) {
-  const std::int64_t requested = h.agent->metrics.shards.value_or(1);
-  MetricsContext ctx{*h.agent, opts, assets, problems, ConfigFlavor::full, requested > 1 ? requested : 1, std::nullopt};
+  MetricsContext ctx = make_context(h, opts, assets, problems, ConfigFlavor::full);
   ctx.cache = &cache;
   const Value doc = Value::obj({{"server", render_server_block(*h.agent)}, {"metrics", metrics_block(ctx, h)}});
   // The tree no longer moves: its placeholder arrays can be named by address.

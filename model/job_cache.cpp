@@ -2,20 +2,18 @@
 
 namespace model {
 
-const std::string* lookup_asset(const Inventory& inv, bool secret, const std::string& ns, const std::string& name,
-                                const std::string& key) {
-  const std::map<std::string, std::string>* data = nullptr;
-  if (secret) {
-    auto it = inv.secrets.find({ns, name});
-    if (it != inv.secrets.end()) data = &it->second.data;
-  } else {
-    auto it = inv.config_maps.find({ns, name});
-    if (it != inv.config_maps.end()) data = &it->second.data;
-  }
+namespace {
+
+// The current value of a Secret/ConfigMap key, or null when the object or
+// key is missing.
+const std::string* current_value(const Inventory& inv, const AssetLookup& l) {
+  const auto* data = asset_data(inv, l.secret, l.ns, l.name);
   if (!data) return nullptr;
-  auto kv = data->find(key);
+  auto kv = data->find(l.key);
   return kv == data->end() ? nullptr : &kv->second;
 }
+
+}  // namespace
 
 std::string JobCache::key(const char* kind, const ObjectMeta& member, const ObjectMeta& agent, int flavor) {
   if (member.uid.empty() || member.resource_version.empty() || agent.uid.empty() || agent.resource_version.empty())
@@ -32,7 +30,7 @@ const JobCache::Entry* JobCache::find(const std::string& key, const Inventory& i
     return nullptr;
   }
   for (const AssetLookup& l : it->second.entry.lookups) {
-    const std::string* now = lookup_asset(inv, l.secret, l.ns, l.name, l.key);
+    const std::string* now = current_value(inv, l);
     if (now ? !l.value || *now != *l.value : l.value.has_value()) {
       entries_.erase(it);  // a referenced Secret or ConfigMap changed
       ++misses_;

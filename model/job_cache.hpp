@@ -16,26 +16,14 @@
 
 #include <deque>
 #include <map>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "model/assets.hpp"
 #include "model/inventory.hpp"
 
 namespace model {
-
-struct AssetLookup {
-  bool secret = true;
-  std::string ns, name, key;
-  std::optional<std::string> value;  // nullopt: the object or key was missing
-  friend bool operator==(const AssetLookup&, const AssetLookup&) = default;
-};
-
-// The current value of a Secret/ConfigMap key, or null when the object or
-// key is missing.
-const std::string* lookup_asset(const Inventory& inv, bool secret, const std::string& ns, const std::string& name,
-                                const std::string& key);
 
 class JobCache {
  public:
