@@ -120,6 +120,18 @@ void Inventory::add(Value&& doc, std::string_view origin) {
   for (auto& e : errors) problems_.push_back({kind, key->first, key->second, std::move(e.path), std::move(e.message)});
 }
 
+namespace {
+
+// The namespace a problem about an unstorable object names: its own, or the
+// one kubectl would default to; none for cluster-scoped kinds.
+std::string problem_namespace(const Value& meta, bool namespaced) {
+  if (!namespaced) return "";
+  const Value* ns = meta.find("namespace");
+  return ns && ns->is_string() && !ns->as_string().empty() ? ns->as_string() : "default";
+}
+
+}  // namespace
+
 // Checks the name, defaults the namespace as kubectl would, and returns the
 // object's key; nullopt (with a Problem) when the object cannot be stored.
 std::optional<Key> Inventory::normalize_metadata(Value& obj, const std::string& kind, bool namespaced) {
@@ -127,12 +139,12 @@ std::optional<Key> Inventory::normalize_metadata(Value& obj, const std::string& 
   Value& meta = meta_v && meta_v->is_object() ? *meta_v : obj.set("metadata", Value::object());
   const Value* name_v = meta.find("name");
   if (!name_v || !name_v->is_string() || name_v->as_string().empty()) {
-    problems_.push_back({kind, "", "<unnamed>", "metadata.name", "is required"});
+    problems_.push_back({kind, problem_namespace(meta, namespaced), "<unnamed>", "metadata.name", "is required"});
     return std::nullopt;
   }
   const std::string name = name_v->as_string();  // meta is modified below
   if (!valid_dns_name(name, 253, true)) {
-    problems_.push_back({kind, "", "<invalid>", "metadata.name",
+    problems_.push_back({kind, problem_namespace(meta, namespaced), "<invalid>", "metadata.name",
                          to_json(*name_v) + " is not a valid name (lowercase RFC 1123 subdomain)"});
     return std::nullopt;
   }

@@ -12,7 +12,9 @@ std::optional<SecretKeySelector> decode_key_ref(const Reader& parent, std::strin
   Reader r = parent.object(key);
   if (!r.present()) return std::nullopt;
   SecretKeySelector s{r.str_or("name"), r.str_or("key"), r.flag("optional")};
-  if (s.name.empty()) r.error("name", "must not be empty");
+  // Go clients serialise an unset selector as {key: ""}; like
+  // prometheus-operator, a selector without a name is no selector.
+  if (s.name.empty()) return std::nullopt;
   if (s.key.empty()) r.error("key", "must not be empty");
   return s;
 }

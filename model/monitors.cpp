@@ -68,6 +68,8 @@ ServiceMonitor decode_service_monitor(const Value& obj, FieldErrors& errors) {
   sm.pod_target_labels = spec.strings("podTargetLabels");
   spec.each("endpoints", [&](const Reader& r, std::size_t) { sm.endpoints.push_back(decode_endpoint(r, true)); });
   sm.selector = decode_selector(spec, "selector");
+  // The CRD requires it; without one the job would scrape every Service.
+  if (!sm.selector) spec.error("selector", "is required");
   sm.namespace_selector = decode_namespace_selector(spec, "namespaceSelector");
   sm.limits = decode_limits(spec);
   sm.attach_metadata_node = spec.object("attachMetadata").boolean("node");
@@ -84,6 +86,7 @@ PodMonitor decode_pod_monitor(const Value& obj, FieldErrors& errors) {
   spec.each("podMetricsEndpoints",
             [&](const Reader& r, std::size_t) { pm.endpoints.push_back(decode_endpoint(r, false)); });
   pm.selector = decode_selector(spec, "selector");
+  if (!pm.selector) spec.error("selector", "is required");
   pm.namespace_selector = decode_namespace_selector(spec, "namespaceSelector");
   pm.limits = decode_limits(spec);
   pm.attach_metadata_node = spec.object("attachMetadata").boolean("node");

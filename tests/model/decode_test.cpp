@@ -257,6 +257,96 @@ spec:
       "Probe app/p: spec.bearerTokenSecret: basicAuth and bearerTokenSecret are mutually exclusive"));
 }
 
+TEST_CASE("a SecretKeySelector without a name is no selector, as Go clients write them", "[decode]") {
+  // prometheus-operator's Go types serialise an unset selector as {key: ""}.
+  auto p = problems(R"(
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: sm, namespace: app}
+spec:
+  selector: {}
+  endpoints:
+  - port: web
+    bearerTokenSecret: {key: ""}
+    authorization: {credentials: {name: s, key: t}}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: PodMonitor
+metadata: {name: pm, namespace: app}
+spec:
+  selector: {}
+  podMetricsEndpoints:
+  - port: web
+    bearerTokenSecret: {key: ""}
+    basicAuth: {username: {name: s, key: u}, password: {name: s, key: p}}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: Probe
+metadata: {name: p, namespace: app}
+spec:
+  prober: {url: blackbox:9115}
+  targets: {staticConfig: {static: [a]}}
+  bearerTokenSecret: {key: ""}
+  tlsConfig: {ca: {secret: {key: ""}, configMap: {name: ca, key: ca.crt}}}
+)");
+  CHECK(p.empty());
+  // A named selector still needs its key.
+  auto keyless = problems(R"(
+apiVersion: monitoring.coreos.com/v1
+kind: Probe
+metadata: {name: p, namespace: app}
+spec:
+  prober: {url: blackbox:9115}
+  targets: {staticConfig: {static: [a]}}
+  bearerTokenSecret: {name: s, key: ""}
+)");
+  REQUIRE(keyless.size() == 1);
+  CHECK(keyless[0] == "Probe app/p: spec.bearerTokenSecret.key: must not be empty");
+}
+
+TEST_CASE("ServiceMonitors and PodMonitors need a selector, as their CRDs require", "[decode]") {
+  auto p = problems(R"(
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: sm, namespace: app}
+spec:
+  endpoints: [{port: web}]
+---
+apiVersion: monitoring.coreos.com/v1
+kind: PodMonitor
+metadata: {name: pm, namespace: app}
+spec:
+  podMetricsEndpoints: [{port: web}]
+)");
+  REQUIRE(p.size() == 2);
+  CHECK(p[0] == "PodMonitor app/pm: spec.selector: is required");
+  CHECK(p[1] == "ServiceMonitor app/sm: spec.selector: is required");
+}
+
+TEST_CASE("problems about unnamed objects still name the namespace", "[decode]") {
+  auto p = problems(R"(
+apiVersion: monitoring.coreos.com/v1
+kind: PodMonitor
+metadata: {namespace: app}
+spec: {selector: {}}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: Not_Valid}
+spec: {selector: {}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {}
+)");
+  REQUIRE(p.size() == 3);
+  CHECK(p[0] == "Namespace <unnamed>: metadata.name: is required");
+  CHECK(p[1] == "PodMonitor app/<unnamed>: metadata.name: is required");
+  CHECK(p[2] ==
+        "ServiceMonitor default/<invalid>: metadata.name: \"Not_Valid\" is not a valid name (lowercase RFC 1123 "
+        "subdomain)");
+}
+
 TEST_CASE("relabel target labels must be label names", "[decode]") {
   auto p = problems(R"(
 apiVersion: monitoring.coreos.com/v1
