@@ -35,7 +35,8 @@ std::int64_t wall_ms() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-std::shared_ptr<core::JournalSink> open_sink(const ControllerOptions& o, std::uint64_t& first_seq) {
+std::shared_ptr<core::JournalSink> open_sink(const ControllerOptions& o, const std::string& key,
+                                             std::uint64_t& first_seq) {
   if (o.journal_sink) return o.journal_sink;
   if (o.journal_path.empty()) return nullptr;
   core::FileJournalOptions fo;
@@ -43,6 +44,7 @@ std::shared_ptr<core::JournalSink> open_sink(const ControllerOptions& o, std::ui
   fo.fsync = o.fsync;
   fo.header.operator_version = o.operator_version;
   fo.header.flags["secrets"] = o.journal_include_secrets ? "included" : "redacted";
+  if (!o.journal_include_secrets) fo.header.flags["redaction_key_id"] = core::redaction_key_id(key);
   auto file = std::make_shared<core::FileJournal>(fo);
   first_seq = file->last_seq() + 1;
   return file;
@@ -114,7 +116,8 @@ void Controller::start() {
   root_cfg.writer = writer_;
   router_ = add_selector({"GrafanaAgent"}, true);
   jc.first_seq = 1;
-  jc.sink = open_sink(opts_, jc.first_seq);
+  jc.redaction_key = opts_.journal_redaction_key.empty() ? core::random_redaction_key() : opts_.journal_redaction_key;
+  jc.sink = open_sink(opts_, jc.redaction_key, jc.first_seq);
   jc.include_secrets = opts_.journal_include_secrets;
   jc.now_ms = wall_ms;
   journal_ = spawn_journal(sys_, std::move(jc), std::move(routes));
@@ -148,6 +151,7 @@ void Controller::stop() {
   if (!started_) return;
   started_ = false;
   for (auto& [kind, r] : reflectors_) r->stop();
+  release_lease();
   std::vector<caf::actor> all{elector_, journal_};
   all.insert(all.end(), selectors_.begin(), selectors_.end());
   all.push_back(writer_);
@@ -162,6 +166,19 @@ void Controller::stop() {
   // would otherwise call into a dead client (seen as a rare shutdown hang).
   caf::scoped_actor self{sys_};
   self->wait_for(live);
+}
+
+void Controller::release_lease() {
+  if (!elector_ || !opts_.leader || !opts_.release_lease_on_stop) return;
+  // Bounded: a shutdown must stay within the pod's grace period even when
+  // the API server does not answer.
+  auto wait = std::min<std::chrono::milliseconds>(opts_.leader->renew_deadline, std::chrono::seconds(5));
+  caf::scoped_actor self{sys_};
+  self->request(elector_, wait, release_atom::value)
+      .receive([](bool) {},
+               [this](const caf::error&) {
+                 if (opts_.log) opts_.log("leader election: the Lease release did not finish in time");
+               });
 }
 
 void Controller::add_metrics_hooks(JournalConfig& jc, WriterConfig& wc, RootConfig& rc) {

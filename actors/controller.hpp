@@ -31,6 +31,9 @@ struct ControllerOptions {
   std::string journal_path;                         // "" = keep no journal file
   std::shared_ptr<core::JournalSink> journal_sink;  // overrides journal_path (tests)
   bool journal_include_secrets = false;
+  // HMAC key for redacted Secret values: "" = a random key per process; the
+  // same key (--journal-redaction-key-file) makes journals comparable.
+  std::string journal_redaction_key;
   core::FsyncPolicy fsync = core::FsyncPolicy::on_flush;
   std::string operator_version = "0.1.0";
   std::string watch_namespace;      // -namespace: "" = all namespaces
@@ -40,6 +43,9 @@ struct ControllerOptions {
   k8s::ReflectorOptions reflector;  // page size, watch timeout, backoff
   // --leader-elect: only the holder of this Lease writes.
   std::optional<core::LeaderConfig> leader;
+  // stop() hands the Lease back (client-go's ReleaseOnCancel); tests turn
+  // it off to stand for a process that dies.
+  bool release_lease_on_stop = true;
   std::function<void(const std::string&)> log = {};
   OperatorMetrics* metrics = nullptr;  // must outlive the controller
 };
@@ -92,6 +98,9 @@ class Controller {
 
  private:
   void start_informer(const std::string& kind);
+  // With --leader-elect: the writer stops, then the Lease is handed back so
+  // a standby takes over within one retry period (bounded wait).
+  void release_lease();
   void add_metrics_hooks(JournalConfig& jc, WriterConfig& wc, RootConfig& rc);
 
   caf::actor_system& sys_;

@@ -40,6 +40,8 @@ void forward(JournalActor* self, const EventPtr& e) {
 
 caf::behavior journal_behavior(JournalActor* self, JournalConfig cfg, JournalRoutes routes) {
   self->state.cfg = std::move(cfg);
+  if (!self->state.cfg.redaction_key.empty()) self->state.policy.key = self->state.cfg.redaction_key;
+  self->state.cfg.redaction_key.clear();  // one copy, in the policy
   self->state.policy.include_secrets = self->state.cfg.include_secrets;
   self->state.next_seq = self->state.cfg.first_seq;
   self->state.routes = std::move(routes);

@@ -24,6 +24,7 @@ namespace actors {
 struct JournalConfig {
   std::shared_ptr<core::JournalSink> sink;  // null: events are not recorded
   bool include_secrets = false;
+  std::string redaction_key;  // HMAC key for redacted values ("" = a random one)
   std::uint64_t first_seq = 1;
   std::function<std::int64_t()> now_ms;                   // wall clock, injected
   std::function<void(std::size_t bytes)> on_append = {};  // metrics hook

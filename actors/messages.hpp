@@ -39,6 +39,9 @@ using done_atom = caf::atom_constant<caf::atom("done")>;
 using retry_atom = caf::atom_constant<caf::atom("retry")>;
 // leader elector -> writer: leadership gained (true) or lost (false).
 using leader_atom = caf::atom_constant<caf::atom("leader")>;
+// controller -> elector (request, on shutdown): stop writing, then hand the
+// Lease back; the reply says whether a release was written.
+using release_atom = caf::atom_constant<caf::atom("release")>;
 // any -> journal/router/writer (request): a snapshot for tests and views.
 using stats_atom = caf::atom_constant<caf::atom("stats")>;
 // -> router -> root (request): why each member is in or out, as JSON.

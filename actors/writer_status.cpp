@@ -75,6 +75,9 @@ void report_status(Actor* self, const core::RootKey& key, RootWrites& rw) {
   if (status == rw.written_status || status == rw.out->previous_status) return;
   rw.written_status = status;
   model::Value patch = model::Value::obj({{"status", status}});
+  // A merge patch keeps what it omits: problems that are fixed must be
+  // deleted explicitly, or they stay beside Reconciled=True.
+  if (!status.find("problems")) patch.find("status")->set("problems", model::Value());
   auto on_write = st.cfg.on_write;
   st.cfg.client->patch(
       *k8s::resource_for_kind("GrafanaAgent"), key.first, key.second, k8s::PatchType::merge, model::to_json(patch),

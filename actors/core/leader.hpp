@@ -13,5 +13,6 @@ using k8s::lease::LeaseDecision;
 using k8s::lease::LeaseObservation;
 using k8s::lease::LeaseStep;
 using k8s::lease::micro_time;
+using k8s::lease::release_lease;
 
 }  // namespace actors::core

@@ -1,5 +1,9 @@
 #include "actors/core/redact.hpp"
 
+#include <cstring>
+#include <random>
+#include <stdexcept>
+
 #include "actors/core/sha256.hpp"
 #include "model/codec.hpp"
 
@@ -10,27 +14,28 @@ using model::Value;
 
 // Hashes the members of `from` into `into`; base64 members are decoded
 // first (invalid base64 is hashed as written).
-void hash_members(const Value& from, bool base64, Value& into) {
+void hash_members(std::string_view key, const Value& from, bool base64, Value& into) {
   if (!from.is_object()) return;
   for (const auto& [k, v] : from.as_object()) {
     if (!v.is_string()) continue;
     std::optional<std::string> bytes = base64 ? model::base64_decode(v.as_string()) : std::nullopt;
-    into.set(k, redacted_value(bytes ? *bytes : v.as_string()));
+    into.set(k, redacted_value(key, bytes ? *bytes : v.as_string()));
   }
 }
 
-void redact_last_applied(Value& obj) {
+void redact_last_applied(std::string_view key, Value& obj) {
   Value* meta = obj.find("metadata");
   Value* annotations = meta ? meta->find("annotations") : nullptr;
   Value* last = annotations ? annotations->find(kLastAppliedAnnotation) : nullptr;
-  if (last && last->is_string()) *last = redacted_value(last->as_string());
+  if (last && last->is_string()) *last = redacted_value(key, last->as_string());
 }
 
 // Moves `from` (hashed) into `into`, both members of obj; `into` wins.
-void move_hashed(Value& obj, const char* from, bool from_base64, const char* into, bool into_base64) {
+void move_hashed(std::string_view key, Value& obj, const char* from, bool from_base64, const char* into,
+                 bool into_base64) {
   Value merged = Value::object();
-  if (const Value* f = obj.find(from)) hash_members(*f, from_base64, merged);
-  if (const Value* i = obj.find(into)) hash_members(*i, into_base64, merged);
+  if (const Value* f = obj.find(from)) hash_members(key, *f, from_base64, merged);
+  if (const Value* i = obj.find(into)) hash_members(key, *i, into_base64, merged);
   obj.erase(from);
   obj.erase(into);
   if (merged.size() > 0) obj.set(into, std::move(merged));
@@ -44,18 +49,33 @@ bool RedactionPolicy::redacts(const std::string& kind, const model::Key& key) co
   return kind == "ConfigMap" && secret_config_maps.count(key) > 0;
 }
 
-std::string redacted_value(std::string_view bytes) {
-  return kRedactedPrefix + sha256_hex(bytes);
+std::string random_redaction_key() {
+  std::random_device rd;  // /dev/urandom (or the CPU's generator) on Linux
+  std::string key(32, '\0');
+  for (std::size_t i = 0; i < key.size(); i += 4) {
+    std::uint32_t word = rd();
+    std::memcpy(&key[i], &word, 4);
+  }
+  return key;
+}
+
+std::string redaction_key_id(std::string_view key) {
+  return to_hex(hmac_sha256(key, "agent-operator journal redaction key id")).substr(0, 16);
+}
+
+std::string redacted_value(std::string_view key, std::string_view bytes) {
+  if (key.empty()) throw std::logic_error("journal redaction without a key");
+  return kRedactedPrefix + to_hex(hmac_sha256(key, bytes));
 }
 
 Value redact(const std::string& kind, const Value& object, const RedactionPolicy& policy) {
   if (!object.is_object() || !policy.redacts(kind, object_key(object))) return object;
   Value out = object;
   if (kind == "Secret")
-    move_hashed(out, "data", true, "stringData", false);
+    move_hashed(policy.key, out, "data", true, "stringData", false);
   else
-    move_hashed(out, "binaryData", true, "data", false);
-  redact_last_applied(out);
+    move_hashed(policy.key, out, "binaryData", true, "data", false);
+  redact_last_applied(policy.key, out);
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "actors/core/sha256.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace actors::core {
@@ -98,6 +99,31 @@ std::string sha256_hex(std::string_view bytes) {
   Sha256 h;
   h.update(bytes);
   return to_hex(h.finish());
+}
+
+Sha256::Digest hmac_sha256(std::string_view key, std::string_view bytes) {
+  std::array<std::uint8_t, 64> block{};
+  if (key.size() > block.size()) {
+    Sha256 h;
+    h.update(key);
+    Sha256::Digest d = h.finish();
+    std::copy(d.begin(), d.end(), block.begin());
+  } else {
+    std::copy(key.begin(), key.end(), block.begin());
+  }
+  std::string ipad(64, '\0'), opad(64, '\0');
+  for (std::size_t i = 0; i < 64; ++i) {
+    ipad[i] = static_cast<char>(block[i] ^ 0x36);
+    opad[i] = static_cast<char>(block[i] ^ 0x5c);
+  }
+  Sha256 inner;
+  inner.update(ipad);
+  inner.update(bytes);
+  Sha256::Digest d = inner.finish();
+  Sha256 outer;
+  outer.update(opad);
+  outer.update(std::string_view(reinterpret_cast<const char*>(d.data()), d.size()));
+  return outer.finish();
 }
 
 }  // namespace actors::core

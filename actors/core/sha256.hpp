@@ -1,5 +1,6 @@
-// SHA-256 (FIPS 180-4), implemented here so the journal's secret redaction
-// and the writer's config-hash annotation need no crypto dependency.
+// SHA-256 (FIPS 180-4) and HMAC-SHA256, implemented here so the journal's
+// keyed secret redaction and the writer's config-hash annotation need no
+// crypto dependency.
 // Contract: pure; streaming (update any number of times, then finish once)
 // or one-shot; digests are 32 raw bytes, hex output is lower-case.
 #pragma once
@@ -32,5 +33,7 @@ class Sha256 {
 std::string to_hex(const Sha256::Digest& d);
 // Lower-case hex SHA-256 of `bytes`.
 std::string sha256_hex(std::string_view bytes);
+// HMAC-SHA256 (RFC 2104) of `bytes` under `key` (any length).
+Sha256::Digest hmac_sha256(std::string_view key, std::string_view bytes);
 
 }  // namespace actors::core

@@ -165,6 +165,8 @@ int OperatorHttpServer::start() {
   int threads = im.options.threads > 0 ? im.options.threads : 1;
   im.server.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
   im.server.set_keep_alive_timeout(2);  // bounds how long stop() waits for idle clients
+  im.server.set_read_timeout(5, 0);
+  im.server.set_write_timeout(5, 0);
   // httplib's default adds SO_REUSEPORT, which would let a second operator
   // silently share (and answer probes on) this port.
   im.server.set_socket_options([](socket_t sock) {

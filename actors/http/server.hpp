@@ -22,8 +22,11 @@ namespace actors {
 
 struct HttpServerOptions {
   std::string host = "127.0.0.1";
-  int port = 0;     // 0 picks a free port
-  int threads = 4;  // keep-alive clients hold a worker each until they go idle
+  int port = 0;  // 0 picks a free port
+  // Each open connection holds a worker until it has been idle for the
+  // keep-alive timeout (2 s) or silent past the read timeout (5 s): 256
+  // keep probes answered while 200 slow or idle clients sit connected.
+  int threads = 256;
 };
 
 // "HOST:PORT", ":PORT" (all interfaces) or "[V6]:PORT"; nullopt if malformed.

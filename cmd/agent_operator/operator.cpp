@@ -2,17 +2,38 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <csignal>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <thread>
 
 #include "actors/core/event.hpp"
+#include "actors/core/redact.hpp"
 #include "actors/http/server.hpp"
 #include "k8s/client/curl_transport.hpp"
 
 namespace cli {
+
+namespace {
+
+// The key file's bytes, less trailing whitespace (a mounted Secret or an
+// `echo` adds a newline).
+std::string read_redaction_key(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument("--journal-redaction-key-file: cannot read " + path);
+  std::string key((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!key.empty() && std::isspace(static_cast<unsigned char>(key.back()))) key.pop_back();
+  if (key.size() < actors::core::kMinRedactionKeyBytes)
+    throw std::invalid_argument("--journal-redaction-key-file: " + path + " holds " + std::to_string(key.size()) +
+                                " bytes; a key needs at least " + std::to_string(actors::core::kMinRedactionKeyBytes));
+  return key;
+}
+
+}  // namespace
 
 bool parse_operator_flag(Args& a, OperatorFlags& f) {
   if (a.is("kubeconfig")) {
@@ -25,6 +46,8 @@ bool parse_operator_flag(Args& a, OperatorFlags& f) {
     std::string v = a.value();
     if (v != "include" && v != "redact") throw std::invalid_argument("--journal-secrets: want include or redact");
     f.journal_include_secrets = v == "include";
+  } else if (a.is("journal-redaction-key-file")) {
+    f.journal_redaction_key = read_redaction_key(a.value());
   } else if (a.is("journal-fsync")) {
     std::string v = a.value();
     if (v == "never")
@@ -53,6 +76,8 @@ bool parse_operator_flag(Args& a, OperatorFlags& f) {
     f.burst = std::stod(a.value());
   } else if (a.is("for")) {
     f.run_for = parse_duration("--for", a.value());
+  } else if (a.is("sync-timeout")) {
+    f.sync_timeout = parse_duration("--sync-timeout", a.value());
   } else if (a.is("leader-elect")) {
     f.leader_elect = true;
   } else if (a.is("lease-duration")) {
@@ -62,7 +87,7 @@ bool parse_operator_flag(Args& a, OperatorFlags& f) {
   } else if (a.is("retry-period")) {
     f.leader.retry_period = parse_duration("--retry-period", a.value());
   } else if (a.is("leader-election-namespace")) {
-    f.leader.ns = a.value();
+    f.leader_namespace = a.value();
   } else if (a.is("leader-election-id")) {
     f.leader.name = a.value();
   } else if (a.is("v") || a.is("verbose")) {
@@ -79,6 +104,8 @@ std::string operator_flags_usage() {
          "     --context NAME           kubeconfig context (default: current-context)\n"
          "     --journal FILE           append every event to this JSON Lines journal\n"
          "     --journal-secrets MODE   redact (default) or include Secret values\n"
+         "     --journal-redaction-key-file FILE   HMAC key for redacted values (default: random per process;\n"
+         "                              one key across restarts and replicas makes their journals comparable)\n"
          "     --journal-fsync MODE     never | batch (default) | always\n"
          "     --listen HOST:PORT       /metrics, /healthz, /readyz, /debug/hierarchy\n"
          "     --namespace NS           watch one namespace only (upstream -namespace)\n"
@@ -88,8 +115,19 @@ std::string operator_flags_usage() {
          "     --qps N --burst N        client-side API rate limit (default 50/100)\n"
          "     --leader-elect           only the holder of a Lease writes (2 replicas)\n"
          "     --lease-duration D --renew-deadline D --retry-period D   (default 15s, 10s, 2s)\n"
-         "     --leader-election-namespace NS --leader-election-id NAME (default default, agent-operator-leader)\n"
+         "     --leader-election-namespace NS --leader-election-id NAME (default $POD_NAMESPACE, "
+         "agent-operator-leader)\n"
+         "     --sync-timeout DURATION  exit 1 when the informers have not synced by then (default 60s)\n"
          "     --for DURATION           exit after this long (for scripts)\n";
+}
+
+std::string lease_namespace(const std::string& flag, const std::string& namespace_file) {
+  if (!flag.empty()) return flag;
+  if (const char* pod_ns = std::getenv("POD_NAMESPACE"); pod_ns && *pod_ns) return pod_ns;
+  std::ifstream in(namespace_file);
+  std::string ns;
+  if (in && std::getline(in, ns) && !ns.empty()) return ns;
+  return "default";
 }
 
 void block_signals() {
@@ -136,6 +174,7 @@ actors::ControllerOptions controller_options(const OperatorFlags& f, const Opera
   actors::ControllerOptions o;
   o.journal_path = f.journal;
   o.journal_include_secrets = f.journal_include_secrets;
+  o.journal_redaction_key = f.journal_redaction_key;
   o.fsync = f.fsync;
   o.operator_version = AO_VERSION;
   o.watch_namespace = f.watch_namespace;
@@ -146,6 +185,7 @@ actors::ControllerOptions controller_options(const OperatorFlags& f, const Opera
   o.log = hooks.log;
   if (f.leader_elect) {
     o.leader = f.leader;
+    o.leader->ns = lease_namespace(f.leader_namespace, "/var/run/secrets/kubernetes.io/serviceaccount/namespace");
     if (o.leader->identity.empty()) o.leader->identity = default_identity();
     if (o.leader->renew_deadline >= o.leader->lease_duration)
       throw std::invalid_argument("--renew-deadline must be shorter than --lease-duration");
@@ -160,12 +200,14 @@ int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, cons
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", std::max(2u, std::thread::hardware_concurrency()));
   actors::tune_actor_system(cfg);
+  // Declared before the transport: its I/O thread reports every request,
+  // retries during shutdown included, until the transport is destroyed.
+  actors::OperatorMetrics metrics;
   caf::actor_system sys{cfg};
   auto transport = k8s::make_curl_transport(cluster);
   k8s::ClientOptions co;
   co.qps = f.qps;
   co.burst = f.burst;
-  actors::OperatorMetrics metrics;
   std::string host = cluster.server;
   co.on_request = [&metrics, host](const std::string& method, int status, double seconds) {
     metrics.observe_rest_request(method, host, status, seconds);
@@ -193,11 +235,13 @@ int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, cons
     hooks.log("warning: -kubelet-service=" + f.kubelet_service +
               " is accepted for compatibility but not implemented (docs/differences.md); ignoring it");
   controller.start();
-  auto sync_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  auto sync_deadline = std::chrono::steady_clock::now() + f.sync_timeout;
   while (!controller.synced() && std::chrono::steady_clock::now() < sync_deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   if (!controller.synced()) {
-    std::cerr << "agent-operator: informers did not sync within 60s; is the API server reachable?\n";
+    std::cerr << "agent-operator: informers did not sync within " << f.sync_timeout.count() << "ms"
+              << "; is the API server reachable?\n";
+    if (http) http->stop();
     controller.stop();
     return 1;
   }

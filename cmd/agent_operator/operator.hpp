@@ -19,6 +19,7 @@ struct OperatorFlags {
   std::string kubeconfig, context;
   std::string journal;
   bool journal_include_secrets = false;
+  std::string journal_redaction_key;  // from --journal-redaction-key-file
   actors::core::FsyncPolicy fsync = actors::core::FsyncPolicy::on_flush;
   std::string listen;  // the operator's HTTP server ("" = off)
   std::string watch_namespace, agent_selector, kubelet_service;
@@ -26,14 +27,22 @@ struct OperatorFlags {
   std::chrono::milliseconds debounce{100};
   double qps = 50, burst = 100;
   std::optional<std::chrono::milliseconds> run_for;
+  std::chrono::milliseconds sync_timeout{60'000};
   bool verbose = false;
   bool leader_elect = false;
   actors::core::LeaderConfig leader;  // namespace, name, durations; identity defaults to host_pid
+  std::string leader_namespace;       // --leader-election-namespace ("" = see lease_namespace)
 };
 
 // Consumes the current flag if it is an operator flag; false otherwise.
 bool parse_operator_flag(Args& args, OperatorFlags& f);
 std::string operator_flags_usage();
+
+// Where the Lease lives: the flag, else $POD_NAMESPACE (the Deployment sets
+// it from the downward API), else the service account's namespace file,
+// else "default". The deploy RBAC grants Leases only in the operator's own
+// namespace, so guessing "default" in a pod would make every call a 403.
+std::string lease_namespace(const std::string& flag, const std::string& namespace_file);
 
 void block_signals();
 // Waits for SIGINT/SIGTERM or until `run_for` elapses; true on a signal.

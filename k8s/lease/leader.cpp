@@ -77,4 +77,16 @@ LeaseDecision decide_lease(const LeaderConfig& cfg, const std::optional<Value>& 
   return d;
 }
 
+std::optional<Value> release_lease(const LeaderConfig& cfg, const Value& lease, const std::string& now_micro_time) {
+  if (spec_str(lease, "holderIdentity") != cfg.identity) return std::nullopt;
+  Value out = lease;
+  Value spec = Value::obj({{"holderIdentity", ""},
+                           {"leaseDurationSeconds", std::int64_t{1}},
+                           {"acquireTime", now_micro_time},
+                           {"renewTime", now_micro_time},
+                           {"leaseTransitions", spec_int(lease, "leaseTransitions")}});
+  out.set("spec", std::move(spec));
+  return out;
+}
+
 }  // namespace k8s::lease

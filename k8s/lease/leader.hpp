@@ -44,6 +44,13 @@ struct LeaseDecision {
 LeaseDecision decide_lease(const LeaderConfig& cfg, const std::optional<model::Value>& lease, LeaseObservation& seen,
                            std::int64_t now_mono_ms, const std::string& now_micro_time);
 
+// The Lease to PUT when the holder steps down on shutdown: no holder, a
+// one-second duration, renewed now, so a standby takes it on its next
+// round instead of waiting out the full duration. nullopt when `lease` is
+// not held by cfg.identity (then there is nothing to release).
+std::optional<model::Value> release_lease(const LeaderConfig& cfg, const model::Value& lease,
+                                          const std::string& now_micro_time);
+
 // "2024-05-01T12:00:00.000000Z" (metav1.MicroTime) for a Unix-epoch ms.
 std::string micro_time(std::int64_t unix_ms);
 

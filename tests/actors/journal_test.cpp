@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <cstdio>
+
 #include "actors/core/journal.hpp"
 #include "actors/core/redact.hpp"
 #include "actors/core/sha256.hpp"
@@ -101,7 +103,7 @@ TEST_CASE("a bad header or out-of-order seq is rejected", "[actors][journal]") {
   }
 }
 
-TEST_CASE("Secret values are redacted to sha256 of their bytes", "[actors][journal][redact]") {
+TEST_CASE("Secret values are redacted to a keyed HMAC of their bytes", "[actors][journal][redact]") {
   model::Value secret = doc(R"(
 apiVersion: v1
 kind: Secret
@@ -112,23 +114,74 @@ metadata:
 data: {password: aHVudGVyMg==}
 stringData: {token: abc}
 )");
-  RedactionPolicy policy;
+  RedactionPolicy policy("a key of thirty-two bytes, fixed");
+  const std::string hunter2 = "hmac-sha256:" + to_hex(hmac_sha256(policy.key, "hunter2"));
   model::Value r = redact("Secret", secret, policy);
   CHECK(r.find("data") == nullptr);
   const model::Value& sd = *r.find("stringData");
-  CHECK(sd.find("password")->as_string() == "sha256:" + sha256_hex("hunter2"));
-  CHECK(sd.find("token")->as_string() == "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(sd.find("password")->as_string() == hunter2);
+  CHECK(sd.find("token")->as_string() == "hmac-sha256:" + to_hex(hmac_sha256(policy.key, "abc")));
   std::string json = model::to_json(r);
   CHECK(json.find("hunter2") == std::string::npos);
   CHECK(json.find("aHVudGVyMg") == std::string::npos);
+  CHECK(json.find(sha256_hex("hunter2")) == std::string::npos);
   // The redacted object still decodes, so a replay renders placeholders.
   model::Inventory inv;
   inv.add(r);
   CHECK(inv.problems().empty());
-  CHECK(inv.secrets.at({"app", "creds"}).data.at("password") == "sha256:" + sha256_hex("hunter2"));
+  CHECK(inv.secrets.at({"app", "creds"}).data.at("password") == hunter2);
+  // Stable under one key; another key (another process) gives other values.
+  CHECK(redact("Secret", secret, policy) == r);
+  CHECK(redact("Secret", secret, RedactionPolicy()) != r);
+  CHECK(RedactionPolicy().key != RedactionPolicy().key);
+  CHECK(RedactionPolicy().key.size() == 32);
+  CHECK(redaction_key_id(policy.key) == redaction_key_id(policy.key));
+  CHECK(redaction_key_id(policy.key).find(policy.key) == std::string::npos);
 
   policy.include_secrets = true;
   CHECK(redact("Secret", secret, policy) == secret);
+}
+
+TEST_CASE("a dictionary attack recovers no Secret value from a redacted journal", "[actors][journal][redact]") {
+  // Common passwords and every 4-digit PIN: what a dictionary tries first.
+  std::vector<std::string> dictionary{"123456", "password", "12345678", "qwerty", "123456789", "12345",
+                                      "111111", "1234567",  "letmein",  "admin",  "welcome",   "monkey",
+                                      "dragon", "hunter2",  "changeme", "secret", "abc123",    ""};
+  for (int pin = 0; pin < 10000; ++pin) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "%04d", pin);
+    dictionary.push_back(buf);
+  }
+  std::vector<std::string> values{"123456", "password", "hunter2", "0042", "changeme"};
+  RedactionPolicy policy;
+  std::string journal = encode_header(header());
+  std::uint64_t seq = 1;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    model::Value s = model::Value::object();
+    s.set("apiVersion", "v1");
+    s.set("kind", "Secret");
+    s.set("metadata", model::Value::obj({{"name", "s" + std::to_string(i)}, {"namespace", "app"}}));
+    s.set("data", model::Value::obj({{"k1", model::base64_encode(values[i])}}));
+    s.set("stringData", model::Value::obj({{"k2", values[i]}}));
+    journal += encode_event(redact(make_event(seq++, 0, EventType::added, s), policy));
+  }
+  std::size_t placeholders = 0;
+  for (std::size_t at = journal.find(kRedactedPrefix); at != std::string::npos;
+       at = journal.find(kRedactedPrefix, at + 1))
+    ++placeholders;
+  CHECK(placeholders == 2 * values.size());
+  // The attacker knows the format and every unkeyed or fixed-key transform,
+  // but not the process's key.
+  RedactionPolicy guess;
+  std::size_t recovered = 0;
+  for (const std::string& word : dictionary) {
+    for (const std::string& form : {sha256_hex(word), to_hex(hmac_sha256("", word)),
+                                    to_hex(hmac_sha256(guess.key, word)), model::base64_encode(word)}) {
+      if (!form.empty() && journal.find(form) != std::string::npos) ++recovered;
+    }
+    if (word.size() >= 6 && journal.find("\"" + word + "\"") != std::string::npos) ++recovered;
+  }
+  CHECK(recovered == 0);
 }
 
 TEST_CASE("ConfigMaps are redacted only when referenced as secrets", "[actors][journal][redact]") {
@@ -144,8 +197,8 @@ binaryData: {blob: AAEC}
   policy.secret_config_maps.insert({"app", "ca"});
   model::Value r = redact("ConfigMap", cm, policy);
   CHECK(r.find("binaryData") == nullptr);
-  CHECK(r.find("data")->find("ca.crt")->as_string() == "sha256:" + sha256_hex("PEM"));
-  CHECK(r.find("data")->find("blob")->as_string() == "sha256:" + sha256_hex(std::string("\0\1\2", 3)));
+  CHECK(r.find("data")->find("ca.crt")->as_string() == redacted_value(policy.key, "PEM"));
+  CHECK(r.find("data")->find("blob")->as_string() == redacted_value(policy.key, std::string("\0\1\2", 3)));
   Event e = make_event(1, 0, EventType::added, cm);
   CHECK(*redact(e, policy).object == r);
   CHECK(*e.object == cm);  // the original event is untouched

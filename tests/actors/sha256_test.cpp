@@ -39,3 +39,15 @@ TEST_CASE("SHA-256 streaming equals one-shot around the padding boundaries", "[a
   // 56 bytes forces the length into a second padding block.
   CHECK(sha256_hex(std::string(56, 'a')) == "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a");
 }
+
+TEST_CASE("HMAC-SHA256 matches the RFC 4231 test vectors", "[actors][sha256]") {
+  using actors::core::hmac_sha256;
+  using actors::core::to_hex;
+  CHECK(to_hex(hmac_sha256(std::string(20, '\x0b'), "Hi There")) ==
+        "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+  CHECK(to_hex(hmac_sha256("Jefe", "what do ya want for nothing?")) ==
+        "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+  // A key longer than the block is hashed first.
+  CHECK(to_hex(hmac_sha256(std::string(131, '\xaa'), "Test Using Larger Than Block-Size Key - Hash Key First")) ==
+        "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+}

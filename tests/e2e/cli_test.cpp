@@ -2,6 +2,9 @@
 // with the real kubectl, and the errors of `run` and `replay`.
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -67,6 +70,43 @@ TEST_CASE("run explains a missing kubeconfig and unknown flags", "[e2e][cli]") {
   auto dur = testutil::run({bin(), "demo", "--debounce", "soon"});
   CHECK(dur.code == 2);
   CHECK(dur.err.find("--debounce") != std::string::npos);
+}
+
+namespace {
+
+// A port nothing listens on: bound, read back and closed again.
+int closed_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+}  // namespace
+
+// Once a segfault: the transport's I/O thread, still retrying lists, reported
+// to a metrics object that had already been destroyed.
+TEST_CASE("run exits 1, without crashing, when the API server is unreachable", "[e2e][cli]") {
+  TempDir dir;
+  std::string kc = dir.file("closed.kubeconfig");
+  std::ofstream(kc) << "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+                       "clusters: [{name: c, cluster: {server: 'http://127.0.0.1:"
+                    << closed_port()
+                    << "'}}]\n"
+                       "contexts: [{name: c, context: {cluster: c, user: u}}]\nusers: [{name: u, user: {}}]\n";
+  for (const char* listen : {"", "127.0.0.1:0"}) {
+    std::vector<std::string> argv{bin(), "run", "--kubeconfig", kc, "--sync-timeout", "2s"};
+    if (*listen) argv.insert(argv.end(), {"--listen", listen});
+    auto r = testutil::run(argv);
+    INFO(r.err);
+    CHECK(r.code == 1);
+    CHECK(r.err.find("did not sync within 2000ms") != std::string::npos);
+  }
 }
 
 TEST_CASE("replay reports unreadable and corrupt journals", "[e2e][cli]") {

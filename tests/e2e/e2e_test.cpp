@@ -195,6 +195,14 @@ spec:
   bool event = false;
   for (const auto& e : f.list("Event", "monitoring")) event |= e.find("reason")->as_string() == "InvalidMembers";
   CHECK(event);
+  // Fixed, the problem leaves the status: a merge patch must delete it.
+  f.remove("ServiceMonitor", "shop", "broken");
+  require_converged(f);
+  auto fixed = f.get("GrafanaAgent", "monitoring", "grafana-agent");
+  const model::Value* fixed_rec = e2e::condition(*fixed, "Reconciled");
+  REQUIRE(fixed_rec);
+  CHECK(fixed_rec->find("status")->as_string() == "True");
+  CHECK(fixed->find("status")->find("problems") == nullptr);
 }
 
 TEST_CASE("drift on owned objects is corrected", "[e2e][drift]") {

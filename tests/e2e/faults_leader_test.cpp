@@ -1,9 +1,15 @@
 // The controller under a misbehaving API server, and leader election.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <thread>
 
+#include "../k8s/process.hpp"
 #include "actors/core/writer_plan.hpp"
 #include "model/yaml_emit.hpp"
 #include "operator_fixture.hpp"
@@ -110,6 +116,7 @@ TEST_CASE("a standby takes over within one lease duration after the leader dies"
   OperatorFixture f({.start_operator = false});
   auto options = [](const std::string& identity) {
     actors::ControllerOptions co;
+    co.release_lease_on_stop = false;  // dies: no release
     co.root.debounce = std::chrono::milliseconds(20);
     co.writer.now_rfc3339 = [] { return std::string("2024-05-01T12:00:00Z"); };
     actors::core::LeaderConfig lc;
@@ -157,4 +164,77 @@ TEST_CASE("a standby takes over within one lease duration after the leader dies"
   CHECK(standby->controller().stats().writer.leader);
   CHECK(standby->controller().stats().writer.writes > 0);
   CHECK(f.divergence().empty());
+}
+
+TEST_CASE("a leader that stops hands the Lease back and a standby takes over within a retry period", "[e2e][leader]") {
+  OperatorFixture f({.start_operator = false});
+  auto options = [](const std::string& identity) {
+    actors::ControllerOptions co;
+    co.root.debounce = std::chrono::milliseconds(20);
+    co.writer.now_rfc3339 = [] { return std::string("2024-05-01T12:00:00Z"); };
+    actors::core::LeaderConfig lc;
+    lc.identity = identity;
+    lc.lease_duration = std::chrono::milliseconds(15000);  // a crash would cost 15 s
+    lc.renew_deadline = std::chrono::milliseconds(10000);
+    lc.retry_period = std::chrono::milliseconds(200);
+    co.leader = lc;
+    return co;
+  };
+  f.start_operator(options("first"));
+  auto spec = [&](const char* field) {
+    auto lease = f.get("Lease", "default", "agent-operator-leader");
+    const model::Value* v = lease ? lease->find("spec")->find(field) : nullptr;
+    return v ? model::to_json(*v) : std::string();
+  };
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (spec("holderIdentity") != "\"first\"" && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  REQUIRE(spec("holderIdentity") == "\"first\"");
+  auto standby = f.start_instance(options("second"));
+  REQUIRE(f.wait_idle());
+  auto started = std::chrono::steady_clock::now();
+  f.stop_operator();
+  // Released before stop() returned: no holder, a one-second duration.
+  std::string released = spec("holderIdentity");
+  CHECK((released == "\"\"" || released == "\"second\""));
+  while (spec("holderIdentity") != "\"second\"" &&
+         std::chrono::steady_clock::now() - started < std::chrono::seconds(20))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  auto took = std::chrono::steady_clock::now() - started;
+  REQUIRE(spec("holderIdentity") == "\"second\"");
+  CHECK(took <= std::chrono::milliseconds(200 + 800));
+  CHECK(spec("leaseDurationSeconds") == "15");  // the new holder writes its own duration
+  f.apply_yaml("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {monitoring: disabled}\n");
+  REQUIRE(standby->controller().wait_idle(std::chrono::seconds(30), std::chrono::milliseconds(300)));
+  CHECK(standby->controller().stats().writer.leader);
+  CHECK(f.divergence().empty());
+}
+
+// The binary as deployed: the Lease goes to $POD_NAMESPACE (the deploy RBAC
+// grants Leases only there), and SIGTERM hands it back.
+TEST_CASE("agent-operator run leads in $POD_NAMESPACE and releases the Lease on SIGTERM", "[e2e][leader]") {
+  OperatorFixture f({.start_operator = false});
+  f.apply_yaml("apiVersion: v1\nkind: Namespace\nmetadata: {name: ops}\n");
+  char dir[] = "/tmp/ao-lease-XXXXXX";
+  REQUIRE(mkdtemp(dir));
+  std::string kc = std::string(dir) + "/kubeconfig";
+  std::ofstream(kc) << f.server().kubeconfig();
+  ::setenv("POD_NAMESPACE", "ops", 1);
+  testutil::Child op({std::string(AO_BIN_DIR) + "/agent-operator", "run", "--kubeconfig", kc, "--leader-elect",
+                      "--lease-duration", "15s", "--renew-deadline", "10s", "--retry-period", "200ms"});
+  ::unsetenv("POD_NAMESPACE");
+  auto holder = [&](const std::string& ns) {
+    auto lease = f.get("Lease", ns, "agent-operator-leader");
+    const model::Value* h = lease ? lease->find("spec")->find("holderIdentity") : nullptr;
+    return h && h->is_string() ? std::optional<std::string>(h->as_string()) : std::nullopt;
+  };
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!(holder("ops") && !holder("ops")->empty()) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  REQUIRE(holder("ops"));
+  CHECK_FALSE(holder("ops")->empty());
+  CHECK_FALSE(holder("default"));
+  CHECK(op.terminate() == 0);
+  CHECK(holder("ops") == std::optional<std::string>(""));
+  std::filesystem::remove_all(dir);
 }
