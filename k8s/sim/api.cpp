@@ -1,5 +1,7 @@
 #include "k8s/sim/api.hpp"
 
+#include <cctype>
+
 #include "k8s/sim/api_error.hpp"
 #include "k8s/sim/discovery.hpp"
 #include "model/parse.hpp"
@@ -49,6 +51,14 @@ bool wants_aggregated(const std::string& accept) {
 std::string HttpRequest::param(const std::string& key) const {
   auto it = query.find(key);
   return it == query.end() ? "" : it->second;
+}
+
+bool HttpRequest::flag(const std::string& key) const {
+  auto it = query.find(key);
+  if (it == query.end()) return false;
+  std::string v = it->second;
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return v != "0" && v != "false";
 }
 
 Api::Api(Cluster& cluster, ApiOptions options) : cluster_(cluster), options_(std::move(options)), openapi_(cluster) {}

@@ -29,6 +29,10 @@ struct HttpRequest {
   std::string body;
 
   std::string param(const std::string& key) const;
+  // A boolean query parameter as the API server decodes it (apimachinery's
+  // Convert_Slice_string_To_bool): absent, "0" or any case of "false" is
+  // false; anything else, "True" and "" included, is true.
+  bool flag(const std::string& key) const;
   bool has_param(const std::string& key) const { return query.count(key) > 0; }
 };
 

@@ -160,9 +160,9 @@ HttpResponse Rest::watch() {
   w.labels = l.labels;
   w.fields = l.fields;
   w.resource_version = req_.param("resourceVersion");
-  w.send_initial_events = req_.param("sendInitialEvents") == "true";
+  w.send_initial_events = req_.flag("sendInitialEvents");
   WatchStreamOptions so;
-  so.bookmarks = req_.param("allowWatchBookmarks") == "true" || w.send_initial_events;
+  so.bookmarks = req_.flag("allowWatchBookmarks") || w.send_initial_events;
   so.bookmark_interval = opts_.bookmark_interval;
   if (wants_table(req_.accept)) {
     Cluster* cluster = &cluster_;
@@ -212,8 +212,7 @@ HttpResponse Rest::run() {
   bool item = !t_.name.empty();
   if (m == "GET" && item) return object(cluster_.store().get(t_.type, t_.ns, t_.name));
   if (m == "GET") {
-    std::string w = req_.param("watch");
-    return w == "true" || w == "1" ? watch() : list();
+    return req_.flag("watch") ? watch() : list();
   }
   if (m == "POST" && !item) {
     if (t_.type.namespaced && t_.ns.empty()) throw not_found_path();

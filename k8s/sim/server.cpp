@@ -2,6 +2,8 @@
 
 #include <sys/socket.h>
 
+#include <cctype>
+
 #include <httplib.h>
 #include <openssl/pem.h>
 #include <condition_variable>
@@ -107,14 +109,30 @@ bool same_secret(const std::string& a, const std::string& b) {
   return diff == 0;
 }
 
+// The token of an "Authorization: Bearer <token>" header, as kube-apiserver's
+// bearer authenticator reads it: surrounding space trimmed, the scheme in
+// any case, exactly two space-separated parts; "" otherwise.
+std::string bearer_token(std::string header) {
+  auto space = [](char c) { return c == ' ' || c == '\t'; };
+  while (!header.empty() && space(header.back())) header.pop_back();
+  std::size_t start = 0;
+  while (start < header.size() && space(header[start])) ++start;
+  header.erase(0, start);
+  std::size_t sp = header.find(' ');
+  if (sp == std::string::npos) return "";
+  std::string scheme = header.substr(0, sp), token = header.substr(sp + 1);
+  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (scheme != "bearer" || token.find(' ') != std::string::npos) return "";
+  return token;
+}
+
 // Whether the request may proceed; a header with a wrong token is refused
 // even on public paths, as the real server's authenticator does.
 bool authorized(const std::string& token, const httplib::Request& req) {
   if (token.empty()) return true;
   std::string header = req.get_header_value("Authorization");
   if (header.empty()) return public_path(req.path);
-  const std::string prefix = "Bearer ";
-  return header.rfind(prefix, 0) == 0 && same_secret(header.substr(prefix.size()), token);
+  return same_secret(bearer_token(header), token);
 }
 
 void unauthorized(httplib::Response& res) {

@@ -176,3 +176,23 @@ TEST_CASE("custom resources get schema defaults and value constraints", "[k8s][a
         std::string::npos);
   CHECK(f.json(bad).find("details")->find("causes")->size() == 2);
 }
+
+TEST_CASE("boolean query parameters decode as the API server decodes them", "[k8s][api][watch]") {
+  ApiFixture f;
+  auto q = [](const char* v) { return std::multimap<std::string, std::string>{{"watch", v}}; };
+  // Absent, "0" and any case of "false" are false: a list.
+  for (const char* v : {"0", "false", "False", "FALSE"}) {
+    INFO(v);
+    HttpResponse r = f.call("GET", "/api/v1/namespaces/default/configmaps", "", "application/json", q(v));
+    CHECK(r.status == 200);
+    CHECK(field(f.json(r), "kind") == "ConfigMapList");
+  }
+  // Everything else is true (the Python client sends "True").
+  for (const char* v : {"True", "true", "1", "t", "yes", ""}) {
+    INFO(v);
+    HttpRequest req{"GET", "/api/v1/namespaces/default/configmaps", q(v), "application/json", "", ""};
+    CHECK(req.flag("watch"));
+  }
+  HttpRequest none{"GET", "/", {}, "application/json", "", ""};
+  CHECK_FALSE(none.flag("watch"));
+}

@@ -26,6 +26,7 @@ class KubectlEnv {
   // Writes `text` to a file in the temporary directory; returns its path.
   std::string write_file(const std::string& name, const std::string& text) const;
   k8s::sim::Cluster& cluster() { return cluster_; }
+  const std::string& kubeconfig() const { return kubeconfig_; }
   k8s::sim::Server& server() { return *server_; }
 
  private:

@@ -119,4 +119,41 @@ TEST_CASE("a token works over plain HTTP too", "[k8s][tls]") {
   auto allowed = cli.Get("/api", {{"Authorization", "Bearer plain"}});
   REQUIRE(allowed);
   CHECK(allowed->status == 200);
+  // kube-apiserver reads the scheme in any case and trims surrounding space.
+  for (const char* header : {"bearer plain", "BEARER plain", "  Bearer plain  "}) {
+    INFO(header);
+    auto r = cli.Get("/api", {{"Authorization", header}});
+    REQUIRE(r);
+    CHECK(r->status == 200);
+  }
+  for (const char* header : {"Bearer", "Bearer  plain", "Bearer plain extra", "Basic plain", "Bearerplain"}) {
+    INFO(header);
+    auto r = cli.Get("/api", {{"Authorization", header}});
+    REQUIRE(r);
+    CHECK(r->status == 401);
+  }
+}
+
+TEST_CASE("the official Python client lists, paginates, watches and patches", "[k8s][clients][python]") {
+  testutil::KubectlEnv env(tls_options("py-token"));
+  REQUIRE(env.kubectl({"apply", "-f", testutil::reference_path("crds")}).code == 0);
+  auto r = testutil::run(
+      {"/usr/bin/python3", std::string(AO_SOURCE_DIR) + "/tests/clients/python_client.py", env.kubeconfig()});
+  INFO(r.out << r.err);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("ok: watch (watch=True) sees a strategic-merge patch") != std::string::npos);
+  CHECK(r.out.find("passed") != std::string::npos);
+}
+
+TEST_CASE("the official JavaScript client lists, paginates, watches and patches", "[k8s][clients][javascript]") {
+  const std::string dir = std::string(AO_SOURCE_DIR) + "/tests/clients/js";
+  INFO("install it with .ci/install-deps (npm install --prefix tests/clients/js)");
+  REQUIRE(std::filesystem::exists(dir + "/node_modules/@kubernetes/client-node/package.json"));
+  testutil::KubectlEnv env(tls_options("js-token"));
+  REQUIRE(env.kubectl({"apply", "-f", testutil::reference_path("crds")}).code == 0);
+  auto r = testutil::run({"node", dir + "/client.mjs", env.kubeconfig()});
+  INFO(r.out << r.err);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("ok: watch sees a merge patch") != std::string::npos);
+  CHECK(r.out.find("passed") != std::string::npos);
 }
