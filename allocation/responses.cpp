@@ -36,9 +36,22 @@ void append_targets(std::string& out, const Allocator& a, const JobBucket* bucke
   out += ']';
 }
 
+// Prometheus's config.Secret fields that a scrape config can carry: the
+// HTTP client's (every SD config embeds one), and the SD configs' own.
 bool secret_key(std::string_view parent, std::string_view key) {
-  if (key == "password" || key == "credentials" || key == "client_secret" || key == "bearer_token") return true;
-  return parent == "tls_config" && key == "key";
+  static constexpr std::string_view kAnywhere[] = {
+      "password",     "credentials",        "client_secret",
+      "bearer_token", "secret_key",         "auth_token",
+      "consumer_key", "application_secret", "application_credential_secret"};
+  for (std::string_view k : kAnywhere)
+    if (key == k) return true;
+  if (parent == "tls_config" && key == "key") return true;
+  return parent == "consul_sd_configs" && key == "token";
+}
+
+void mask_all(model::Value& list) {
+  if (!list.is_array()) return;
+  for (auto& s : list.as_array()) s = model::Value("<secret>");
 }
 
 void mask_secrets(model::Value& v, std::string_view parent) {
@@ -48,8 +61,10 @@ void mask_secrets(model::Value& v, std::string_view parent) {
     for (auto& [key, child] : v.as_object()) {
       if (secret_key(parent, key) && !child.is_null()) {
         child = model::Value("<secret>");
-      } else if (parent == "proxy_connect_header" && child.is_array()) {
-        for (auto& s : child.as_array()) s = model::Value("<secret>");
+      } else if (parent == "proxy_connect_header") {
+        mask_all(child);
+      } else if (parent == "http_headers" && child.is_object()) {
+        if (model::Value* secrets = child.find("secrets")) mask_all(*secrets);
       } else {
         mask_secrets(child, key);
       }

@@ -119,8 +119,17 @@ void AllocationServer::Impl::get(httplib::Server& server, const std::string& pat
   });
 }
 
+constexpr std::size_t kHttpWorkers = 256;
+
 void AllocationServer::Impl::install_routes(httplib::Server& server, bool unmasked) {
   server.set_tcp_nodelay(true);
+  // A connection holds a worker until idle past keep-alive (2 s) or silent
+  // past the read timeout (5 s); enough workers that 200 idle collectors
+  // or slow clients cannot starve /readyz and /livez.
+  server.new_task_queue = [] { return new httplib::ThreadPool(kHttpWorkers); };
+  server.set_keep_alive_timeout(2);
+  server.set_read_timeout(5, 0);
+  server.set_write_timeout(5, 0);
   auto get = [&](const std::string& pattern, std::string_view path, httplib::Server::Handler handler) {
     this->get(server, pattern, path, std::move(handler));
   };

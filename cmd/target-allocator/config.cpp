@@ -3,8 +3,10 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
+#include "allocation/relabel.hpp"
 #include "model/parse.hpp"
 
 namespace target_allocator {
@@ -92,6 +94,17 @@ void read_job(const Value& job, const std::string& field, Config& out) {
       read_sd_list(value, field + "." + key, name, out.http_sd, allocation::discovery::parse_http_sd_config);
     } else if (key.ends_with("_sd_configs")) {
       fail(field + "." + key, "not supported yet (only static_configs, http_sd_configs and kubernetes_sd_configs)");
+    } else if (key == "relabel_configs" || key == "metric_relabel_configs") {
+      // Validated whatever the filter strategy: collectors would reject the
+      // config we pass them, and lose every job with it.
+      try {
+        if (!value.is_null()) {
+          const std::string path = field + "." + key;
+          allocation::Relabeler compiled(allocation::parse_relabel_configs(value, path), path);
+        }
+      } catch (const allocation::RelabelError& e) {
+        throw ConfigError(e.what());
+      }
     }
   }
   allocation::append_targets(allocation::Name::intern(name), groups, out.targets);
@@ -104,8 +117,15 @@ void read_prometheus(const Value* config, Config& out) {
   if (!jobs || jobs->is_null()) return;
   if (!jobs->is_array()) fail("config.scrape_configs", "must be a list");
   out.scrape_configs = *jobs;
-  for (std::size_t i = 0; i < jobs->as_array().size(); ++i)
-    read_job(jobs->as_array()[i], "config.scrape_configs[" + std::to_string(i) + "]", out);
+  std::map<std::string, std::size_t> seen;  // job name -> first index
+  for (std::size_t i = 0; i < jobs->as_array().size(); ++i) {
+    const std::string field = "config.scrape_configs[" + std::to_string(i) + "]";
+    read_job(jobs->as_array()[i], field, out);
+    auto [it, fresh] = seen.emplace(string_field(jobs->as_array()[i], "job_name"), i);
+    if (!fresh)
+      fail(field + ".job_name", "duplicate job name \"" + it->first + "\" (also config.scrape_configs[" +
+                                    std::to_string(it->second) + "]); Prometheus refuses such a config");
+  }
 }
 
 }  // namespace

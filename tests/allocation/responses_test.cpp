@@ -94,6 +94,46 @@ TEST_CASE("/scrape_configs maps job names to configs with secrets masked", "[all
       "\n");
 }
 
+TEST_CASE("/scrape_configs masks every Secret-typed field Prometheus has, field by field", "[allocation][http]") {
+  // Each row: a job fragment holding one secret value "S3CR3T" (and, where the
+  // field sits beside non-secrets, one of those that must stay).
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"basic_auth: {username: u, password: S3CR3T}", "u"},
+      {"authorization: {type: Bearer, credentials: S3CR3T}", "Bearer"},
+      {"oauth2: {client_id: i, client_secret: S3CR3T, token_url: 'http://t'}", "http://t"},
+      {"oauth2: {client_id: i, client_secret: c, token_url: 'http://t', tls_config: {key: S3CR3T}}", "http://t"},
+      {"oauth2: {client_id: i, client_secret: c, proxy_connect_header: {X-P: [S3CR3T]}}", "X-P"},
+      {"bearer_token: S3CR3T", ""},
+      {"tls_config: {ca_file: /ca, key: S3CR3T}", "/ca"},
+      {"proxy_connect_header: {X-Auth: [S3CR3T]}", "X-Auth"},
+      {"http_headers: {X-Token: {values: [plain], secrets: [S3CR3T], files: [/f]}}", "plain"},
+      {"http_sd_configs: [{url: 'http://sd', basic_auth: {username: u, password: S3CR3T}}]", "http://sd"},
+      {"http_sd_configs: [{url: 'http://sd', http_headers: {X-Key: {secrets: [S3CR3T]}}}]", "http://sd"},
+      {"kubernetes_sd_configs: [{role: pod, authorization: {credentials: S3CR3T}}]", "pod"},
+      {"kubernetes_sd_configs: [{role: pod, tls_config: {key: S3CR3T}}]", "pod"},
+      {"consul_sd_configs: [{server: 'c:8500', token: S3CR3T}]", "c:8500"},
+      {"ec2_sd_configs: [{region: eu, secret_key: S3CR3T}]", "eu"},
+      {"lightsail_sd_configs: [{region: eu, secret_key: S3CR3T}]", "eu"},
+      {"azure_sd_configs: [{subscription_id: sub, client_secret: S3CR3T}]", "sub"},
+      {"marathon_sd_configs: [{servers: ['m'], auth_token: S3CR3T}]", "m"},
+      {"openstack_sd_configs: [{role: instance, password: S3CR3T}]", "instance"},
+      {"openstack_sd_configs: [{role: instance, application_credential_secret: S3CR3T}]", "instance"},
+      {"ovhcloud_sd_configs: [{service: vps, application_secret: S3CR3T}]", "vps"},
+      {"ovhcloud_sd_configs: [{service: vps, consumer_key: S3CR3T}]", "vps"},
+      {"scaleway_sd_configs: [{role: instance, secret_key: S3CR3T}]", "instance"},
+      {"uyuni_sd_configs: [{server: 'u', password: S3CR3T}]", "u"},
+  };
+  for (const auto& [fragment, kept] : cases) {
+    INFO(fragment);
+    auto docs = model::parse_documents("- job_name: j\n  " + fragment + "\n", "test");
+    const std::string masked = scrape_configs_json(docs.at(0).value);
+    CHECK(masked.find("S3CR3T") == std::string::npos);
+    CHECK(masked.find("<secret>") != std::string::npos);
+    if (!kept.empty()) CHECK(masked.find("\"" + kept + "\"") != std::string::npos);
+    CHECK(scrape_configs_json(docs.at(0).value, false).find("S3CR3T") != std::string::npos);
+  }
+}
+
 TEST_CASE("/scrape_configs without masking keeps the real secrets", "[allocation][http]") {
   auto docs = model::parse_documents(R"(
 - job_name: web

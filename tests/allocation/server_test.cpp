@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "../idle_clients.hpp"
 #include "allocation/server.hpp"
 #include "http_fixtures.hpp"
 #include "model/parse.hpp"
@@ -83,6 +84,24 @@ TEST_CASE("with leader election only the leader is ready", "[allocation][http][l
   CHECK(get(client, "/readyz") == "ok\n");
   server.set_leading(false);  // lost the lease: unready at once
   get(client, "/readyz", 503);
+}
+
+TEST_CASE("200 idle or stalled connections do not starve /livez and /readyz", "[allocation][http]") {
+  Fixture f;
+  AllocationServer server({"127.0.0.1", 0});
+  const int port = server.start();
+  server.publish(f.allocator, f.scrape_configs);
+  testutil::IdleClients idle(port, 200);
+  for (const char* path : {"/livez", "/readyz"}) {
+    INFO(path);
+    httplib::Client client("127.0.0.1", port);
+    client.set_read_timeout(1, 0);
+    auto started = std::chrono::steady_clock::now();
+    auto res = client.Get(path);
+    REQUIRE(res);
+    CHECK(res->status == 200);
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::milliseconds(900));
+  }
 }
 
 TEST_CASE("without leader election leadership does not gate readiness", "[allocation][http][leader]") {

@@ -59,6 +59,22 @@ TEST_CASE("target allocator config errors name the field", "[allocation][config]
         "config.scrape_configs[0].static_configs[0].labels.1x: invalid label name");
   CHECK(error("config: {scrape_configs: [{job_name: a, static_configs: [{targets: [\"\"]}]}]}") ==
         "config.scrape_configs[0].static_configs[0].targets[0]: must be a non-empty string");
+  // Duplicate job names, which Prometheus refuses, are refused at load.
+  CHECK(error("config: {scrape_configs: [{job_name: a}, {job_name: b}, {job_name: a}]}") ==
+        "config.scrape_configs[2].job_name: duplicate job name \"a\" (also config.scrape_configs[0]); Prometheus "
+        "refuses such a config");
+  // Relabel rules are validated whatever the filter strategy.
+  for (const char* key : {"relabel_configs", "metric_relabel_configs"}) {
+    INFO(key);
+    std::string e = error(std::string("config: {scrape_configs: [{job_name: a, ") + key +
+                          ": [{source_labels: [x], regex: '(unclosed', action: keep}]}]}");
+    INFO(e);
+    CHECK(e.starts_with(std::string("config.scrape_configs[0].") + key + "[0].regex: "));
+    CHECK(error(std::string("config: {scrape_configs: [{job_name: a, ") + key + ": [{action: explode}]}]}")
+              .starts_with(std::string("config.scrape_configs[0].") + key + "[0].action: "));
+  }
+  CHECK(error("config: {scrape_configs: [{job_name: a, relabel_configs: [{action: keep, source_labels: [x], regex: "
+              "y}]}]}") == "no error");
 }
 
 TEST_CASE("kubernetes_sd_configs and prometheus_cr are recorded as needing the Kubernetes API",

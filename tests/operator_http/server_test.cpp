@@ -10,6 +10,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "../idle_clients.hpp"
 #include "../k8s/process.hpp"
 #include "actors/http/server.hpp"
 #include "exposition.hpp"
@@ -168,6 +169,24 @@ TEST_CASE("start binds a fixed port and a taken port is an error", "[http][serve
   OperatorHttpServer third({"127.0.0.1", port, 1}, OperatorHttpSources{});
   CHECK(third.start() == port);
   CHECK(get(port, "/healthz").status == 200);
+}
+
+TEST_CASE("200 idle or stalled connections do not starve health and readiness", "[http][server]") {
+  OperatorHttpSources sources;
+  sources.ready = [] { return std::string(); };
+  OperatorHttpServer server({"127.0.0.1", 0}, sources);
+  int port = server.start();
+  testutil::IdleClients idle(port, 200);
+  for (const char* path : {"/healthz", "/readyz"}) {
+    INFO(path);
+    httplib::Client client("127.0.0.1", port);
+    client.set_read_timeout(1, 0);  // a liveness probe's patience
+    auto started = std::chrono::steady_clock::now();
+    auto res = client.Get(path);
+    REQUIRE(res);
+    CHECK(res->status == 200);
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::milliseconds(900));
+  }
 }
 
 TEST_CASE("a server stopped right after start does not hang", "[http][server]") {
