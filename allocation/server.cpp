@@ -2,6 +2,7 @@
 #include "allocation/server.hpp"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <chrono>
@@ -12,6 +13,14 @@
 namespace allocation {
 
 namespace {
+
+// Debian's cpp-httplib 0.11 is a compiled library that listens with a
+// backlog of 5, so a burst of connections is dropped (the client's SYN is
+// retried a second later). Listening again on the bound socket raises it.
+struct BacklogAccess : httplib::Server {
+  static void raise(httplib::Server& server, int backlog) { ::listen(server.*(&BacklogAccess::svr_sock_), backlog); }
+};
+constexpr int kListenBacklog = 1024;
 
 struct StringHash {
   using is_transparent = void;
@@ -205,6 +214,7 @@ int AllocationServer::start() {
   port_ = options_.port == 0 ? http.bind_to_any_port(options_.host)
                              : (http.bind_to_port(options_.host, options_.port) ? options_.port : -1);
   if (port_ <= 0) throw std::runtime_error("cannot listen on " + options_.host + ":" + std::to_string(options_.port));
+  BacklogAccess::raise(http, kListenBacklog);
   if (auto& https = impl_->https) start_https(*https, *options_.https);
   impl_->thread = std::thread([&http] { http.listen_after_bind(); });
   return port_;
@@ -218,6 +228,7 @@ void AllocationServer::start_https(httplib::SSLServer& https, const HttpsOptions
   https_port_ =
       tls.port == 0 ? https.bind_to_any_port(tls.host) : (https.bind_to_port(tls.host, tls.port) ? tls.port : -1);
   if (https_port_ <= 0) throw std::runtime_error("cannot listen on " + tls.host + ":" + std::to_string(tls.port));
+  BacklogAccess::raise(https, kListenBacklog);
   impl_->https_thread = std::thread([&https] { https.listen_after_bind(); });
 }
 

@@ -12,6 +12,14 @@ namespace actors {
 
 namespace {
 
+// Debian's cpp-httplib 0.11 is a compiled library that listens with a
+// backlog of 5, so a burst of connections is dropped (the client's SYN is
+// retried a second later). Listening again on the bound socket raises it.
+struct BacklogAccess : httplib::Server {
+  static void raise(httplib::Server& server, int backlog) { ::listen(server.*(&BacklogAccess::svr_sock_), backlog); }
+};
+constexpr int kListenBacklog = 1024;
+
 bool is_lower_alnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
@@ -182,6 +190,7 @@ int OperatorHttpServer::start() {
     port_ = im.server.bind_to_port(host, im.options.port) ? im.options.port : -1;
   }
   if (port_ < 0) throw std::runtime_error("cannot listen on " + host + ":" + std::to_string(im.options.port));
+  BacklogAccess::raise(im.server, kListenBacklog);
   thread_ = std::thread([&im] {
     im.server.listen_after_bind();
     im.exited = true;
