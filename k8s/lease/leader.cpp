@@ -79,13 +79,11 @@ LeaseDecision decide_lease(const LeaderConfig& cfg, const std::optional<Value>& 
 
 std::optional<Value> release_lease(const LeaderConfig& cfg, const Value& lease, const std::string& now_micro_time) {
   if (spec_str(lease, "holderIdentity") != cfg.identity) return std::nullopt;
+  LeaderConfig released = cfg;
+  released.identity.clear();
+  released.lease_duration = std::chrono::seconds(1);
   Value out = lease;
-  Value spec = Value::obj({{"holderIdentity", ""},
-                           {"leaseDurationSeconds", std::int64_t{1}},
-                           {"acquireTime", now_micro_time},
-                           {"renewTime", now_micro_time},
-                           {"leaseTransitions", spec_int(lease, "leaseTransitions")}});
-  out.set("spec", std::move(spec));
+  out.set("spec", lease_spec(released, now_micro_time, now_micro_time, spec_int(lease, "leaseTransitions")));
   return out;
 }
 

@@ -1,6 +1,6 @@
 #include "k8s/sim/api.hpp"
 
-#include <cctype>
+#include <strings.h>
 
 #include "k8s/sim/api_error.hpp"
 #include "k8s/sim/discovery.hpp"
@@ -56,9 +56,7 @@ std::string HttpRequest::param(const std::string& key) const {
 bool HttpRequest::flag(const std::string& key) const {
   auto it = query.find(key);
   if (it == query.end()) return false;
-  std::string v = it->second;
-  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return v != "0" && v != "false";
+  return it->second != "0" && strcasecmp(it->second.c_str(), "false") != 0;
 }
 
 Api::Api(Cluster& cluster, ApiOptions options) : cluster_(cluster), options_(std::move(options)), openapi_(cluster) {}

@@ -2,7 +2,7 @@
 
 #include <sys/socket.h>
 
-#include <cctype>
+#include <strings.h>
 
 #include <httplib.h>
 #include <openssl/pem.h>
@@ -120,9 +120,8 @@ std::string bearer_token(std::string header) {
   header.erase(0, start);
   std::size_t sp = header.find(' ');
   if (sp == std::string::npos) return "";
-  std::string scheme = header.substr(0, sp), token = header.substr(sp + 1);
-  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (scheme != "bearer" || token.find(' ') != std::string::npos) return "";
+  std::string token = header.substr(sp + 1);
+  if (strncasecmp(header.c_str(), "bearer ", 7) != 0 || sp != 6 || token.find(' ') != std::string::npos) return "";
   return token;
 }
 
