@@ -91,12 +91,17 @@ void Controller::start() {
   add_metrics_hooks(jc, wc, root_cfg);
   wc.client = &client_;
   if (!wc.log) wc.log = opts_.log;
-  if (opts_.leader) wc.leader = false;
+  std::shared_ptr<core::LeaseFence> fence;
+  if (opts_.leader) {
+    wc.leader = false;
+    fence = std::make_shared<core::LeaseFence>(opts_.leader->renew_deadline);
+    wc.fence = fence;
+  }
   const auto& member_kinds = member_selector_kinds();
   wc.sync_sources = member_kinds.size() + 2;  // members, owned workloads, GrafanaAgent
   writer_ = spawn_writer(sys_, std::move(wc));
   if (opts_.leader) {
-    ElectorConfig ec{*opts_.leader, &client_, writer_, {}, opts_.log};
+    ElectorConfig ec{*opts_.leader, &client_, writer_, {}, opts_.log, fence};
     if (auto* m = opts_.metrics) ec.on_change = [m](bool leading) { m->set_leader(leading); };
     elector_ = spawn_elector(sys_, std::move(ec));
   } else if (opts_.metrics) {

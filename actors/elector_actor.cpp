@@ -18,17 +18,13 @@ struct ElectorState {
   core::LeaseObservation seen;
   bool leading = false;
   std::int64_t last_renew_ms = 0;
+  std::int64_t renew_sent_ms = 0;     // when the write in flight was sent
   std::optional<model::Value> lease;  // as last read or written (its resourceVersion)
   bool releasing = false;             // shutting down: no more rounds
   caf::response_promise release_reply;
 };
 
 using Elector = caf::stateful_actor<ElectorState>;
-
-std::int64_t mono_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
-}
 
 std::int64_t wall_ms() {
   using namespace std::chrono;
@@ -48,9 +44,17 @@ k8s::Callback reply_to(Elector* self, caf::atom_value tag) {
   };
 }
 
+std::int64_t mono_ms(Elector* self) {
+  return self->state.cfg.fence->now();
+}
+
 void set_leading(Elector* self, bool leading) {
   auto& st = self->state;
-  if (st.leading == leading) return;
+  if (!leading) st.cfg.fence->revoke();
+  if (st.leading == leading) {
+    if (leading) self->send(st.cfg.writer, leader_atom::value, true);  // lifts a fence the writer hit
+    return;
+  }
   st.leading = leading;
   if (st.cfg.log)
     st.cfg.log(std::string(leading ? "became leader as " : "lost leadership as ") + st.cfg.leader.identity);
@@ -60,7 +64,7 @@ void set_leading(Elector* self, bool leading) {
 
 void check_deadline(Elector* self) {
   auto& st = self->state;
-  if (st.leading && mono_ms() - st.last_renew_ms > st.cfg.leader.renew_deadline.count()) set_leading(self, false);
+  if (st.leading && mono_ms(self) - st.last_renew_ms > st.cfg.leader.renew_deadline.count()) set_leading(self, false);
 }
 
 void on_lease(Elector* self, const k8s::Result& r) {
@@ -77,7 +81,8 @@ void on_lease(Elector* self, const k8s::Result& r) {
     return check_deadline(self);
   }
   st.lease = lease;
-  auto d = core::decide_lease(st.cfg.leader, lease, st.seen, mono_ms(), core::micro_time(wall_ms()));
+  auto d = core::decide_lease(st.cfg.leader, lease, st.seen, mono_ms(self), core::micro_time(wall_ms()));
+  st.renew_sent_ms = mono_ms(self);
   const k8s::Resource& res = *k8s::resource_for_kind("Lease");
   const auto& lc = st.cfg.leader;
   switch (d.step) {
@@ -100,7 +105,8 @@ void on_wrote(Elector* self, const k8s::Result& r) {
   } catch (const model::ParseError&) {
     st.lease.reset();  // released on shutdown only after the next read
   }
-  st.last_renew_ms = mono_ms();
+  st.last_renew_ms = st.renew_sent_ms;
+  st.cfg.fence->renewed(st.renew_sent_ms);
   set_leading(self, true);
 }
 
@@ -123,6 +129,8 @@ caf::result<bool> release(Elector* self) {
 
 caf::behavior elector_behavior(Elector* self, ElectorConfig cfg) {
   self->state.cfg = std::move(cfg);
+  if (!self->state.cfg.fence)
+    self->state.cfg.fence = std::make_shared<core::LeaseFence>(self->state.cfg.leader.renew_deadline);
   self->send(self, tick_atom::value);
   return {
       [=](tick_atom) {

@@ -3,12 +3,15 @@
 // leadership is gained or lost (only the leader writes). Decisions are
 // core::decide_lease; this actor only does the calls and the timers.
 // Contract: a leader that cannot renew within renew_deadline steps down
-// (leader_atom false) before its lease can expire for the others.
+// (leader_atom false) before its lease can expire for the others. Every
+// successful renew re-sends leader_atom true, so a writer that fenced itself
+// resumes once leadership is confirmed.
 #pragma once
 
 #include <functional>
 
 #include "actors/core/leader.hpp"
+#include "actors/core/lease_fence.hpp"
 #include "actors/messages.hpp"
 #include "k8s/client/client.hpp"
 
@@ -20,6 +23,9 @@ struct ElectorConfig {
   caf::actor writer;
   std::function<void(bool leading)> on_change = {};
   std::function<void(const std::string&)> log = {};
+  // Stamped with the send time of every renew that succeeds; its clock is
+  // the elector's clock.
+  std::shared_ptr<core::LeaseFence> fence;
 };
 
 caf::actor spawn_elector(caf::actor_system& sys, ElectorConfig cfg);

@@ -10,6 +10,21 @@ namespace {
 
 void plan_root(Actor* self, const core::RootKey& key);
 
+}  // namespace
+
+bool fence_holds(Actor* self) {
+  State& st = self->state;
+  if (!st.cfg.fence || st.cfg.fence->holds()) return true;
+  if (st.leader && st.cfg.log)
+    st.cfg.log("not writing: the Lease was last renewed " + std::to_string(st.cfg.fence->age_ms()) +
+               " ms ago, beyond the renew deadline; waiting for the elector");
+  st.leader = false;
+  ++st.stats.fenced;
+  return false;
+}
+
+namespace {
+
 // resourceVersions are opaque to clients, but every API server (and
 // simcluster) issues increasing integers; 0 when it is not one.
 std::uint64_t numeric_rv(const model::Value& obj) {
@@ -41,16 +56,9 @@ void call(Actor* self, const core::RootKey& key, RootWrites& rw, const core::Act
     case core::ActionType::create:
       client.create(*res, a.ns, model::to_json(a.object), std::move(cb));
       break;
-    case core::ActionType::update: {
-      model::Value body = a.object;
-      auto it = rw.observed.find({a.kind, a.ns, a.name});
-      if (it != rw.observed.end()) {
-        std::string rv = core::str_at(it->second, {"metadata", "resourceVersion"});
-        if (!rv.empty()) body.find("metadata")->set("resourceVersion", rv);
-      }
-      client.update(*res, a.ns, a.name, model::to_json(body), std::move(cb));
+    case core::ActionType::update:  // carries the resourceVersion it was planned from
+      client.update(*res, a.ns, a.name, model::to_json(a.object), std::move(cb));
       break;
-    }
     case core::ActionType::recreate:  // split into remove + create by run_next
     case core::ActionType::remove:
       client.remove(*res, a.ns, a.name, k8s::Propagation::background, std::move(cb));
@@ -75,6 +83,12 @@ void finish_batch(Actor* self, const core::RootKey& key, RootWrites& rw, bool ok
 
 void run_next(Actor* self, const core::RootKey& key, RootWrites& rw) {
   if (rw.queue.empty()) return finish_batch(self, key, rw, true);
+  if (!fence_holds(self)) {  // the rest of the batch waits for a confirmed leadership
+    rw.queue.clear();
+    rw.in_flight = false;
+    ++rw.batch;
+    return;
+  }
   core::Action& a = rw.queue.front();
   if (a.type == core::ActionType::recreate) {
     // An immutable field changed: delete, then create from scratch.
@@ -148,8 +162,7 @@ void on_done(Actor* self, const core::RootKey& key, std::uint64_t batch, const k
       rw.observed[id] = a.object;
     }
     rw.written_rv[id] = numeric_rv(rw.observed[id]);
-    rw.written[id] = without_server_fields(rw.observed[id]);
-    rw.drifted.erase(id);
+    rw.written[id] = core::without_server_fields(rw.observed[id]);
   }
   if (self->state.cfg.log)
     self->state.cfg.log(std::string(core::action_name(a.type)) + " " + describe(a.kind, a.ns, a.name) + ": " +
@@ -160,7 +173,7 @@ void on_done(Actor* self, const core::RootKey& key, std::uint64_t batch, const k
 void plan_root(Actor* self, const core::RootKey& key) {
   State& st = self->state;
   RootWrites& rw = st.roots[key];
-  if (!rw.out || !st.synced || !st.leader || rw.retry_scheduled) return;
+  if (!rw.out || !st.synced || !st.leader || rw.retry_scheduled || !fence_holds(self)) return;
   if (rw.in_flight) {
     rw.replan = true;
     return;
@@ -169,14 +182,8 @@ void plan_root(Actor* self, const core::RootKey& key) {
   if (!fx.root_present) return;
   if (fx.paused) return report_status(self, key, rw);
   std::vector<model::Value> observed;
-  for (const auto& [id, obj] : rw.observed) {
-    observed.push_back(obj);
-    // Without its hash annotation a drifted object plans as an update.
-    if (rw.drifted.count(id))
-      if (model::Value* an = observed.back().find("metadata")->find("annotations"))
-        an->erase(core::kConfigHashAnnotation);
-  }
-  core::PlanInput in{key, rw.out->uid, &fx.desired, &observed, fx.root_valid};
+  for (const auto& [id, obj] : rw.observed) observed.push_back(obj);
+  core::PlanInput in{key, rw.out->uid, &fx.desired, &observed, fx.root_valid, &rw.written};
   core::Plan plan = core::plan_writes(in);
   ++st.stats.plans;
   st.stats.skipped += plan.unchanged;
@@ -223,13 +230,10 @@ void on_observed(Actor* self, const EventPtr& e, const KeySet& owners) {
   for (const core::RootKey& key : *owners) {
     RootWrites& rw = self->state.roots[key];
     if (e->type != core::EventType::deleted) {
+      // An event from before our own write would plan that write again.
+      auto w = rw.written_rv.find(id);
+      if (w != rw.written_rv.end() && numeric_rv(*e->object) < w->second) continue;
       rw.observed[id] = *e->object;
-      auto w = rw.written.find(id);
-      bool newer = numeric_rv(*e->object) > rw.written_rv[id];
-      if (w != rw.written.end() && newer && !core::covered(w->second, *e->object)) {
-        rw.drifted.insert(id);
-        if (self->state.cfg.log) self->state.cfg.log("drift on " + describe(e->kind, std::get<1>(id), std::get<2>(id)));
-      }
       plan_root(self, key);
     } else if (rw.observed.erase(id) && rw.out && self->state.synced && self->state.leader) {
       confirm_owner(self, key);
@@ -302,8 +306,9 @@ caf::behavior writer_behavior(Actor* self, WriterConfig cfg) {
         plan_all();
       },
       [=](leader_atom, bool leader) {
+        bool was = self->state.leader;
         self->state.leader = leader;
-        if (leader) plan_all();
+        if (leader && !was) plan_all();  // the elector re-confirms on every renew
       },
       [=](stats_atom) -> WriterStats {
         WriterStats s = self->state.stats;

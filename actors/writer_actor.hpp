@@ -7,7 +7,8 @@
 // and, when reconciling fails, a Kubernetes Event.
 // Contract: writes nothing before the initial sync (so a restarted operator
 // sees what exists and makes no writes when nothing changed) and nothing
-// while not the leader. Error classes: 409/410/404 re-read and replan
+// while not the leader, and none once the fence says the last Lease renew
+// is older than the renew deadline. Error classes: 409/410/404 re-read and replan
 // (retry_reconcile); 5xx, 429 and timeouts are retried by the client, then
 // here with backoff (retry_call); other 4xx are terminal and reported on
 // the status without a retry loop. A paused or invalid root is never pruned.
@@ -16,6 +17,7 @@
 #include <functional>
 #include <string>
 
+#include "actors/core/lease_fence.hpp"
 #include "actors/messages.hpp"
 #include "k8s/client/client.hpp"
 
@@ -23,7 +25,10 @@ namespace actors {
 
 struct WriterConfig {
   k8s::Client* client = nullptr;
-  bool leader = true;            // false: wait for leader_atom
+  bool leader = true;  // false: wait for leader_atom
+  // With leader election: checked at every write; a stale renew stops the
+  // writer until the elector confirms leadership again.
+  std::shared_ptr<core::LeaseFence> fence;
   std::size_t sync_sources = 1;  // synced_atom messages (one per selector) that mean "initial sync done"
   k8s::Backoff backoff{std::chrono::milliseconds(500), std::chrono::milliseconds(60'000)};
   bool write_status = true;
@@ -38,6 +43,7 @@ struct WriterConfig {
 
 struct WriterStats {
   std::uint64_t plans = 0, writes = 0, skipped = 0, errors = 0, status_writes = 0, events = 0;
+  std::uint64_t fenced = 0;  // writes withheld because the Lease renew was stale
   bool synced = false, leader = false;
   std::size_t roots = 0, in_flight = 0, retrying = 0;  // retrying: a backoff is pending
 };

@@ -18,14 +18,12 @@ using actors::ResultPtr;
 struct RootWrites {
   RootOutputPtr out;
   std::map<ObjectKey, model::Value> observed;  // owned objects, as last seen
-  // Each object as our last write left it (server fields stripped). A field
-  // of it that someone later changes or removes is drift and is written
-  // back; fields others add (controller annotations, defaults) are not.
+  // Each object as our last write left it (server fields stripped): the
+  // planner's drift baseline, server defaults included.
   std::map<ObjectKey, model::Value> written;
-  std::map<ObjectKey, std::uint64_t> written_rv;  // events older than our write are not drift
-  std::set<ObjectKey> drifted;
-  std::vector<core::Action> queue;  // the rest of the batch in flight
-  std::uint64_t batch = 0;          // tags completions of the current batch
+  std::map<ObjectKey, std::uint64_t> written_rv;  // events older than our write are ignored
+  std::vector<core::Action> queue;                // the rest of the batch in flight
+  std::uint64_t batch = 0;                        // tags completions of the current batch
   bool in_flight = false, replan = false, retry_scheduled = false;
   unsigned attempt = 0;
   std::string write_error;
@@ -45,9 +43,10 @@ struct State {
 
 using Actor = caf::stateful_actor<State>;
 
-// The object without status and server-maintained metadata.
-model::Value without_server_fields(model::Value obj);
 std::string describe(const std::string& kind, const std::string& ns, const std::string& name);
+// False, and the writer stands down until leader_atom, when a fence is set
+// and the last Lease renew is older than the renew deadline.
+bool fence_holds(Actor* self);
 // After a batch: the status patch and, on failure, an Event.
 void report_status(Actor* self, const core::RootKey& key, RootWrites& rw);
 

@@ -55,20 +55,13 @@ void emit_event(Actor* self, const core::RootKey& key, const RootOutput& out, co
 
 }  // namespace
 
-model::Value without_server_fields(model::Value obj) {
-  obj.erase("status");
-  if (model::Value* md = obj.find("metadata"))
-    for (const char* f : {"resourceVersion", "managedFields", "generation", "uid", "creationTimestamp"}) md->erase(f);
-  return obj;
-}
-
 std::string describe(const std::string& kind, const std::string& ns, const std::string& name) {
   return kind + " " + (ns.empty() ? name : ns + "/" + name);
 }
 
 void report_status(Actor* self, const core::RootKey& key, RootWrites& rw) {
   State& st = self->state;
-  if (!rw.out || !rw.out->effects.root_present || !st.cfg.write_status || !st.leader) return;
+  if (!rw.out || !rw.out->effects.root_present || !st.cfg.write_status || !st.leader || !fence_holds(self)) return;
   const model::Value& base = rw.written_status.is_null() ? rw.out->previous_status : rw.written_status;
   std::string now = st.cfg.now_rfc3339 ? st.cfg.now_rfc3339() : "";
   model::Value status = core::agent_status(status_input(rw), base, now);

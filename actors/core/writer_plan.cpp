@@ -23,23 +23,47 @@ Identity identity(const Value& v) {
   return {str_at(v, {"kind"}), str_at(v, {"metadata", "namespace"}), str_at(v, {"metadata", "name"})};
 }
 
-// Whether every field of `want` is present and equal in `have` (arrays
-// element-wise, same length): the server may add defaults, not change ours.
-bool covered(const Value& want, const Value& have) {
+namespace {
+
+std::optional<std::string> difference_at(const Value& want, const Value& have, const std::string& path) {
+  auto join = [&](const std::string& k) { return path.empty() ? k : path + "." + k; };
   if (want.is_object() && have.is_object()) {
     for (const auto& [k, v] : want.as_object()) {
       const Value* h = have.find(k);
-      if (!h || !covered(v, *h)) return false;
+      if (!h) return join(k);
+      if (auto d = difference_at(v, *h, join(k))) return d;
     }
-    return true;
+    return std::nullopt;
   }
   if (want.is_array() && have.is_array()) {
-    if (want.size() != have.size()) return false;
+    if (want.size() != have.size()) return path;
     for (std::size_t i = 0; i < want.size(); ++i)
-      if (!covered(want.as_array()[i], have.as_array()[i])) return false;
-    return true;
+      if (auto d = difference_at(want.as_array()[i], have.as_array()[i], path + "[" + std::to_string(i) + "]"))
+        return d;
+    return std::nullopt;
   }
-  return want == have;
+  if (want == have) return std::nullopt;
+  return path;
+}
+
+}  // namespace
+
+// The server may add defaults (fields absent from `want`), not change ours.
+std::optional<std::string> first_difference(const Value& want, const Value& have) {
+  return difference_at(want, have, "");
+}
+
+bool covered(const Value& want, const Value& have) {
+  return !first_difference(want, have);
+}
+
+Value without_server_fields(Value obj) {
+  obj.erase("status");
+  if (Value* meta = obj.find("metadata"))
+    for (const char* k : {"resourceVersion", "uid", "creationTimestamp", "generation", "managedFields", "selfLink",
+                          "deletionTimestamp", "deletionGracePeriodSeconds"})
+      meta->erase(k);
+  return obj;
 }
 
 namespace {
@@ -73,6 +97,47 @@ const ImmutableField kImmutable[] = {
     {"Service", "clusterIP", "spec.clusterIP"},
 };
 
+// What the object should look like when its hash matches: our last write
+// as the server answered it (server defaults included) when we know it and
+// it is of this hash, else the desired object itself.
+const Value& baseline(const PlanInput& in, const Identity& id, const Value& want, const std::string& hash) {
+  if (in.written) {
+    auto it = in.written->find(id);
+    if (it != in.written->end() && str_at(it->second, {"metadata", "annotations", kConfigHashAnnotation}) == hash)
+      return it->second;
+  }
+  return want;
+}
+
+// Labels and annotations others added stay (a `kubectl rollout restart`
+// stamp, another controller's marker); ours win where both set a key.
+void keep_foreign_keys(Value& want, const Value& have, std::initializer_list<const char*> path) {
+  const Value* theirs = at_path(have, path);
+  if (!theirs || !theirs->is_object()) return;
+  Value* cur = &want;
+  for (const char* p : path) {
+    if (!cur->is_object()) return;
+    Value* next = cur->find(p);
+    cur = next ? next : &cur->set(p, Value::object());
+  }
+  for (const auto& [k, v] : theirs->as_object())
+    if (!cur->find(k)) cur->set(k, v);
+}
+
+// The update body: the desired object fenced by the resourceVersion it was
+// planned from, keeping what others added to labels and annotations.
+Value update_body(Value want, const Value& have) {
+  for (auto path : {std::initializer_list<const char*>{"metadata", "labels"}, {"metadata", "annotations"}})
+    keep_foreign_keys(want, have, path);
+  if (at_path(want, {"spec", "template", "metadata"}))
+    for (auto path : {std::initializer_list<const char*>{"spec", "template", "metadata", "labels"},
+                      {"spec", "template", "metadata", "annotations"}})
+      keep_foreign_keys(want, have, path);
+  std::string rv = str_at(have, {"metadata", "resourceVersion"});
+  if (!rv.empty()) want.find("metadata")->set("resourceVersion", rv);
+  return want;
+}
+
 Action make_action(ActionType t, const Identity& id, Value obj, std::string reason) {
   return Action{t, std::get<0>(id), std::get<1>(id), std::get<2>(id), std::move(obj), std::move(reason)};
 }
@@ -80,12 +145,8 @@ Action make_action(ActionType t, const Identity& id, Value obj, std::string reas
 }  // namespace
 
 std::string config_hash(const Value& obj) {
-  Value v = obj;
-  v.erase("status");
+  Value v = without_server_fields(obj);
   if (Value* meta = v.find("metadata")) {
-    for (const char* k : {"resourceVersion", "uid", "creationTimestamp", "generation", "managedFields", "selfLink",
-                          "deletionTimestamp", "deletionGracePeriodSeconds"})
-      meta->erase(k);
     if (Value* ann = meta->find("annotations")) {
       ann->erase(kConfigHashAnnotation);
       if (ann->size() == 0) meta->erase("annotations");
@@ -159,12 +220,19 @@ Plan plan_writes(const PlanInput& in) {
     observed.erase(it);
     std::string hash = str_at(want, {"metadata", "annotations", kConfigHashAnnotation});
     if (str_at(have, {"metadata", "annotations", kConfigHashAnnotation}) == hash) {
-      ++plan.unchanged;
+      auto drift = first_difference(baseline(in, id, want, hash), have);
+      if (!drift) {
+        ++plan.unchanged;
+        continue;
+      }
+      plan.actions.push_back(
+          make_action(ActionType::update, id, update_body(std::move(want), have), "drift: " + *drift));
     } else if (auto field = immutable_change(have, want)) {
       plan.actions.push_back(
           make_action(ActionType::recreate, id, std::move(want), "immutable " + *field + " changed"));
     } else {
-      plan.actions.push_back(make_action(ActionType::update, id, std::move(want), "config hash changed"));
+      plan.actions.push_back(
+          make_action(ActionType::update, id, update_body(std::move(want), have), "config hash changed"));
     }
   }
   if (!in.prune) return plan;

@@ -1,8 +1,15 @@
 // The writer's decision, as a pure function: given the objects a root wants
 // and the objects observed in the cluster, which API writes to make.
-// Unchanged objects are recognised by a hash annotation (SHA-256 of the
-// canonical JSON of the desired object, without status and server-set
-// metadata), so a restarted operator makes no writes when nothing changed.
+// Each object carries a hash annotation (SHA-256 of the canonical JSON of
+// the desired object, without status and server-set metadata). An object
+// whose hash matches is still compared field by field with its baseline:
+// what our last write left (when the caller knows it) or else the desired
+// object. A field of ours changed or removed is drift and planned as an
+// update; fields others add are not. So a restarted operator repairs
+// tampering and makes no writes when nothing changed.
+// Updates carry the resourceVersion of the observed object they were
+// planned from (a stale write fails with 409) and keep the labels and
+// annotations others added.
 // Contract: deterministic order: Secrets and ConfigMaps, then Services, then
 // workloads, then prunes. Only objects owned by the root (managed-by label
 // plus an ownerReference to the GrafanaAgent) are ever pruned. A change to
@@ -13,6 +20,7 @@
 
 #include <cstddef>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -22,6 +30,8 @@
 #include "model/value.hpp"
 
 namespace actors::core {
+
+using Identity = std::tuple<std::string, std::string, std::string>;  // kind, ns, name
 
 inline constexpr const char* kConfigHashAnnotation = "agent-operator.grafana.com/config-hash";
 
@@ -53,6 +63,9 @@ struct PlanInput {
   const std::vector<model::Value>* desired = nullptr;
   const std::vector<model::Value>* observed = nullptr;  // owned kinds, as read from the API
   bool prune = true;                                    // false while the root is invalid: never delete on bad input
+  // Each object as our last write in this process left it (the server's
+  // answer without server fields); absent after a restart.
+  const std::map<Identity, model::Value>* written = nullptr;
 };
 
 Plan plan_writes(const PlanInput& in);
@@ -62,9 +75,13 @@ Plan plan_writes(const PlanInput& in);
 // `want` is present and equal in `have` (arrays element-wise and of equal
 // length), i.e. the server or others may add fields but not change ours.
 std::string str_at(const model::Value& v, std::initializer_list<const char*> path);
-using Identity = std::tuple<std::string, std::string, std::string>;  // kind, ns, name
 Identity identity(const model::Value& v);
 bool covered(const model::Value& want, const model::Value& have);
+// The first field path ("spec.replicas", "data[agent.yml]"-style dotted)
+// of `want` that is missing or different in `have`; nullopt when covered.
+std::optional<std::string> first_difference(const model::Value& want, const model::Value& have);
+// The object without status and server-maintained metadata.
+model::Value without_server_fields(model::Value obj);
 
 // The managed-by label plus an ownerReference to the root GrafanaAgent.
 bool owned_by(const model::Value& obj, const RootKey& root, const std::string& root_uid = "");

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "actors/core/lease_fence.hpp"
 #include "actors/core/pipeline.hpp"
 #include "actors/core/writer_plan.hpp"
 #include "actors_fixtures.hpp"
@@ -137,4 +138,111 @@ spec:
   model::Value dep_have = doc("{kind: Deployment, spec: {selector: {matchLabels: {app: a}}}}");
   CHECK(immutable_change(dep_have, dep) == std::string("spec.selector"));
   CHECK_FALSE(immutable_change(dep, dep));
+}
+
+namespace {
+
+model::Value* find_kind(std::vector<model::Value>& objs, const std::string& kind) {
+  for (auto& o : objs)
+    if (o.find("kind")->as_string() == kind) return &o;
+  return nullptr;
+}
+
+}  // namespace
+
+// After a restart the writer has no record of its own writes: the planner
+// compares every field it sets, not only the hash annotation.
+TEST_CASE("tampered objects with an intact hash are drift, also without a record of our writes", "[actors][writer]") {
+  std::vector<model::Value> desired = render_alpha("1");
+  std::vector<model::Value> none;
+  std::vector<model::Value> observed = apply_plan(plan_writes({kAlpha, "uid-alpha", &desired, &none, true}));
+  model::Value* sts = find_kind(observed, "StatefulSet");
+  model::Value* secret = find_kind(observed, "Secret");
+  REQUIRE(sts);
+  REQUIRE(secret);
+  // Others' additions are not drift: an annotation, a defaulted field.
+  sts->find("metadata")->find("annotations")->set("example.com/touched", "yes");
+  sts->find("spec")->set("revisionHistoryLimit", 10);
+  CHECK(plan_writes({kAlpha, "uid-alpha", &desired, &observed, true}).empty());
+
+  SECTION("scaled") {
+    sts->find("spec")->set("replicas", 5);
+    Plan plan = plan_writes({kAlpha, "uid-alpha", &desired, &observed, true});
+    REQUIRE(plan.actions.size() == 1);
+    CHECK(plan.actions[0].type == ActionType::update);
+    CHECK(plan.actions[0].reason == "drift: spec.replicas");
+    // The update is fenced by the planned-from resourceVersion and keeps
+    // what others added.
+    const model::Value& body = plan.actions[0].object;
+    CHECK(str_at(body, {"metadata", "resourceVersion"}) == "17");
+    CHECK(str_at(body, {"metadata", "annotations", "example.com/touched"}) == "yes");
+    CHECK(body.find("spec")->find("replicas")->as_int() == 1);
+  }
+  SECTION("image changed") {
+    auto& containers = *sts->find("spec")->find("template")->find("spec")->find("containers");
+    containers.as_array()[0].set("image", "evil:latest");
+    Plan plan = plan_writes({kAlpha, "uid-alpha", &desired, &observed, true});
+    REQUIRE(plan.actions.size() == 1);
+    CHECK(plan.actions[0].reason == "drift: spec.template.spec.containers[0].image");
+  }
+  SECTION("config data replaced") {
+    auto& data = *secret->find("data");
+    std::string key = data.as_object().begin()->first;
+    data.set(key, "aGFja2Vk");
+    Plan plan = plan_writes({kAlpha, "uid-alpha", &desired, &observed, true});
+    REQUIRE(plan.actions.size() == 1);
+    CHECK(plan.actions[0].kind == "Secret");
+    CHECK(plan.actions[0].reason == "drift: data." + key);
+  }
+  SECTION("our label removed") {
+    sts->find("metadata")->find("labels")->erase(model::kManagedByLabel);
+    Plan plan = plan_writes({kAlpha, "uid-alpha", &desired, &observed, true});
+    REQUIRE(plan.actions.size() == 1);
+    CHECK(plan.actions[0].reason == std::string("drift: metadata.labels.") + model::kManagedByLabel);
+  }
+}
+
+// With a record of our last write the baseline includes what the server
+// defaulted, so changing a defaulted field is drift too; a record of
+// another hash is not used.
+TEST_CASE("the last write, when known, is the drift baseline", "[actors][writer]") {
+  std::vector<model::Value> desired = render_alpha("1");
+  std::vector<model::Value> none;
+  std::vector<model::Value> observed = apply_plan(plan_writes({kAlpha, "uid-alpha", &desired, &none, true}));
+  model::Value* sts = find_kind(observed, "StatefulSet");
+  REQUIRE(sts);
+  sts->find("spec")->set("revisionHistoryLimit", 10);  // a server default
+  std::map<Identity, model::Value> written;
+  for (const auto& o : observed) written[identity(o)] = without_server_fields(o);
+  sts->find("spec")->set("revisionHistoryLimit", 3);
+  Plan plan = plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written});
+  REQUIRE(plan.actions.size() == 1);
+  CHECK(plan.actions[0].reason == "drift: spec.revisionHistoryLimit");
+  written[identity(*sts)].find("metadata")->find("annotations")->set(kConfigHashAnnotation, "older");
+  CHECK(plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written}).empty());
+}
+
+TEST_CASE("first_difference names the first field that differs", "[actors][writer]") {
+  CHECK_FALSE(first_difference(doc("{a: 1, b: {c: [1, 2]}}"), doc("{a: 1, b: {c: [1, 2], d: 3}, e: 4}")));
+  CHECK(first_difference(doc("{a: 1, b: {c: [1, 2]}}"), doc("{a: 1, b: {c: [1, 3]}}")) == std::string("b.c[1]"));
+  CHECK(first_difference(doc("{a: 1, b: {c: [1, 2]}}"), doc("{a: 1, b: {c: [1]}}")) == std::string("b.c"));
+  CHECK(first_difference(doc("{a: {x: 1}}"), doc("{b: 2}")) == std::string("a"));
+}
+
+TEST_CASE("the lease fence holds only within the renew deadline of the last renew sent", "[actors][leader]") {
+  std::int64_t now = 1'000;
+  LeaseFence fence(std::chrono::milliseconds(10'000), [&] { return now; });
+  CHECK_FALSE(fence.holds());  // never renewed
+  fence.renewed(900);
+  CHECK(fence.holds());
+  now = 10'900;
+  CHECK(fence.holds());
+  now = 10'901;
+  CHECK_FALSE(fence.holds());
+  fence.renewed(500);  // an older answer arriving late does not extend it
+  CHECK_FALSE(fence.holds());
+  fence.renewed(10'000);
+  CHECK(fence.holds());
+  fence.revoke();
+  CHECK_FALSE(fence.holds());
 }
