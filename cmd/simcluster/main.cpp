@@ -2,10 +2,14 @@
 //   simcluster --listen HOST:PORT --kubeconfig-out FILE [--crds DIR] [--load PATH...]
 //              [--fault-5xx-rate R] [--fault-429-rate R] [--fault-latency-ms N] [--fault-seed S]
 //              [--tls [--tls-dir DIR]] [--token TOKEN | --token-file FILE | --anonymous]
-//              [--generate SPEC]
+//              [--generate SPEC] [--authorization always-allow|rbac]
+//              [--service-account-kubeconfig NS/NAME=FILE...]
 // Prints "listening on http(s)://HOST:PORT" once ready and serves until
-// SIGINT or SIGTERM. With --tls and no token flag a random token is made;
-// it is written only to the kubeconfig, never printed.
+// SIGINT or SIGTERM. With --tls or --authorization rbac and no token flag a
+// random admin token is made; it is written only to the kubeconfig, never
+// printed. With rbac, every 403 is logged to stderr, and each
+// --service-account-kubeconfig writes a kubeconfig with a token of that
+// (preloaded) ServiceAccount.
 #include <sys/stat.h>
 
 #include <atomic>
@@ -44,6 +48,8 @@ struct Flags {
   std::string token_file;
   bool anonymous = false;
   std::optional<k8s::sim::GenerateSpec> generate;
+  k8s::sim::AuthorizationMode authorization = k8s::sim::AuthorizationMode::always_allow;
+  std::vector<std::string> sa_kubeconfigs;  // NS/NAME=FILE
 };
 
 // Stands still at a fixed instant until started, so the objects made at
@@ -68,7 +74,8 @@ class StartupClock : public k8s::sim::Clock {
             << "                  [--fault-5xx-rate R] [--fault-429-rate R] [--fault-latency-ms N] [--fault-seed S]\n"
             << "                  [--tls [--tls-dir DIR]] [--token TOKEN | --token-file FILE | --anonymous]\n"
             << "                  [--generate namespaces=N,agents=N,metrics_instances=N,service_monitors=N,\n"
-            << "                              pod_monitors=N,probes=N,secrets=N,pods=N,seed=N]\n";
+            << "                              pod_monitors=N,probes=N,secrets=N,pods=N,seed=N]\n"
+            << "                  [--authorization always-allow|rbac] [--service-account-kubeconfig NS/NAME=FILE...]\n";
   std::exit(2);
 }
 
@@ -94,6 +101,15 @@ long parse_count(const std::string& flag, const std::string& text) {
   long n = std::strtol(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0' || n < 0) usage(flag + " wants a non-negative integer");
   return n;
+}
+
+void parse_authorization(const std::string& text, Flags& f) {
+  if (text == "rbac" || text == "RBAC")
+    f.authorization = k8s::sim::AuthorizationMode::rbac;
+  else if (text == "always-allow" || text == "AlwaysAllow")
+    f.authorization = k8s::sim::AuthorizationMode::always_allow;
+  else
+    usage("--authorization wants always-allow or rbac");
 }
 
 void parse_generate(const std::string& text, Flags& f) {
@@ -162,6 +178,10 @@ Flags parse(int argc, char** argv) {
       f.token_file = value();
     else if (a == "--generate")
       parse_generate(value(), f);
+    else if (a == "--authorization")
+      parse_authorization(value(), f);
+    else if (a == "--service-account-kubeconfig")
+      (list = &f.sa_kubeconfigs)->push_back(value());
     else if (a == "--history")
       f.history = std::strtoul(value().c_str(), nullptr, 10);
     else if (a == "--bookmark-interval-ms")
@@ -173,6 +193,11 @@ Flags parse(int argc, char** argv) {
   if (int(!f.token.empty()) + int(!f.token_file.empty()) + int(f.anonymous) > 1)
     usage("--token, --token-file and --anonymous exclude each other");
   if (!f.tls_dir.empty() && !f.tls) usage("--tls-dir needs --tls");
+  bool rbac = f.authorization == k8s::sim::AuthorizationMode::rbac;
+  if (rbac && f.anonymous) usage("--authorization rbac needs an admin token: drop --anonymous");
+  for (const auto& spec : f.sa_kubeconfigs)
+    if (spec.find('/') == std::string::npos || spec.find('=') == std::string::npos)
+      usage("--service-account-kubeconfig wants NS/NAME=FILE");
   return f;
 }
 
@@ -187,8 +212,26 @@ std::string resolve_token(const Flags& f) {
     if (token.empty()) throw std::runtime_error("--token-file " + f.token_file + " is empty");
     return token;
   }
-  if (!f.token.empty() || f.anonymous || !f.tls) return f.token;
+  bool rbac = f.authorization == k8s::sim::AuthorizationMode::rbac;
+  if (!f.token.empty() || f.anonymous || (!f.tls && !rbac)) return f.token;
   return k8s::sim::random_token();
+}
+
+void write_private(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc);
+  ::chmod(path.c_str(), 0600);  // it holds a token
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+// Each NS/NAME=FILE: a kubeconfig authenticating as that ServiceAccount.
+void write_service_account_kubeconfigs(k8s::sim::Server& server, const Flags& flags) {
+  for (const auto& spec : flags.sa_kubeconfigs) {
+    std::size_t slash = spec.find('/'), eq = spec.find('=', slash);
+    std::string ns = spec.substr(0, slash), name = spec.substr(slash + 1, eq - slash - 1);
+    std::string kubeconfig = server.service_account_kubeconfig(ns, name);  // throws when it does not exist
+    write_private(spec.substr(eq + 1), kubeconfig);
+  }
 }
 
 // Starts serving and writes the kubeconfig; throws on failure.
@@ -201,6 +244,9 @@ std::unique_ptr<k8s::sim::Server> start_server(k8s::sim::Cluster& cluster, const
   options.fault_seed = flags.fault_seed;
   options.tls = flags.tls;
   options.token = resolve_token(flags);
+  options.authorization = flags.authorization;
+  if (flags.authorization == k8s::sim::AuthorizationMode::rbac)
+    options.on_denied = [](const std::string& message) { std::cerr << "simcluster: " + message + "\n" << std::flush; };
   auto server = std::make_unique<k8s::sim::Server>(cluster, options);
   if (!flags.tls_dir.empty()) k8s::sim::write_tls_files(*server->tls(), flags.tls_dir);
   server->start();
@@ -209,6 +255,7 @@ std::unique_ptr<k8s::sim::Server> start_server(k8s::sim::Cluster& cluster, const
   if (!options.token.empty()) ::chmod(flags.kubeconfig_out.c_str(), 0600);
   out << server->kubeconfig();
   if (!out) throw std::runtime_error("cannot write " + flags.kubeconfig_out);
+  write_service_account_kubeconfigs(*server, flags);
   return server;
 }
 

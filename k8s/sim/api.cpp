@@ -123,6 +123,9 @@ HttpResponse Api::dispatch(const HttpRequest& request) {
       throw ApiError::method_not_allowed("the server does not allow this method on the requested resource");
     return discovery(request, segs);
   }
+  // The API server reads at most 3 MiB of a request body.
+  constexpr std::size_t kMaxRequestBodyBytes = 3 * 1024 * 1024;
+  if (request.body.size() > kMaxRequestBodyBytes) throw ApiError::request_entity_too_large(kMaxRequestBodyBytes);
   std::string group = is_api ? "" : segs[1], version = is_api ? segs[1] : segs[2];
   return resource(request, group, version,
                   std::vector<std::string>(segs.begin() + static_cast<long>(prefix), segs.end()));

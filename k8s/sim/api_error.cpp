@@ -87,6 +87,10 @@ ApiError ApiError::unsupported_media_type(const std::string& accepted) {
                   "the body of the request was in an unknown format - accepted media types include: " + accepted);
 }
 
+ApiError ApiError::request_entity_too_large(std::size_t limit) {
+  return ApiError(413, "RequestEntityTooLarge", "Request entity too large: limit is " + std::to_string(limit));
+}
+
 ApiError ApiError::internal(const std::string& message) {
   return ApiError(500, "InternalError", message);
 }

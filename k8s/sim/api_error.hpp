@@ -43,6 +43,8 @@ class ApiError : public std::runtime_error {
   // `accepted` lists the media types the endpoint takes, comma separated.
   static ApiError unsupported_media_type(const std::string& accepted);
   static ApiError internal(const std::string& message);
+  // 413: a request body over the server's limit of `limit` bytes.
+  static ApiError request_entity_too_large(std::size_t limit);
 
  private:
   int code_;

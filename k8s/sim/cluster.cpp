@@ -6,6 +6,7 @@
 #include "k8s/sim/names.hpp"
 #include "k8s/sim/patch.hpp"
 #include "k8s/sim/selector.hpp"
+#include "k8s/sim/size_limits.hpp"
 #include "k8s/sim/store_meta.hpp"
 #include "k8s/sim/validate.hpp"
 #include "model/yaml_emit.hpp"
@@ -125,6 +126,8 @@ void Cluster::check_metadata(const ResourceType& t, const Value& object) const {
   const Value* m = object.find("metadata");
   check_string_map(m->find("labels"), "metadata.labels", true, causes);
   check_string_map(m->find("annotations"), "metadata.annotations", false, causes);
+  check_annotation_size(*m, causes);
+  check_template_annotation_size(t, object, causes);
   if (!causes.empty()) throw ApiError::invalid(t.group, t.kind, name, causes);
 }
 
@@ -159,6 +162,7 @@ SnapshotPtr Cluster::create(const ResourceType& t, const std::string& ns, Value 
   check_metadata(t, object);
   check_schema(t, object, o, warnings);
   apply_defaults(t, object);
+  check_data_size(t, object);
   if (t.namespaced) store_.get(*types_.find("", "v1", "namespaces"), "", ns);
   prepare_create(t, object);
   SnapshotPtr snap = store_.create(t, std::move(object), o.dry_run);
@@ -176,6 +180,7 @@ SnapshotPtr Cluster::update(const ResourceType& t, const std::string& ns, const 
   check_metadata(t, object);
   check_schema(t, object, o, warnings);
   apply_defaults(t, object);
+  check_data_size(t, object);
   auto carry = [&](const Value& current) {
     carry_over(t, current, object);
     return std::move(object);
@@ -203,6 +208,7 @@ SnapshotPtr Cluster::patch(const ResourceType& t, const std::string& ns, const s
     check_metadata(t, next);
     check_schema(t, next, o, warnings);
     apply_defaults(t, next);
+    check_data_size(t, next);
     return next;
   };
   SnapshotPtr snap = store_.mutate(t, ns, name, apply, sub, o.dry_run);

@@ -74,7 +74,15 @@ const Message kServiceAccount{{{1, "metadata", Kind::message, false, &kObjectMet
                                {3, "imagePullSecrets", Kind::message, true, &kLocalObjectReference},
                                {4, "automountServiceAccountToken", Kind::boolean}}};
 
-const char* kSupported = "Namespace, Secret, ConfigMap, ServiceAccount";
+const Message kBoundObjectReference{
+    {{1, "kind", Kind::string}, {2, "apiVersion", Kind::string}, {3, "name", Kind::string}, {4, "uid", Kind::string}}};
+const Message kTokenRequestSpec{{{1, "audiences", Kind::string, true},
+                                 {3, "boundObjectRef", Kind::message, false, &kBoundObjectReference},
+                                 {4, "expirationSeconds", Kind::int64}}};
+const Message kTokenRequest{
+    {{1, "metadata", Kind::message, false, &kObjectMeta}, {2, "spec", Kind::message, false, &kTokenRequestSpec}}};
+
+const char* kSupported = "Namespace, Secret, ConfigMap, ServiceAccount and authentication.k8s.io/v1 TokenRequest";
 
 [[noreturn]] void malformed() {
   throw ApiError::bad_request("the protobuf body could not be decoded");
@@ -213,6 +221,7 @@ Value decode(std::string_view data, const Message& m) {
 }
 
 const Message* message_for(const std::string& api_version, const std::string& kind) {
+  if (api_version == "authentication.k8s.io/v1" && kind == "TokenRequest") return &kTokenRequest;
   if (api_version != "v1") return nullptr;
   if (kind == "Namespace") return &kNamespace;
   if (kind == "Secret") return &kSecret;

@@ -1,9 +1,10 @@
 // Request bodies in the Kubernetes protobuf encoding
 // (application/vnd.kubernetes.protobuf), which kubectl's typed clients
 // send for built-in kinds: `kubectl create namespace|secret|configmap|
-// serviceaccount`. Decodes the "k8s\0" envelope (runtime.Unknown) and the
+// serviceaccount|token`. Decodes the "k8s\0" envelope (runtime.Unknown) and the
 // object inside it to the JSON form the rest of the server handles.
-// Contract: supports Namespace, Secret, ConfigMap and ServiceAccount (every
+// Contract: supports Namespace, Secret, ConfigMap, ServiceAccount and
+// TokenRequest (the spec; every
 // field of their generated.proto except managedFields and status, which
 // a create ignores anyway); Go's omitempty is reproduced (empty strings,
 // zero numbers and empty messages are left out, present optional booleans

@@ -2,8 +2,6 @@
 
 #include <sys/socket.h>
 
-#include <strings.h>
-
 #include <httplib.h>
 #include <openssl/pem.h>
 #include <condition_variable>
@@ -11,6 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "k8s/sim/access.hpp"
 #include "k8s/sim/api_error.hpp"
 #include "k8s/sim/loader.hpp"
 #include "model/yaml_emit.hpp"
@@ -96,50 +95,6 @@ std::unique_ptr<httplib::Server> make_https(const TlsMaterial& tls) {
   return server;
 }
 
-bool public_path(const std::string& path) {
-  return path == "/healthz" || path == "/livez" || path == "/readyz" || path == "/version" ||
-         path.rfind("/healthz/", 0) == 0 || path.rfind("/livez/", 0) == 0 || path.rfind("/readyz/", 0) == 0;
-}
-
-// Compares without an early exit so timing does not reveal the token.
-bool same_secret(const std::string& a, const std::string& b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
-
-// The token of an "Authorization: Bearer <token>" header, as kube-apiserver's
-// bearer authenticator reads it: surrounding space trimmed, the scheme in
-// any case, exactly two space-separated parts; "" otherwise.
-std::string bearer_token(std::string header) {
-  auto space = [](char c) { return c == ' ' || c == '\t'; };
-  while (!header.empty() && space(header.back())) header.pop_back();
-  std::size_t start = 0;
-  while (start < header.size() && space(header[start])) ++start;
-  header.erase(0, start);
-  std::size_t sp = header.find(' ');
-  if (sp == std::string::npos) return "";
-  std::string token = header.substr(sp + 1);
-  if (strncasecmp(header.c_str(), "bearer ", 7) != 0 || sp != 6 || token.find(' ') != std::string::npos) return "";
-  return token;
-}
-
-// Whether the request may proceed; a header with a wrong token is refused
-// even on public paths, as the real server's authenticator does.
-bool authorized(const std::string& token, const httplib::Request& req) {
-  if (token.empty()) return true;
-  std::string header = req.get_header_value("Authorization");
-  if (header.empty()) return public_path(req.path);
-  return same_secret(bearer_token(header), token);
-}
-
-void unauthorized(httplib::Response& res) {
-  ApiError e(401, "Unauthorized", "Unauthorized");
-  res.status = 401;
-  res.set_content(model::to_json(e.status()), "application/json");
-}
-
 HttpRequest to_request(const httplib::Request& req) {
   HttpRequest r;
   r.method = req.method;
@@ -180,9 +135,10 @@ void stream_watch(httplib::Response& res, std::shared_ptr<WatchStream> stream, s
   });
 }
 
-HttpResponse respond(Api& api, Faults& faults, Store& store, const HttpRequest& request) {
+HttpResponse respond(Api& api, Access& access, Faults& faults, Store& store, const HttpRequest& request) {
   if (is_fault_admin_path(request.path)) return fault_admin(faults, store, request);
   if (auto injected = faults.before(request)) return std::move(*injected);
+  if (Access::is_token_request(request)) return access.token_request(request);
   return api.handle(request);
 }
 
@@ -192,6 +148,7 @@ struct Server::Impl {
   std::unique_ptr<httplib::Server> http;
   std::unique_ptr<Api> api;
   std::unique_ptr<Faults> faults;
+  std::unique_ptr<Access> access;
   std::thread thread;
   Cluster* cluster = nullptr;
 };
@@ -200,6 +157,8 @@ Server::Server(Cluster& cluster, ServerOptions options) : impl_(std::make_unique
   impl_->cluster = &cluster;
   impl_->api = std::make_unique<Api>(cluster, options_.api);
   impl_->faults = std::make_unique<Faults>(options_.faults, options_.fault_seed);
+  impl_->access =
+      std::make_unique<Access>(cluster, AccessOptions{options_.token, options_.authorization, options_.on_denied});
   if (options_.tls && !options_.tls_material)
     options_.tls_material = generate_tls({"127.0.0.1", "localhost", options_.host});
   if (options_.tls)
@@ -216,10 +175,11 @@ Server::Server(Cluster& cluster, ServerOptions options) : impl_(std::make_unique
   Api* api = impl_->api.get();
   Faults* faults = impl_->faults.get();
   Store* store = &cluster.store();
-  std::string token = options_.token;
-  auto handler = [api, heartbeat, faults, store, token](const httplib::Request& req, httplib::Response& res) {
-    if (!authorized(token, req)) return unauthorized(res);
-    HttpResponse out = respond(*api, *faults, *store, to_request(req));
+  Access* access = impl_->access.get();
+  auto handler = [api, access, heartbeat, faults, store](const httplib::Request& req, httplib::Response& res) {
+    HttpRequest request = to_request(req);
+    std::optional<HttpResponse> refused = access->check(request, req.get_header_value("Authorization"));
+    HttpResponse out = refused ? std::move(*refused) : respond(*api, *access, *faults, *store, request);
     res.status = out.status;
     for (const auto& w : out.warnings) res.set_header("Warning", warning_header(w));
     for (const auto& [k, v] : out.headers) res.set_header(k, v);
@@ -262,6 +222,14 @@ void Server::stop() {
 
 Faults& Server::faults() {
   return *impl_->faults;
+}
+
+std::string Server::mint_token(const std::string& ns, const std::string& name, std::chrono::seconds lifetime) {
+  return impl_->access->mint(ns, name, lifetime);
+}
+
+std::string Server::service_account_kubeconfig(const std::string& ns, const std::string& name) {
+  return kubeconfig_yaml(url(), options_.tls ? options_.tls_material->ca_cert_pem : "", mint_token(ns, name));
 }
 
 std::string Server::url() const {

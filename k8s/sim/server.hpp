@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 
+#include "k8s/sim/access.hpp"
 #include "k8s/sim/api.hpp"
 #include "k8s/sim/cluster.hpp"
 #include "k8s/sim/faults.hpp"
@@ -38,7 +39,9 @@ struct ServerOptions {
   std::uint64_t fault_seed = 1;
   bool tls = false;
   std::optional<TlsMaterial> tls_material;  // generated when tls is set and this is empty
-  std::string token;                        // empty: no authentication
+  std::string token;                        // the admin token; empty: no authentication
+  AuthorizationMode authorization = AuthorizationMode::always_allow;
+  std::function<void(const std::string& message)> on_denied;  // the message of every 403
 };
 
 class Server {
@@ -60,6 +63,11 @@ class Server {
   // A kubeconfig for this server: its URL, CA and token.
   std::string kubeconfig() const;
   Faults& faults();
+  // A token for an existing ServiceAccount (ApiError 404 otherwise), and a
+  // kubeconfig for this server that carries one.
+  std::string mint_token(const std::string& ns, const std::string& name,
+                         std::chrono::seconds lifetime = std::chrono::hours(24));
+  std::string service_account_kubeconfig(const std::string& ns, const std::string& name);
 
  private:
   struct Impl;

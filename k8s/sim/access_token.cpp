@@ -1,0 +1,100 @@
+// The TokenRequest API (POST .../serviceaccounts/NAME/token), which
+// `kubectl create token` calls: it mints a ServiceAccount token that
+// Access::authenticate accepts until it expires or the ServiceAccount goes.
+#include "k8s/sim/access.hpp"
+#include "k8s/sim/api_error.hpp"
+#include "k8s/sim/rest_util.hpp"
+#include "k8s/sim/store_meta.hpp"
+#include "k8s/sim/tls.hpp"
+#include "model/parse.hpp"
+#include "model/yaml_emit.hpp"
+
+namespace k8s::sim {
+
+using model::Value;
+
+namespace {
+
+const char* kAudience = "https://kubernetes.default.svc.cluster.local";
+
+std::vector<std::string> path_parts(const std::string& path) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < path.size()) {
+    std::size_t slash = path.find('/', start);
+    if (slash == std::string::npos) slash = path.size();
+    if (slash > start) out.push_back(path.substr(start, slash - start));
+    start = slash + 1;
+  }
+  return out;
+}
+
+// spec.expirationSeconds, defaulted and bounded as the API server does.
+std::int64_t expiration_seconds(const Value& spec, const std::string& name) {
+  const Value* e = spec.find("expirationSeconds");
+  if (!e || e->is_null()) return 3600;
+  std::int64_t s = e->is_int() ? e->as_int() : 0;
+  if (s < 600)
+    throw ApiError::invalid(
+        "authentication.k8s.io", "TokenRequest", name,
+        {{"FieldValueInvalid", "spec.expirationSeconds",
+          "Invalid value: " + std::to_string(s) + ": may not specify a duration less than 10 minutes"}});
+  return s;
+}
+
+Value token_request_body(const std::string& ns, const std::string& name, const Value& spec, std::int64_t seconds,
+                         const std::string& token, const std::string& expires) {
+  const Value* audiences = spec.find("audiences");
+  Value aud = audiences && audiences->is_array() && audiences->size() > 0 ? *audiences : Value::arr({kAudience});
+  const Value* bound = spec.find("boundObjectRef");
+  return Value::obj(
+      {{"kind", "TokenRequest"},
+       {"apiVersion", "authentication.k8s.io/v1"},
+       {"metadata", Value::obj({{"name", name}, {"namespace", ns}, {"creationTimestamp", Value()}})},
+       {"spec",
+        Value::obj({{"audiences", aud}, {"expirationSeconds", seconds}, {"boundObjectRef", bound ? *bound : Value()}})},
+       {"status", Value::obj({{"token", token}, {"expirationTimestamp", expires}})}});
+}
+
+}  // namespace
+
+bool Access::is_token_request(const HttpRequest& r) {
+  auto p = path_parts(r.path);
+  return r.method == "POST" && p.size() == 7 && p[0] == "api" && p[1] == "v1" && p[2] == "namespaces" &&
+         p[4] == "serviceaccounts" && p[6] == "token";
+}
+
+std::string Access::mint(const std::string& ns, const std::string& name, std::chrono::seconds lifetime) {
+  auto sa = cluster_.store().get(*cluster_.find_type("", "v1", "serviceaccounts"), ns, name);
+  std::string token = "simcluster-sa." + random_token();
+  std::lock_guard lock(mutex_);
+  tokens_[token] = {ns, name, meta_string(sa->value, "uid"), cluster_.clock().now() + lifetime};
+  return token;
+}
+
+HttpResponse Access::token_request(const HttpRequest& r) {
+  auto p = path_parts(r.path);
+  const std::string &ns = p[3], &name = p[5];
+  HttpResponse out;
+  try {
+    Value body = r.body.empty() ? Value::object() : parse_body(r);
+    const Value* spec = body.find("spec");
+    Value empty = Value::object();
+    if (!spec || !spec->is_object()) spec = &empty;
+    std::int64_t seconds = expiration_seconds(*spec, name);
+    std::string token = mint(ns, name, std::chrono::seconds(seconds));
+    std::string expires = rfc3339(cluster_.clock().now() + std::chrono::seconds(seconds));
+    out.status = 201;
+    out.body = model::to_json(token_request_body(ns, name, *spec, seconds, token, expires));
+  } catch (const ApiError& e) {
+    out.status = e.code();
+    out.body = model::to_json(e.status());
+  } catch (const model::ParseError& e) {
+    ApiError bad = ApiError::bad_request(std::string("error decoding request body: ") + e.what());
+    out.status = bad.code();
+    out.body = model::to_json(bad.status());
+  }
+  return out;
+}
+
+}  // namespace k8s::sim
