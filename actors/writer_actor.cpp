@@ -183,7 +183,7 @@ void plan_root(Actor* self, const core::RootKey& key) {
   if (fx.paused) return report_status(self, key, rw);
   std::vector<model::Value> observed;
   for (const auto& [id, obj] : rw.observed) observed.push_back(obj);
-  core::PlanInput in{key, rw.out->uid, &fx.desired, &observed, fx.root_valid, &rw.written};
+  core::PlanInput in{key, rw.out->uid, &fx.desired, &observed, fx.root_valid, &rw.written, &fx.held};
   core::Plan plan = core::plan_writes(in);
   ++st.stats.plans;
   st.stats.skipped += plan.unchanged;

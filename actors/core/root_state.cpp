@@ -1,6 +1,10 @@
 #include "actors/core/root_state.hpp"
 
 #include <algorithm>
+#include <cstdio>
+
+#include "actors/core/writer_plan.hpp"
+#include "model/size_limits.hpp"
 
 namespace actors::core {
 namespace {
@@ -147,6 +151,50 @@ bool render_valid(RootState& s, const model::GrafanaAgent& agent, const model::R
   return true;
 }
 
+std::string megabytes(std::size_t n) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(n) / 1e6);
+  return buf;
+}
+
+model::Problem oversize_problem(const model::Value& obj, const model::Oversize& over, bool kept) {
+  auto [kind, ns, name] = identity(obj);
+  std::string msg = over.field + " is " + std::to_string(over.bytes) + " bytes, above the API server's limit of " +
+                    std::to_string(over.limit) + " bytes; " +
+                    (kept ? "the last good version stays applied" : "the copy in the cluster is left as it is");
+  if (over.field == "data")
+    if (auto yml = model::config_text(obj)) {
+      std::string parts;
+      for (const auto& [who, bytes] : model::config_contributors(*yml))
+        parts += (parts.empty() ? "" : ", ") + who + " " + megabytes(bytes);
+      if (!parts.empty()) msg += ". Largest parts of its " + megabytes(yml->size()) + " agent.yml: " + parts;
+    }
+  return {kind, ns, name, over.field, msg};
+}
+
+// An object the API server would refuse is reported, never written: the
+// last good version takes its place, or, with none (a restart), the
+// cluster's copy is held. Nothing is retried: the next change re-renders.
+void hold_oversized(const RootState& s, Effects& fx) {
+  for (auto it = fx.desired.begin(); it != fx.desired.end();) {
+    auto over = model::check_size(*it);
+    if (!over) {
+      ++it;
+      continue;
+    }
+    Identity id = identity(*it);
+    auto prev =
+        std::find_if(s.desired.begin(), s.desired.end(), [&](const model::Value& d) { return identity(d) == id; });
+    fx.problems.push_back(oversize_problem(*it, *over, prev != s.desired.end()));
+    if (prev != s.desired.end()) {
+      *it++ = *prev;
+    } else {
+      fx.held.push_back(id);
+      it = fx.desired.erase(it);
+    }
+  }
+}
+
 }  // namespace
 
 Effects reconcile(RootState& s, const model::RenderOptions& opts) {
@@ -159,6 +207,7 @@ Effects reconcile(RootState& s, const model::RenderOptions& opts) {
     fx.subscribe = Subscriptions{};
     return fx;
   }
+  hold_oversized(s, fx);
   // An invalid root keeps its subscriptions (and store) until it is fixed.
   for (const auto& [id, problems] : s.decode_problems)
     fx.problems.insert(fx.problems.end(), problems.begin(), problems.end());

@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -81,6 +82,10 @@ struct Effects {
   HierarchyCounts counts;
   std::vector<model::Value> desired;     // sorted by kind, then name
   std::vector<model::Problem> problems;  // render problems plus decode problems of routed objects
+  // Objects the API server would refuse as too large and that have no last
+  // good version to fall back on: not in `desired`, and the writer must not
+  // prune what the cluster holds of them.
+  std::vector<std::tuple<std::string, std::string, std::string>> held;  // kind, ns, name
 };
 
 Effects reconcile(RootState& s, const model::RenderOptions& opts);

@@ -1,6 +1,8 @@
 #include "actors/core/status.hpp"
 
 #include <algorithm>
+#include <set>
+#include <tuple>
 
 #include "actors/core/writer_plan.hpp"
 
@@ -14,9 +16,12 @@ struct Condition {
   std::string type, status, reason, message;
 };
 
+// Counts resources, not problems: one monitor with three bad fields is one.
 std::string member_summary(const StatusInput& in) {
-  std::size_t n = in.problems.size();
-  return std::to_string(n) + (n == 1 ? " selected resource has a problem" : " selected resources have problems") +
+  std::set<std::tuple<std::string, std::string, std::string>> resources;
+  for (const auto& p : in.problems) resources.emplace(p.kind, p.ns, p.name);
+  std::size_t n = resources.size();
+  return std::to_string(n) + (n == 1 ? " resource has a problem" : " resources have problems") +
          "; see status.problems";
 }
 

@@ -236,9 +236,11 @@ Plan plan_writes(const PlanInput& in) {
     }
   }
   if (!in.prune) return plan;
-  for (const auto& [id, obj] : observed)  // what is left is no longer desired
+  for (const auto& [id, obj] : observed) {  // what is left is no longer desired
+    if (in.held && std::find(in.held->begin(), in.held->end(), id) != in.held->end()) continue;
     if (owned_by(*obj, in.root, in.root_uid))
       plan.actions.push_back(make_action(ActionType::remove, id, *obj, "no longer desired"));
+  }
   return plan;
 }
 

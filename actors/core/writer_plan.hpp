@@ -66,6 +66,9 @@ struct PlanInput {
   // Each object as our last write in this process left it (the server's
   // answer without server fields); absent after a restart.
   const std::map<Identity, model::Value>* written = nullptr;
+  // Objects withheld from `desired` (too large to write) that must not be
+  // pruned either.
+  const std::vector<Identity>* held = nullptr;
 };
 
 Plan plan_writes(const PlanInput& in);

@@ -1,11 +1,13 @@
 // The controller under a misbehaving API server, and leader election.
 #include <catch2/catch.hpp>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <thread>
 
@@ -236,5 +238,79 @@ TEST_CASE("agent-operator run leads in $POD_NAMESPACE and releases the Lease on 
   CHECK_FALSE(holder("default"));
   CHECK(op.terminate() == 0);
   CHECK(holder("ops") == std::optional<std::string>(""));
+  std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+// resourceVersion of every owned object, the GrafanaAgents and the Events:
+// any write by anyone changes it.
+std::map<std::string, std::string> write_marks(OperatorFixture& f) {
+  std::map<std::string, std::string> out;
+  auto add = [&](const model::Value& o) {
+    const model::Value* md = o.find("metadata");
+    out[o.find("kind")->as_string() + " " + md->find("namespace")->as_string() + "/" + md->find("name")->as_string()] =
+        md->find("resourceVersion")->as_string();
+  };
+  for (const auto& o : f.owned()) add(o);
+  for (const auto& o : f.list("GrafanaAgent")) add(o);
+  for (const auto& o : f.list("Event")) add(o);
+  return out;
+}
+
+}  // namespace
+
+// A leader frozen past its lease (SIGSTOP) wakes up with watch events and
+// timers queued. It must not write, not even once, before it notices.
+TEST_CASE("a leader paused past its lease makes no write after it resumes", "[e2e][leader]") {
+  OperatorFixture f({.start_operator = false});
+  char dir[] = "/tmp/ao-pause-XXXXXX";
+  REQUIRE(mkdtemp(dir));
+  std::string kc = std::string(dir) + "/kubeconfig";
+  std::ofstream(kc) << f.server().kubeconfig();
+  testutil::Child paused({"sh", "-c",
+                          "exec " + std::string(AO_BIN_DIR) + "/agent-operator run --kubeconfig " + kc +
+                              " --leader-elect --lease-duration 3s --renew-deadline 2s --retry-period 200ms 2>&1"});
+  auto holder = [&] {
+    auto lease = f.get("Lease", "default", "agent-operator-leader");
+    const model::Value* h = lease ? lease->find("spec")->find("holderIdentity") : nullptr;
+    return h && h->is_string() ? h->as_string() : std::string();
+  };
+  auto until = [](const std::function<bool()>& done, std::chrono::seconds limit) {
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!done() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return done();
+  };
+  REQUIRE(until([&] { return !holder().empty() && f.divergence().empty(); }, std::chrono::seconds(30)));
+  actors::ControllerOptions co;
+  co.root.debounce = std::chrono::milliseconds(20);
+  actors::core::LeaderConfig lc;
+  lc.identity = "standby";
+  lc.lease_duration = std::chrono::milliseconds(3000);
+  lc.renew_deadline = std::chrono::milliseconds(2000);
+  lc.retry_period = std::chrono::milliseconds(200);
+  co.leader = lc;
+  f.start_operator(co);
+  REQUIRE(::kill(paused.pid(), SIGSTOP) == 0);
+  REQUIRE(until([&] { return holder() == "standby"; }, std::chrono::seconds(10)));
+  // While the old leader sleeps the cluster changes and the new one writes.
+  f.apply_yaml("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {monitoring: disabled}\n");
+  REQUIRE(f.wait_converged(std::chrono::seconds(30)));
+  auto before = write_marks(f);
+  REQUIRE(::kill(paused.pid(), SIGCONT) == 0);
+  bool stood_down = paused.read_until(
+      [](const std::string& out) {
+        return out.find("not writing: the Lease") != std::string::npos ||
+               out.find("lost leadership") != std::string::npos;
+      },
+      std::chrono::seconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // room for a stale write to land
+  paused.read_until([](const std::string&) { return false; }, std::chrono::milliseconds(100));
+  INFO(paused.output());
+  CHECK(stood_down);
+  CHECK(write_marks(f) == before);
+  CHECK(holder() == "standby");
+  CHECK(f.divergence().empty());
   std::filesystem::remove_all(dir);
 }

@@ -33,6 +33,7 @@ class Child {
   const std::string& output() const { return out_; }
   // Sends SIGTERM and returns the exit code (-1 if killed by a signal).
   int terminate();
+  pid_t pid() const { return pid_; }
 
  private:
   pid_t pid_ = -1;
