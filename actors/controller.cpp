@@ -84,10 +84,14 @@ Controller::~Controller() {
 
 void Controller::start() {
   if (started_) return;
+  // The journal first: one held by another process (core::JournalLocked)
+  // stops the start before any actor or informer runs.
+  JournalConfig jc;
+  jc.redaction_key = opts_.journal_redaction_key.empty() ? core::random_redaction_key() : opts_.journal_redaction_key;
+  jc.sink = open_sink(opts_, jc.redaction_key, jc.first_seq);
   started_ = true;
   WriterConfig wc = opts_.writer;
   RootConfig root_cfg = opts_.root;
-  JournalConfig jc;
   add_metrics_hooks(jc, wc, root_cfg);
   wc.client = &client_;
   if (!wc.log) wc.log = opts_.log;
@@ -120,9 +124,6 @@ void Controller::start() {
   add_selector({"Service", "StatefulSet", "DaemonSet", "Deployment"}, false);
   root_cfg.writer = writer_;
   router_ = add_selector({"GrafanaAgent"}, true);
-  jc.first_seq = 1;
-  jc.redaction_key = opts_.journal_redaction_key.empty() ? core::random_redaction_key() : opts_.journal_redaction_key;
-  jc.sink = open_sink(opts_, jc.redaction_key, jc.first_seq);
   jc.include_secrets = opts_.journal_include_secrets;
   jc.now_ms = wall_ms;
   journal_ = spawn_journal(sys_, std::move(jc), std::move(routes));

@@ -3,11 +3,13 @@
 // (plus one for the owned workloads and the GrafanaAgent selector that
 // starts roots), one root actor per GrafanaAgent, and the writer actor, as
 // DESIGN.md draws it.
-// Contract: start() returns at once; synced() turns true once every
-// informer has delivered its first list, and the writer starts writing
-// only after that. stop() stops the informers first, so no event is lost
-// half-way: what was journaled has been forwarded. Stats calls block the
-// caller for a round trip to an actor (never call them from an actor).
+// Contract: start() returns at once (it throws core::JournalLocked, with
+// nothing started, when another process holds the journal); synced()
+// turns true once every informer has delivered its first list, and the
+// writer starts writing only after that. stop() stops the informers
+// first, so no event is lost half-way: what was journaled has been
+// forwarded. Stats calls block the caller for a round trip to an actor
+// (never call them from an actor).
 #pragma once
 
 #include <atomic>

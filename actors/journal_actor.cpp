@@ -1,5 +1,8 @@
 #include "actors/journal_actor.hpp"
 
+#include <unistd.h>
+
+#include "actors/core/journal_recorder.hpp"
 #include "actors/messages.hpp"
 
 namespace actors {
@@ -8,25 +11,32 @@ namespace {
 
 struct JournalState {
   JournalConfig cfg;
-  core::RedactionPolicy policy;
+  std::unique_ptr<core::JournalRecorder> recorder;  // null without a sink
   std::uint64_t next_seq = 1;
+  bool synced = false;
   bool flush_pending = false;
   JournalRoutes routes;
 };
 
 using JournalActor = caf::stateful_actor<JournalState>;
 
+std::int64_t now(const JournalState& st) {
+  return st.cfg.now_ms ? st.cfg.now_ms() : 0;
+}
+
+// Queued behind everything already in the mailbox: one flush per batch.
+void schedule_flush(JournalActor* self) {
+  if (self->state.flush_pending) return;
+  self->state.flush_pending = true;
+  self->send(self, flush_atom::value);
+}
+
 void record(JournalActor* self, const core::Event& e) {
   JournalState& st = self->state;
-  if (!st.cfg.sink) return;
-  std::string line = core::encode_event(core::redact(e, st.policy));
-  st.cfg.sink->append(line);
-  if (st.cfg.on_append) st.cfg.on_append(line.size());
-  if (!st.flush_pending) {
-    st.flush_pending = true;
-    // Queued behind everything already in the mailbox: one flush per batch.
-    self->send(self, flush_atom::value);
-  }
+  if (!st.recorder) return;
+  std::size_t bytes = st.recorder->record(e);
+  if (st.cfg.on_append) st.cfg.on_append(bytes);
+  schedule_flush(self);
 }
 
 void forward(JournalActor* self, const EventPtr& e) {
@@ -38,32 +48,52 @@ void forward(JournalActor* self, const EventPtr& e) {
   }
 }
 
+void init(JournalActor* self, JournalConfig cfg, JournalRoutes routes) {
+  JournalState& st = self->state;
+  st.cfg = std::move(cfg);
+  st.next_seq = st.cfg.first_seq;
+  st.routes = std::move(routes);
+  if (!st.cfg.sink) return;
+  core::RedactionPolicy policy;
+  if (!st.cfg.redaction_key.empty()) policy.key = st.cfg.redaction_key;
+  st.cfg.redaction_key.clear();  // one copy, in the policy
+  policy.include_secrets = st.cfg.include_secrets;
+  st.recorder = std::make_unique<core::JournalRecorder>(st.cfg.sink, std::move(policy));
+  st.recorder->start(st.next_seq - 1, now(st), ::getpid());
+  schedule_flush(self);
+}
+
 caf::behavior journal_behavior(JournalActor* self, JournalConfig cfg, JournalRoutes routes) {
-  self->state.cfg = std::move(cfg);
-  if (!self->state.cfg.redaction_key.empty()) self->state.policy.key = self->state.cfg.redaction_key;
-  self->state.cfg.redaction_key.clear();  // one copy, in the policy
-  self->state.policy.include_secrets = self->state.cfg.include_secrets;
-  self->state.next_seq = self->state.cfg.first_seq;
-  self->state.routes = std::move(routes);
+  init(self, std::move(cfg), std::move(routes));
   return {
       [=](ingest_atom, const std::string& kind, core::EventType type, core::ObjectPtr obj) {
         JournalState& st = self->state;
         auto e = std::make_shared<core::Event>();
         e->seq = st.next_seq++;
-        e->time_ms = st.cfg.now_ms ? st.cfg.now_ms() : 0;
+        e->time_ms = now(st);
         e->kind = kind;
-        e->type = type;
+        // Before the sync, ADDED comes from an initial list: the snapshot
+        // of this start, which replaces whatever a replay folded before.
+        e->type = !st.synced && type == core::EventType::added ? core::EventType::resync : type;
         e->object = std::move(obj);
         record(self, *e);
         forward(self, EventPtr(std::move(e)));
       },
-      [=](redact_atom, KeySet config_maps) { self->state.policy.secret_config_maps = *config_maps; },
+      [=](redact_atom, KeySet config_maps) {
+        if (self->state.recorder) self->state.recorder->policy().secret_config_maps = *config_maps;
+      },
       [=](flush_atom) {
         self->state.flush_pending = false;
-        if (self->state.cfg.sink) self->state.cfg.sink->flush();
+        if (self->state.recorder) self->state.recorder->flush();
       },
       [=](synced_atom) {
-        for (const caf::actor& a : self->state.routes.all) self->send(a, synced_atom::value);
+        JournalState& st = self->state;
+        if (st.recorder && !st.synced) {
+          st.recorder->synced(now(st));
+          schedule_flush(self);
+        }
+        st.synced = true;
+        for (const caf::actor& a : st.routes.all) self->send(a, synced_atom::value);
       },
       [=](stats_atom) -> std::uint64_t { return self->state.next_seq - 1; },
   };

@@ -2,10 +2,15 @@
 // `seq` and time, appends the (redacted) event to the journal sink, and only
 // then forwards the event to the selector actor of its kind (Namespace
 // events to every selector): nothing takes effect unjournaled.
-// Contract: runs detached (it does file I/O); flushes (and fsyncs, per the
-// sink's policy) once per mailbox batch; forwards the unredacted event, so
-// in-memory state sees real Secret values while the file holds hashes.
-// A synced_atom is forwarded after every event received before it.
+// Contract: runs detached (it does file I/O); writes a start marker when
+// spawned, journals (and forwards) the events that arrive before the
+// synced_atom, the informers' initial lists, as RESYNC, and a synced
+// marker with the synced_atom, so a replay forgets what vanished while no
+// operator ran; rotations start each file with a snapshot (see
+// core::JournalRecorder). Flushes (and fsyncs, per the sink's policy) once
+// per mailbox batch; forwards the unredacted event, so in-memory state
+// sees real Secret values while the file holds hashes. A synced_atom is
+// forwarded after every event received before it.
 #pragma once
 
 #include <cstdint>

@@ -30,9 +30,11 @@ constexpr const char* kUsage =
     "                      deploy/crds and deploy/examples; writes a kubeconfig for kubectl\n"
     "     --kubeconfig-out FILE  (default agent-operator-demo.kubeconfig)\n"
     "     --load PATH            manifests to load instead of deploy/examples (repeatable)\n"
-    "  replay JOURNAL      print the objects a recorded journal leads to\n"
+    "  replay JOURNAL...   print the objects a recorded journal leads to (JOURNAL with its\n"
+    "                      rotated files JOURNAL.N..JOURNAL.1 first, or the files given, oldest first)\n"
     "     --until SEQ        stop after this event\n"
     "     --explain NS/NAME  print why each resource is in or out of that agent's hierarchy\n"
+    "     --partial          replay a journal without a base state anyway (see replay --help)\n"
     "  version             print the version\n"
     "\n"
     "exit codes: 0 ok, 1 some resource is invalid (details on stderr), 2 unusable input\n";

@@ -1,5 +1,7 @@
 #include "operator.hpp"
 
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -9,9 +11,11 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <system_error>
 #include <thread>
 
 #include "actors/core/event.hpp"
+#include "actors/core/journal_lock.hpp"
 #include "actors/core/redact.hpp"
 #include "actors/http/server.hpp"
 #include "k8s/client/curl_transport.hpp"
@@ -170,6 +174,28 @@ std::string default_identity() {
   return std::string(host) + "_" + std::to_string(getpid());
 }
 
+// spdlog (the journal's housekeeping lines) to stderr with the other logs,
+// as logfmt: time=... level=... message key=value...
+void log_to_stderr() {
+  auto logger = std::make_shared<spdlog::logger>("agent-operator", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  logger->set_pattern("time=%Y-%m-%dT%H:%M:%S.%eZ level=%l %v", spdlog::pattern_time_type::utc);
+  spdlog::set_default_logger(std::move(logger));
+}
+
+// Starts the controller; false (with the reason on stderr) when its
+// journal cannot be opened, e.g. because another process holds it.
+bool start_controller(actors::Controller& controller) {
+  try {
+    controller.start();
+    return true;
+  } catch (const actors::core::JournalLocked& e) {
+    std::cerr << "agent-operator: " << e.what() << "\n";
+  } catch (const std::system_error& e) {
+    std::cerr << "agent-operator: cannot open the journal: " << e.what() << "\n";
+  }
+  return false;
+}
+
 actors::ControllerOptions controller_options(const OperatorFlags& f, const OperatorHooks& hooks) {
   actors::ControllerOptions o;
   o.journal_path = f.journal;
@@ -197,6 +223,7 @@ actors::ControllerOptions controller_options(const OperatorFlags& f, const Opera
 
 int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, const OperatorHooks& hooks) {
   actors::tune_process_memory();
+  log_to_stderr();
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", std::max(2u, std::thread::hardware_concurrency()));
   actors::tune_actor_system(cfg);
@@ -234,7 +261,10 @@ int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, cons
   if (!f.kubelet_service.empty() && hooks.log)
     hooks.log("warning: -kubelet-service=" + f.kubelet_service +
               " is accepted for compatibility but not implemented (docs/differences.md); ignoring it");
-  controller.start();
+  if (!start_controller(controller)) {
+    if (http) http->stop();
+    return 1;
+  }
   auto sync_deadline = std::chrono::steady_clock::now() + f.sync_timeout;
   while (!controller.synced() && std::chrono::steady_clock::now() < sync_deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));

@@ -203,3 +203,48 @@ binaryData: {blob: AAEC}
   CHECK(*redact(e, policy).object == r);
   CHECK(*e.object == cm);  // the original event is untouched
 }
+
+TEST_CASE("markers round-trip and snapshots are validated", "[actors][journal]") {
+  std::vector<Event> events = sample_events();
+  JournalMarker start{MarkerType::start, 0, actors_test::kT0, 77, 0, true};
+  JournalMarker synced{MarkerType::synced, 3, actors_test::kT0, 0, 0, true};
+  CHECK(encode_marker(start) == "{\"marker\":\"start\",\"pid\":77,\"seq\":0,\"time\":\"2024-05-01T12:00:00.000Z\"}\n");
+  std::string text = encode_header(header()) + encode_marker(start);
+  for (std::size_t i = 0; i < 3; ++i) text += encode_event(events[i]);
+  text += encode_marker(synced);
+  JournalContents read = read_journal(text);
+  REQUIRE(read.markers.size() == 2);
+  CHECK(read.markers[0] == start);
+  CHECK(read.markers[1] == synced);
+  CHECK(read.events.size() == 3);
+
+  // A snapshot as of seq 3: two RESYNC lines keeping their own seqs.
+  JournalMarker snap{MarkerType::snapshot, 3, actors_test::kT0, 0, 2, false};
+  auto resync = [&](std::size_t i) {
+    Event e = events[i];
+    e.type = EventType::resync;
+    return encode_event(e);
+  };
+  std::string rotated = encode_header(header()) + encode_marker(snap) + resync(2) + resync(0) + encode_event(events[3]);
+  JournalContents r = read_journal(rotated);
+  REQUIRE(r.markers.size() == 1);
+  CHECK(r.markers[0] == snap);
+  CHECK(r.events.size() == 3);
+  CHECK(r.stats.last_seq == events[3].seq);
+  // Too few snapshot lines, a non-RESYNC one, or one after the marker's seq.
+  CHECK(read_journal(encode_header(header()) + encode_marker(snap) + resync(0)).stats.incomplete_snapshot);
+  CHECK_THROWS_WITH(read_journal(encode_header(header()) + encode_marker(snap) + resync(0) + encode_marker(synced)),
+                    Catch::Contains("inside a snapshot"));
+  CHECK_THROWS_WITH(read_journal(encode_header(header()) + encode_marker(snap) + encode_event(events[0])),
+                    Catch::Contains("only RESYNC"));
+  CHECK_THROWS_WITH(read_journal(encode_header(header()) + encode_marker(snap) + resync(4)),
+                    Catch::Contains("after the snapshot's seq"));
+  // A marker going back in seq is corruption.
+  CHECK_THROWS_WITH(read_journal(text + encode_marker(start)), Catch::Contains("goes back"));
+  // --until at a restart stops before the start marker: the state at that
+  // seq is the earlier process's.
+  JournalMarker restart{MarkerType::start, 3, actors_test::kT0, 78, 0, true};
+  JournalContents upto = read_journal(text + encode_marker(restart) + encode_event(events[3]), 3);
+  CHECK(upto.markers.size() == 2);
+  CHECK(upto.stats.stopped_at_until);
+}

@@ -3,14 +3,19 @@
 #include <catch2/catch.hpp>
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "../k8s/process.hpp"
+#include "actors/core/journal_file.hpp"
 
 namespace {
 
@@ -74,6 +79,48 @@ TEST_CASE("run explains a missing kubeconfig and unknown flags", "[e2e][cli]") {
 
 namespace {
 
+// A kubeconfig for a port nothing listens on.
+std::string closed_kubeconfig(const TempDir& dir, int port) {
+  std::string kc = dir.file("closed.kubeconfig");
+  std::ofstream(kc) << "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+                       "clusters: [{name: c, cluster: {server: 'http://127.0.0.1:"
+                    << port
+                    << "'}}]\n"
+                       "contexts: [{name: c, context: {cluster: c, user: u}}]\nusers: [{name: u, user: {}}]\n";
+  return kc;
+}
+
+struct Measured {
+  int code = -1;
+  double seconds = 0;
+  long max_rss_kib = 0;
+};
+
+// Runs a program (output discarded) and reports its exit code, wall time
+// and peak resident memory.
+Measured run_measured(const std::vector<std::string>& argv) {
+  auto t0 = std::chrono::steady_clock::now();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  rusage ru{};
+  ::wait4(pid, &status, 0, &ru);
+  Measured m;
+  m.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  m.max_rss_kib = ru.ru_maxrss;
+  return m;
+}
+
 // A port nothing listens on: bound, read back and closed again.
 int closed_port() {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -93,12 +140,7 @@ int closed_port() {
 // to a metrics object that had already been destroyed.
 TEST_CASE("run exits 1, without crashing, when the API server is unreachable", "[e2e][cli]") {
   TempDir dir;
-  std::string kc = dir.file("closed.kubeconfig");
-  std::ofstream(kc) << "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
-                       "clusters: [{name: c, cluster: {server: 'http://127.0.0.1:"
-                    << closed_port()
-                    << "'}}]\n"
-                       "contexts: [{name: c, context: {cluster: c, user: u}}]\nusers: [{name: u, user: {}}]\n";
+  std::string kc = closed_kubeconfig(dir, closed_port());
   for (const char* listen : {"", "127.0.0.1:0"}) {
     std::vector<std::string> argv{bin(), "run", "--kubeconfig", kc, "--sync-timeout", "2s"};
     if (*listen) argv.insert(argv.end(), {"--listen", listen});
@@ -123,4 +165,72 @@ TEST_CASE("replay reports unreadable and corrupt journals", "[e2e][cli]") {
   CHECK(bad.err.find("line 2") != std::string::npos);
   auto until = testutil::run({bin(), "replay", corrupt, "--until", "x"});
   CHECK(until.code == 2);
+}
+
+TEST_CASE("run refuses a journal another process holds", "[e2e][cli]") {
+  TempDir dir;
+  std::string journal = dir.file("journal.jsonl");
+  actors::core::FileJournalOptions o;
+  o.path = journal;
+  actors::core::FileJournal held(o);  // this test process is the other operator
+  auto r = testutil::run({bin(), "run", "--kubeconfig", closed_kubeconfig(dir, closed_port()), "--journal", journal,
+                          "--sync-timeout", "20s"});
+  INFO(r.err);
+  CHECK(r.code == 1);
+  CHECK(r.err.find("journal " + journal + " is in use by process " + std::to_string(::getpid())) != std::string::npos);
+  CHECK(r.err.find("did not sync") == std::string::npos);  // refused at once, before waiting for the cluster
+}
+
+TEST_CASE("replay rejects non-journal input fast and in bounded memory", "[e2e][cli]") {
+  TempDir dir;
+  constexpr off_t kGiB = 1ll << 30;
+  auto make = [&](const std::string& name, const std::string& head) {
+    std::string path = dir.file(name);
+    std::ofstream(path, std::ios::binary) << head;
+    REQUIRE(::truncate(path.c_str(), kGiB) == 0);  // sparse: no disk or page cache needed
+    return path;
+  };
+  std::mt19937 rng(7);
+  std::string noise(4 << 20, '\0');
+  for (char& c : noise) c = static_cast<char>(rng());
+  std::string header =
+      "{\"flags\":{},\"format\":\"agent-operator-journal\",\"operator_version\":\"0.1.0\",\"version\":2}\n";
+  for (const auto& [path, message] :
+       {std::pair{make("random.bin", noise), std::string("line 1")},
+        std::pair{make("one-line.json", "{\"format\":"), std::string("not an agent-operator journal")},
+        std::pair{make("long-line.jsonl", header + "{\"kind\":\""), std::string("line 2: line longer than")}}) {
+    INFO(path);
+    auto r = testutil::run({bin(), "replay", path});
+    CHECK(r.code == 2);
+    CHECK(r.err.find(path) != std::string::npos);
+    CHECK(r.err.find(message) != std::string::npos);
+    Measured m = run_measured({bin(), "replay", path});
+    CHECK(m.code == 2);
+    CHECK(m.seconds < 3.0);
+    CHECK(m.max_rss_kib < 100 * 1024);  // reading the 1 GiB file whole would need ten times that
+  }
+}
+
+TEST_CASE("replay refuses a journal without a base state unless --partial", "[e2e][cli]") {
+  TempDir dir;
+  std::string rotated = dir.file("old.jsonl.3");
+  // A version 1 file rotated mid-stream: it starts at seq 41.
+  std::ofstream(rotated) << "{\"flags\":{},\"format\":\"agent-operator-journal\",\"operator_version\":\"0.1.0\","
+                            "\"version\":1}\n"
+                            "{\"kind\":\"Namespace\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Namespace\","
+                            "\"metadata\":{\"name\":\"shop\"}},\"seq\":41,\"time\":\"2024-05-01T12:00:00.000Z\","
+                            "\"type\":\"ADDED\"}\n";
+  auto refused = testutil::run({bin(), "replay", rotated});
+  CHECK(refused.code == 2);
+  CHECK(refused.out.empty());
+  CHECK(refused.err.find("no base state") != std::string::npos);
+  CHECK(refused.err.find("seq 41") != std::string::npos);
+  CHECK(refused.err.find("--partial") != std::string::npos);
+  auto partial = testutil::run({bin(), "replay", rotated, "--partial"});
+  CHECK(partial.code == 0);
+  CHECK(partial.err.find("warning: ") != std::string::npos);
+  auto help = testutil::run({bin(), "replay", "--help"});
+  CHECK(help.code == 0);
+  CHECK(help.out.find("JOURNAL.N ...") != std::string::npos);
+  CHECK(help.out.find("--partial") != std::string::npos);
 }

@@ -72,3 +72,44 @@ stringData: {username: "123456", password: rotated}
   CHECK(rec.renders.at(checkpoints[0]) != rec.renders.at(checkpoints[1]));
   std::filesystem::remove_all(dir);
 }
+
+// The fault of issue 13: restarts appended to the journal with no boundary,
+// so an object deleted while the operator was down stayed in the replay.
+TEST_CASE("a journal across a restart replays without what was deleted meanwhile", "[e2e][replay]") {
+  auto dir = std::filesystem::temp_directory_path() / ("ao-restart-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string journal = (dir / "journal.jsonl").string();
+  Recorder first, second;
+  std::uint64_t first_seq = 0, second_seq = 0;
+  {
+    e2e::OperatorFixture f({.start_operator = false});
+    f.start_operator(recording_options(journal, first));
+    REQUIRE(f.wait_idle());
+    f.stop_operator();
+    first_seq = first.renders.rbegin()->first;
+    f.remove("ServiceMonitor", "shop", "checkout");
+    f.start_operator(recording_options(journal, second));
+    REQUIRE(f.wait_idle());
+    f.stop_operator();
+    second_seq = second.renders.rbegin()->first;
+  }
+  REQUIRE(second_seq > first_seq);
+  std::string bin = std::string(AO_BIN_DIR) + "/agent-operator";
+  auto before = testutil::run({bin, "replay", journal, "--until", std::to_string(first_seq)});
+  REQUIRE(before.code == 0);
+  CHECK(before.out == first.renders.at(first_seq));
+  auto after = testutil::run({bin, "replay", journal});
+  INFO(after.err);
+  REQUIRE(after.code == 0);
+  CHECK(after.out == second.renders.at(second_seq));
+  CHECK(after.out != first.renders.at(first_seq));  // the checkout job is gone from the config
+  CHECK(after.err.find("base: start marker after seq") != std::string::npos);
+  auto explain = testutil::run({bin, "replay", journal, "--explain", "monitoring/grafana-agent"});
+  REQUIRE(explain.code == 0);
+  CHECK(explain.out.find("ServiceMonitor shop/checkout") == std::string::npos);
+  CHECK(explain.out.find("PodLogs shop/checkout: in") != std::string::npos);  // not deleted
+  auto explain_before = testutil::run(
+      {bin, "replay", journal, "--until", std::to_string(first_seq), "--explain", "monitoring/grafana-agent"});
+  CHECK(explain_before.out.find("ServiceMonitor shop/checkout: in") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
