@@ -97,7 +97,7 @@ void run_next(Actor* self, const core::RootKey& key, RootWrites& rw) {
     a.type = core::ActionType::remove;
     rw.queue.insert(rw.queue.begin() + 1, std::move(create));
   }
-  call(self, key, rw, a);
+  call(self, key, rw, rw.queue.front());  // the insert may have moved the queue: `a` can dangle
 }
 
 void schedule_retry(Actor* self, const core::RootKey& key, RootWrites& rw) {
