@@ -113,7 +113,7 @@ void Controller::start() {
   }
   JournalRoutes routes;
   auto add_selector = [&](std::set<std::string> kinds, bool spawns_roots) {
-    RouterConfig rc{kinds, spawns_roots, root_cfg, writer_};
+    RouterConfig rc{kinds, spawns_roots, root_cfg, writer_, opts_.member_grace};
     caf::actor a = spawn_router(sys_, std::move(rc));
     for (const auto& k : kinds) routes.by_kind[k] = a;
     routes.all.push_back(a);

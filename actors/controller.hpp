@@ -38,9 +38,12 @@ struct ControllerOptions {
   std::string journal_redaction_key;
   core::FsyncPolicy fsync = core::FsyncPolicy::on_flush;
   std::string operator_version = "0.1.0";
-  std::string watch_namespace;      // -namespace: "" = all namespaces
-  std::string agent_selector;       // -agent-selector: label selector on GrafanaAgents
-  RootConfig root;                  // render options, debounce, on_render hook
+  std::string watch_namespace;  // -namespace: "" = all namespaces
+  std::string agent_selector;   // -agent-selector: label selector on GrafanaAgents
+  RootConfig root;              // render options, debounce, on_render hook
+  // --secret-grace-period: how long a deleted Secret/ConfigMap that members
+  // reference keeps being used (a delete-and-recreate rotation is no outage).
+  std::chrono::milliseconds member_grace{std::chrono::minutes(5)};
   WriterConfig writer;              // client is filled in by the controller
   k8s::ReflectorOptions reflector;  // page size, watch timeout, backoff
   // --leader-elect: only the holder of this Lease writes.

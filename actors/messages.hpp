@@ -56,6 +56,8 @@ using status_atom = caf::atom_constant<caf::atom("status")>;
 using redact_atom = caf::atom_constant<caf::atom("redact")>;
 // -> journal: durability point (flush/fsync).
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
+// selector -> itself: a referenced Secret/ConfigMap's grace period is over.
+using expire_atom = caf::atom_constant<caf::atom("expire")>;
 
 using EventPtr = std::shared_ptr<const core::Event>;
 using DeltaPtr = std::shared_ptr<const core::SubscriptionDelta>;

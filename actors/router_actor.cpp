@@ -53,7 +53,7 @@ void deliver(RouterActor* self, const EventPtr& e, const core::Routing& r) {
   if (r.broadcast && st.cfg.spawns_roots)
     for (auto& [key, root] : st.roots)
       if (!r.roots.count(key)) self->send(root, event_atom::value, e, true);
-  if (!r.owners.empty()) {
+  if (!r.owners.empty() && !core::is_grace_expiry(*e->object)) {
     auto owners = std::make_shared<const std::set<model::Key>>(r.owners);
     self->send(st.cfg.writer, observed_atom::value, e, KeySet(std::move(owners)));
   }
@@ -80,7 +80,11 @@ void on_event(RouterActor* self, const EventPtr& e) {
     }
     ensure_root(self, key);
   }
-  deliver(self, e, st.router.route(*e));
+  core::Routing r = st.router.route(*e);
+  bool member_data = e->kind == "Secret" || e->kind == "ConfigMap";
+  if (member_data && e->type == core::EventType::deleted && !r.roots.empty() && !core::is_grace_expiry(*e->object))
+    self->delayed_send(self, st.cfg.grace, expire_atom::value, e);
+  deliver(self, e, r);
 }
 
 caf::behavior router_behavior(RouterActor* self, RouterConfig cfg) {
@@ -88,6 +92,11 @@ caf::behavior router_behavior(RouterActor* self, RouterConfig cfg) {
   return {
       [=](journal_atom, caf::actor journal) { self->state.journal = std::move(journal); },
       [=](event_atom, EventPtr e) { on_event(self, e); },
+      [=](expire_atom, EventPtr e) {
+        if (!self->state.journal) return;
+        self->send(self->state.journal, ingest_atom::value, e->kind, core::EventType::deleted,
+                   core::make_object(core::grace_expiry(*e->object)));
+      },
       // The reply carries the seq of the last routed event: the gained
       // objects are current as of that point of the journal.
       // The sender is the root: a member selector learns roots this way.

@@ -15,6 +15,7 @@
 // that broadcasts Namespace objects quietly to every root.
 #pragma once
 
+#include <chrono>
 #include <set>
 #include <string>
 
@@ -27,6 +28,10 @@ struct RouterConfig {
   bool spawns_roots = false;    // the GrafanaAgent selector
   RootConfig root;              // how to start root actors (GrafanaAgent selector only)
   caf::actor writer;
+  // How long a deleted Secret/ConfigMap that roots reference stays in use:
+  // after it, this selector ingests the deletion's grace expiry event
+  // (core::grace_expiry) through the journal.
+  std::chrono::milliseconds grace{0};
 };
 
 caf::actor spawn_router(caf::actor_system& sys, RouterConfig cfg);

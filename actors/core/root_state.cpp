@@ -80,6 +80,41 @@ RootState make_root(const RootKey& root) {
   return s;
 }
 
+bool is_grace_expiry(const Value& obj) {
+  const Value* md = obj.find("metadata");
+  const Value* ann = md ? md->find("annotations") : nullptr;
+  return ann && ann->find(kGraceExpiredAnnotation);
+}
+
+Value grace_expiry(Value obj) {
+  Value* md = obj.find("metadata");
+  if (!md) md = &obj.set("metadata", Value::object());
+  Value* ann = md->find("annotations");
+  if (!ann || !ann->is_object()) ann = &md->set("annotations", Value::object());
+  ann->set(kGraceExpiredAnnotation, "true");
+  return obj;
+}
+
+namespace {
+
+// A referenced Secret or ConfigMap that is deleted stays in the store as a
+// tombstone until its grace expiry event: a delete-and-recreate rotation
+// then changes nothing but the value. Returns whether the store changed.
+bool apply_delete(RootState& s, const ObjectId& id, const Event& e) {
+  bool present = s.objects.count(id) > 0;
+  bool member_data = id.first == "Secret" || id.first == "ConfigMap";
+  if (member_data && is_grace_expiry(*e.object)) {
+    if (!s.tombstones.erase(id)) return false;  // re-created meanwhile: the expiry is void
+    erase(s, id);
+    return true;
+  }
+  if (member_data && present) return s.tombstones.emplace(id, e.time_ms).second;
+  erase(s, id);
+  return present;
+}
+
+}  // namespace
+
 void apply(RootState& s, const Event& e, Delivery d) {
   if (!e.object) return;
   ObjectId id{e.kind, object_key(*e.object)};
@@ -87,10 +122,10 @@ void apply(RootState& s, const Event& e, Delivery d) {
   auto it = s.objects.find(id);
   bool changed;
   if (e.type == EventType::deleted) {
-    changed = it != s.objects.end();
-    erase(s, id);
+    changed = apply_delete(s, id, e);
   } else {
-    changed = it == s.objects.end() || !same_content(*it->second, *e.object);
+    changed = s.tombstones.erase(id) > 0;
+    changed = changed || it == s.objects.end() || !same_content(*it->second, *e.object);
     if (changed)
       upsert(s, id, e.object);
     else
@@ -105,7 +140,10 @@ RootState apply(RootState s, const Event& e) {
 }
 
 void absorb(RootState& s, const SubscriptionDelta& delta) {
-  for (const auto& [kind, key] : delta.lost) erase(s, {kind, key});
+  for (const auto& [kind, key] : delta.lost) {
+    erase(s, {kind, key});
+    s.tombstones.erase({kind, key});
+  }
   for (const auto& [kind, obj] : delta.gained) upsert(s, {kind, object_key(*obj)}, obj);
   s.dirty = true;
 }
@@ -208,6 +246,11 @@ Effects reconcile(RootState& s, const model::RenderOptions& opts) {
     return fx;
   }
   hold_oversized(s, fx);
+  for (const auto& [id, deleted_ms] : s.tombstones)
+    fx.problems.push_back({id.first, id.second.first, id.second.second, "",
+                           "deleted at " + format_rfc3339_ms(deleted_ms) +
+                               "; its last known data stays in use for the grace period, then the members that "
+                               "reference it are dropped"});
   // An invalid root keeps its subscriptions (and store) until it is fixed.
   for (const auto& [id, problems] : s.decode_problems)
     fx.problems.insert(fx.problems.end(), problems.begin(), problems.end());

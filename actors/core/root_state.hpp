@@ -35,6 +35,9 @@ struct RootState {
   std::map<ObjectId, ObjectPtr> objects;  // the raw objects behind `inventory`
   model::Inventory inventory;
   std::map<ObjectId, std::vector<model::Problem>> decode_problems;
+  // Deleted Secrets/ConfigMaps still in `objects` for their grace period
+  // (value: the deletion event's time), until their grace expiry event.
+  std::map<ObjectId, std::int64_t> tombstones;
   Subscriptions subscriptions;  // as acknowledged by the router
   bool dirty = true;
   std::uint64_t last_seq = 0;
@@ -50,6 +53,17 @@ struct RootState {
 };
 
 enum class Delivery { dirty, quiet };
+
+// A Secret or ConfigMap DELETED event takes effect in two journaled steps:
+// the deletion keeps the last known object as a tombstone (reported as a
+// Problem), and a second DELETED carrying this annotation, which the
+// selector ingests once the grace period has passed, drops it. Both are
+// ordinary journal events, so a replay folds to the same outputs whatever
+// grace period it is run with.
+inline constexpr const char* kGraceExpiredAnnotation = "agent-operator.grafana.com/grace-expired";
+bool is_grace_expiry(const model::Value& obj);
+// `obj` marked as the grace expiry of its own deletion.
+model::Value grace_expiry(model::Value obj);
 
 RootState make_root(const RootKey& root);
 

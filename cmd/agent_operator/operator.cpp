@@ -80,6 +80,8 @@ bool parse_operator_flag(Args& a, OperatorFlags& f) {
     f.burst = std::stod(a.value());
   } else if (a.is("for")) {
     f.run_for = parse_duration("--for", a.value());
+  } else if (a.is("secret-grace-period")) {
+    f.secret_grace = parse_duration("--secret-grace-period", a.value());
   } else if (a.is("sync-timeout")) {
     f.sync_timeout = parse_duration("--sync-timeout", a.value());
   } else if (a.is("leader-elect")) {
@@ -122,6 +124,8 @@ std::string operator_flags_usage() {
          "     --leader-election-namespace NS --leader-election-id NAME (default $POD_NAMESPACE, "
          "agent-operator-leader)\n"
          "     --sync-timeout DURATION  exit 1 when the informers have not synced by then (default 60s)\n"
+         "     --secret-grace-period D  a deleted Secret/ConfigMap that members reference stays in use this long\n"
+         "                              (a delete-and-recreate rotation is no outage; default 5m)\n"
          "     --for DURATION           exit after this long (for scripts)\n";
 }
 
@@ -198,6 +202,7 @@ bool start_controller(actors::Controller& controller) {
 
 actors::ControllerOptions controller_options(const OperatorFlags& f, const OperatorHooks& hooks) {
   actors::ControllerOptions o;
+  o.member_grace = f.secret_grace;
   o.journal_path = f.journal;
   o.journal_include_secrets = f.journal_include_secrets;
   o.journal_redaction_key = f.journal_redaction_key;

@@ -28,6 +28,7 @@ struct OperatorFlags {
   double qps = 50, burst = 100;
   std::optional<std::chrono::milliseconds> run_for;
   std::chrono::milliseconds sync_timeout{60'000};
+  std::chrono::milliseconds secret_grace{std::chrono::minutes(5)};
   bool verbose = false;
   bool leader_elect = false;
   actors::core::LeaderConfig leader;  // namespace, name, durations; identity defaults to host_pid

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "actors/core/event.hpp"
+#include "actors/core/root_state.hpp"
 #include "model/parse.hpp"
 #include "model/render.hpp"
 
@@ -34,6 +35,8 @@ class Cluster {
   // Gives objects a uid and a resourceVersion (the seq), as an API server
   // would, so caches keyed by them are exercised.
   bool stamp_versions = false;
+  // Follow each Secret/ConfigMap deletion with its grace expiry event.
+  bool expire_deletions = true;
 
   const Event& add(const model::Value& given, EventType t = EventType::added) {
     ++seq_;
@@ -53,6 +56,14 @@ class Cluster {
     else
       objects_[id] = obj;
     events_.push_back(std::move(e));
+    // As the selectors do with a zero grace period: the deletion of a
+    // Secret or ConfigMap is followed by its grace expiry.
+    if (t == EventType::deleted && expire_deletions &&
+        (events_.back().kind == "Secret" || events_.back().kind == "ConfigMap")) {
+      ++seq_;
+      events_.push_back(actors::core::make_event(seq_, kT0 + static_cast<std::int64_t>(seq_) * 10, t,
+                                                 actors::core::grace_expiry(obj)));
+    }
     return events_.back();
   }
   void apply_yaml(const std::string& yaml, EventType t = EventType::added) {

@@ -113,12 +113,16 @@ TEST_CASE("cached re-renders equal uncached renders after every event", "[actors
   full.stamp_versions = true;
   scenario(full);
   actors_test::Cluster partial;
+  partial.expire_deletions = false;  // the expiry events come from `full`
   Pipeline p;
   for (const auto& e : full.events()) {
     p.feed(e);
     partial.add(*e.object, e.type);
     p.settle();
     INFO("seq " << e.seq);
+    // Between a Secret's deletion and its grace expiry the root still uses it.
+    bool in_grace = e.type == EventType::deleted && e.kind == "Secret" && !actors::core::is_grace_expiry(*e.object);
+    if (in_grace) continue;
     REQUIRE(yaml_of(p.desired()) == yaml_of(partial.reference()));
   }
   // The cache did its job: unchanged monitors were reused.

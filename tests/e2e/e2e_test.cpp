@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include "actors/core/writer_plan.hpp"
+#include "model/codec.hpp"
 #include "model/parse.hpp"
+#include "model/size_limits.hpp"
 #include "model/yaml_emit.hpp"
 #include "operator_fixture.hpp"
 
@@ -198,6 +200,71 @@ TEST_CASE("drift made while the operator was down is repaired after a restart", 
   std::size_t drift_lines = 0;
   for (const auto& l : f.log()) drift_lines += l.find(": drift: ") != std::string::npos;
   CHECK(drift_lines == 2);
+}
+
+namespace {
+
+std::string agent_yml(OperatorFixture& f) {
+  auto secret = f.get("Secret", "monitoring", "grafana-agent-config");
+  REQUIRE(secret);
+  auto text = model::config_text(*secret);
+  REQUIRE(text);
+  return *text;
+}
+
+}  // namespace
+
+// Issue 13: deleting and re-creating a remote-write Secret rewrote the
+// running config without its instance until the Secret came back.
+TEST_CASE("a delete-and-recreate Secret rotation changes nothing but the rotated value", "[e2e][grace]") {
+  OperatorFixture f;
+  require_converged(f);
+  // The password reaches the pods through the assets Secret.
+  auto assets = [&] {
+    auto secret = f.get("Secret", "monitoring", "grafana-agent-secrets");
+    REQUIRE(secret);
+    std::map<std::string, std::string> out;
+    for (const auto& [k, v] : secret->find("data")->as_object()) out[k] = *model::base64_decode(v.as_string());
+    return out;
+  };
+  std::string config = agent_yml(f);
+  auto before = assets();
+  auto password = std::find_if(before.begin(), before.end(),
+                               [](const auto& kv) { return kv.second == "example-password-not-real"; });
+  REQUIRE(password != before.end());
+  auto writes = f.controller().stats().writer.writes;
+  f.remove("Secret", "monitoring", "remote-write-credentials");
+  REQUIRE(f.wait_idle());
+  CHECK(agent_yml(f) == config);  // the instance keeps its jobs meanwhile
+  CHECK(assets() == before);
+  auto agent = f.get("GrafanaAgent", "monitoring", "grafana-agent");
+  REQUIRE(agent);
+  CHECK(model::to_json(*agent->find("status")).find("remote-write-credentials") != std::string::npos);
+  f.apply_yaml(R"(apiVersion: v1
+kind: Secret
+metadata: {name: remote-write-credentials, namespace: monitoring}
+stringData: {username: "123456", password: rotated-password}
+)");
+  require_converged(f);
+  auto expected = before;
+  expected[password->first] = "rotated-password";
+  CHECK(agent_yml(f) == config);
+  CHECK(assets() == expected);
+  CHECK(f.controller().stats().writer.writes == writes + 1);  // the assets Secret, once
+  auto fixed = f.get("GrafanaAgent", "monitoring", "grafana-agent");
+  CHECK(fixed->find("status")->find("problems") == nullptr);
+}
+
+TEST_CASE("after the grace period a deleted Secret's members are dropped", "[e2e][grace]") {
+  OperatorFixture f({.start_operator = false});
+  actors::ControllerOptions co;
+  co.member_grace = std::chrono::milliseconds(300);
+  co.root.debounce = std::chrono::milliseconds(20);
+  f.start_operator(co);
+  require_converged(f);
+  f.remove("Secret", "monitoring", "remote-write-credentials");
+  require_converged(f);  // the reference render has no Secret: converged means dropped
+  CHECK(agent_yml(f).find("remote_write") == std::string::npos);
 }
 
 TEST_CASE("an invalid member sets Reconciled False on its root only", "[e2e]") {
