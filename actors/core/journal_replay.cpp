@@ -53,7 +53,6 @@ void ReplayFold::reset(const JournalMarker& m, const JournalHeader& header) {
   report_.last_seq = std::max(report_.last_seq, m.seq);
   if (m.type == MarkerType::start) {
     listed_ = false;
-    reset_seq_ = m.seq;
     report_.base =
         "start marker after seq " + std::to_string(m.seq) + " (pid " + std::to_string(m.pid) + ") in " + file_;
   } else {
@@ -106,10 +105,10 @@ ReplayReport ReplayFold::finish() {
   if (report_.header.version < 2)
     report_.warnings.push_back("journal version " + std::to_string(report_.header.version) +
                                " marks no restarts: objects deleted while the operator was down may still appear");
-  if (!listed_ && reset_seq_)
-    report_.warnings.push_back("stopped before the initial lists after the start at seq " +
-                               std::to_string(*reset_seq_) +
-                               " were complete: the live operator had rendered nothing at this point");
+  if (!listed_)
+    report_.warnings.push_back("stopped at seq " + std::to_string(report_.last_seq) +
+                               " before the operator had listed the whole cluster after its start: the live "
+                               "operator had rendered nothing at this point");
   pipeline_.settle();
   return report_;
 }

@@ -69,7 +69,6 @@ class ReplayFold {
   bool based_ = false, any_record_ = false, listed_ = true, done_ = false, file_start_ = false;
   std::string no_base_;  // why the fold has no base state
   std::uint64_t prev_seq_ = 0;
-  std::optional<std::uint64_t> reset_seq_;  // of the last start marker while not yet listed
 };
 
 // Scans `files` (oldest first; "-" is standard input) into a ReplayFold.

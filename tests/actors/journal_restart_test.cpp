@@ -132,6 +132,14 @@ TEST_CASE("a restart replaces what the previous run folded", "[actors][journal][
   Pipeline first_run = replay_pipeline({path}, before.size());
   CHECK(alpha_has_web_a(first_run));
   CHECK(yaml_of(first_run.desired()) == reference_of(before));
+  // Inside the second run's initial list the state is partial, and said so.
+  ReplayOptions mid;
+  mid.until = before.size() + 3;
+  Pipeline partial;
+  ReplayReport r = replay_files({path}, mid, partial);
+  REQUIRE(r.warnings.size() == 1);
+  CHECK(r.warnings[0].find("before the operator had listed the whole cluster") != std::string::npos);
+  CHECK(replay_files({path}, {}, partial).warnings.empty());
 }
 
 TEST_CASE("each rotated file replays alone to the state the whole set reaches there", "[actors][journal][replay]") {
