@@ -75,6 +75,26 @@ bool LeaseElector::step() {
   return leading_;
 }
 
+bool LeaseElector::release() {
+  if (!leading_) return false;
+  set_leading(false);
+  const k8s::Resource& res = *k8s::resource_for_kind("Lease");
+  k8s::Result got = call([&](k8s::Callback cb) { client_.get(res, cfg_.ns, cfg_.name, std::move(cb)); });
+  if (!got.ok()) return false;
+  std::optional<model::Value> out;
+  try {
+    out =
+        k8s::lease::release_lease(cfg_, model::parse_json(got.body, "lease"), k8s::lease::micro_time(clock_.wall_ms()));
+  } catch (const model::ParseError&) {
+    return false;
+  }
+  if (!out) return false;  // someone else holds it already
+  std::string body = model::to_json(*out);
+  k8s::Result put =
+      call([&](k8s::Callback cb) { client_.update(res, cfg_.ns, cfg_.name, std::move(body), std::move(cb)); });
+  return put.ok();
+}
+
 void LeaseElector::start() {
   thread_ = std::thread([this] {
     std::unique_lock<std::mutex> lock(mu_);

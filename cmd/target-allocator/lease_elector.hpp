@@ -6,6 +6,7 @@
 // own thread until stop() (also the destructor). on_change(false) is called
 // as soon as a round sees another holder, or when renewals have failed for
 // longer than renew_deadline; on_change(true) after a successful write.
+// release() on shutdown hands the Lease back (client-go's ReleaseOnCancel).
 // Times come from the injected clock, so tests drive rounds without sleeping.
 #pragma once
 
@@ -38,6 +39,10 @@ class LeaseElector {
   bool step();
   void start();
   void stop();
+  // After stop(): steps down and hands the Lease back when this replica
+  // holds it (no holder, renewed now), so a standby takes it on its next
+  // round instead of waiting out the lease. Returns whether it did.
+  bool release();
   bool leading() const { return leading_.load(); }
 
  private:

@@ -180,7 +180,10 @@ int serve(target_allocator::Config config, const allocation::ServerOptions& opti
     server.publish(allocator, scrape_configs);
   }
   on_signal.join();
-  if (elected.elector) elected.elector->stop();
+  if (elected.elector) {
+    elected.elector->stop();
+    elected.elector->release();  // the standby takes over on its next round
+  }
   if (sources) sources->stop();
   discovery.stop();
   server.stop();

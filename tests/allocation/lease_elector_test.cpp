@@ -95,3 +95,23 @@ TEST_CASE("an allocator leader steps down when renewals fail past the renew dead
   now += 200;
   CHECK(a.elector.step());  // still the holder of record: renews again
 }
+
+TEST_CASE("an allocator leader hands the Lease back on shutdown and a standby takes it at once",
+          "[allocation][leader]") {
+  simtest::SimFixture sim;
+  k8s::sim::Server api(sim.cluster, {});
+  api.start();
+  sim.create("namespaces", R"({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "observability"}})", "");
+  std::int64_t now = 0;
+  Replica a(api, "a", now), b(api, "b", now);
+  REQUIRE(a.elector.step());
+  CHECK_FALSE(b.elector.step());
+  CHECK_FALSE(b.elector.release());  // a standby has nothing to hand back
+  CHECK(holder(sim) == "a");
+  CHECK(a.elector.release());
+  CHECK(holder(sim) == "");
+  CHECK(a.changes == std::vector<bool>{true, false});
+  now += 10;  // far less than the lease duration
+  CHECK(b.elector.step());
+  CHECK(holder(sim) == "b");
+}

@@ -312,7 +312,7 @@ TEST_CASE("two target-allocator replicas with --leader-elect: one is Ready and t
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   CHECK(ready(*first));
   CHECK_FALSE(ready(*second));
-  first.reset();  // SIGTERM; the lease is not released
+  first.reset();  // SIGTERM: the Lease is handed back
   const auto stopped = std::chrono::steady_clock::now();
   REQUIRE(eventually([&] { return ready(*second); }));
   // Lease duration plus a retry period, with slack for a loaded machine.
