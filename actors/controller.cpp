@@ -125,6 +125,7 @@ void Controller::start() {
   root_cfg.writer = writer_;
   router_ = add_selector({"GrafanaAgent"}, true);
   jc.include_secrets = opts_.journal_include_secrets;
+  jc.tombstone_grace = opts_.member_grace;
   jc.now_ms = wall_ms;
   journal_ = spawn_journal(sys_, std::move(jc), std::move(routes));
   for (const caf::actor& s : selectors_) caf::anon_send(s, journal_atom::value, journal_);

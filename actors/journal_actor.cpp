@@ -58,7 +58,7 @@ void init(JournalActor* self, JournalConfig cfg, JournalRoutes routes) {
   if (!st.cfg.redaction_key.empty()) policy.key = st.cfg.redaction_key;
   st.cfg.redaction_key.clear();  // one copy, in the policy
   policy.include_secrets = st.cfg.include_secrets;
-  st.recorder = std::make_unique<core::JournalRecorder>(st.cfg.sink, std::move(policy));
+  st.recorder = std::make_unique<core::JournalRecorder>(st.cfg.sink, std::move(policy), st.cfg.tombstone_grace);
   st.recorder->start(st.next_seq - 1, now(st), ::getpid());
   schedule_flush(self);
 }

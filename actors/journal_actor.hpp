@@ -13,6 +13,7 @@
 // forwarded after every event received before it.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -31,6 +32,9 @@ struct JournalConfig {
   bool include_secrets = false;
   std::string redaction_key;  // HMAC key for redacted values ("" = a random one)
   std::uint64_t first_seq = 1;
+  // The selectors' --secret-grace-period: how long snapshots keep a deleted
+  // Secret/ConfigMap as a tombstone awaiting its expiry event.
+  std::chrono::milliseconds tombstone_grace{std::chrono::minutes(5)};
   std::function<std::int64_t()> now_ms;                   // wall clock, injected
   std::function<void(std::size_t bytes)> on_append = {};  // metrics hook
 };

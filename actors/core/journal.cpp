@@ -235,7 +235,8 @@ void JournalScanner::check_marker(const JournalMarker& m) {
 
 void JournalScanner::check_event(const Event& e, bool in_snapshot) {
   if (in_snapshot) {
-    if (e.type != EventType::resync) throw JournalError(line_no_, "a snapshot holds only RESYNC events");
+    if (e.type != EventType::resync && e.type != EventType::deleted)
+      throw JournalError(line_no_, "a snapshot holds only RESYNC events and tombstones (DELETED)");
     if (e.seq > snapshot_seq_)
       throw JournalError(line_no_, "snapshot event seq " + std::to_string(e.seq) + " is after the snapshot's seq " +
                                        std::to_string(snapshot_seq_));

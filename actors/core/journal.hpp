@@ -7,7 +7,8 @@
 //    initial lists follow as RESYNC events, ending at "synced".
 //  - "snapshot" (seq, objects N, synced): a rotated file's base: the N
 //    following lines are the folded state as of seq, as RESYNC events that
-//    keep the seq and time of the change that produced them.
+//    keep the seq and time of the change that produced them (a Secret or
+//    ConfigMap tombstone is its RESYNC followed by its DELETED event).
 //  - "synced": every informer of the process has listed once.
 // Version 1 journals (no markers) are still read.
 // Contract: encoding is pure and byte-deterministic. Reading is a scanner

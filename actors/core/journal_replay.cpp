@@ -1,8 +1,22 @@
 #include "actors/core/journal_replay.hpp"
 
 #include "actors/core/journal_reader.hpp"
+#include "actors/core/root_state.hpp"
 
 namespace actors::core {
+
+namespace {
+
+// A deleted Secret or ConfigMap becomes a tombstone only in the roots that
+// hold it (root_state.cpp), and live roots hold what their settled
+// subscriptions brought them: the fold settles first, as the live roots
+// had (the replay otherwise settles only at the end).
+bool starts_tombstone(const Event& e) {
+  return e.type == EventType::deleted && (e.kind == "Secret" || e.kind == "ConfigMap") && e.object &&
+         !is_grace_expiry(*e.object);
+}
+
+}  // namespace
 
 ReplayFold::ReplayFold(const ReplayOptions& opts) : opts_(opts), pipeline_(opts.render) {}
 
@@ -35,6 +49,7 @@ void ReplayFold::record(JournalRecord&& r, const JournalHeader& header) {
   }
   if (!r.in_snapshot) check_continuity(r.event, header);
   any_record_ = true;
+  if (starts_tombstone(r.event)) pipeline_.settle();
   pipeline_.feed(r.event);
   ++report_.events;
   report_.last_seq = std::max(report_.last_seq, r.event.seq);

@@ -11,6 +11,7 @@
 #include "actors/core/journal_reader.hpp"
 #include "actors/core/journal_recorder.hpp"
 #include "actors/core/journal_replay.hpp"
+#include "actors/core/root_state.hpp"
 #include "actors_fixtures.hpp"
 #include "journal_test_util.hpp"
 
@@ -38,8 +39,8 @@ struct Run {
   JournalRecorder recorder;
   std::uint64_t seq;
 
-  explicit Run(const FileJournalOptions& o)
-      : file(std::make_shared<FileJournal>(o)), recorder(file, policy()), seq(file->last_seq()) {
+  explicit Run(const FileJournalOptions& o, std::chrono::milliseconds grace = std::chrono::minutes(5))
+      : file(std::make_shared<FileJournal>(o)), recorder(file, policy(), grace), seq(file->last_seq()) {
     recorder.start(seq, actors_test::kT0, 4242);
   }
   static RedactionPolicy policy() {
@@ -53,8 +54,9 @@ struct Run {
   }
   void change(const model::Value& obj, EventType t) {
     ++seq;
-    recorder.record(make_event(seq, actors_test::kT0 + static_cast<std::int64_t>(seq), t, obj));
+    recorder.record(make_event(seq, actors_test::kT0 + static_cast<std::int64_t>(seq) + later_ms, t, obj));
   }
+  std::int64_t later_ms = 0;  // added to event times (1 ms per seq otherwise)
 };
 
 Pipeline replay_pipeline(const std::vector<std::string>& files, std::optional<std::uint64_t> until = std::nullopt) {
@@ -258,4 +260,44 @@ TEST_CASE("a journal without a base state is refused unless partial", "[actors][
     CHECK_THROWS_WITH(replayed({o.path}, 3), Catch::Contains("nothing to replay up to seq 3"));
     CHECK_NOTHROW(replayed(rotated_set(o.path), 3));
   }
+}
+
+TEST_CASE("a rotated file keeps deleted Secrets as tombstones until their expiry", "[actors][journal][replay]") {
+  TempDir dir;
+  FileJournalOptions o = options(dir.file("journal.jsonl"));
+  o.max_bytes = 3000;
+  o.keep_files = 50;
+  Run run(o, std::chrono::milliseconds(40));
+  std::vector<model::Value> objs = docs(actors_test::kScenario);
+  objs.push_back(doc("{apiVersion: v1, kind: Secret, metadata: {name: unused, namespace: app2}}"));
+  run.list(objs);
+  const ObjectId token{"Secret", {"app1", "token"}};
+  auto rotate_a_few = [&](int from) {
+    std::uint64_t before = run.file->rotations();
+    for (int i = from; run.file->rotations() < before + 2; ++i) run.change(monitor(i % 5, "db"), EventType::modified);
+  };
+  auto tombstoned = [&](const Pipeline& p) { return p.roots().at({"mon", "alpha"}).tombstones.count(token) == 1; };
+  // web-a references the token: the live roots keep it as a tombstone.
+  model::Value secret = doc("{apiVersion: v1, kind: Secret, metadata: {name: token, namespace: app1}}");
+  run.change(secret, EventType::deleted);
+  run.change(doc("{apiVersion: v1, kind: Secret, metadata: {name: unused, namespace: app2}}"), EventType::deleted);
+  rotate_a_few(0);
+  Pipeline alone = replay_pipeline({o.path}), whole = replay_pipeline(rotated_set(o.path));
+  CHECK(tombstoned(whole));
+  CHECK(tombstoned(alone));
+  CHECK(yaml_of(alone.desired()) == yaml_of(whole.desired()));
+  // The selector's expiry event ends it, in the snapshot too.
+  run.change(grace_expiry(secret), EventType::deleted);
+  rotate_a_few(10);
+  alone = replay_pipeline({o.path});
+  whole = replay_pipeline(rotated_set(o.path));
+  CHECK_FALSE(tombstoned(whole));
+  CHECK_FALSE(tombstoned(alone));
+  CHECK(yaml_of(alone.desired()) == yaml_of(whole.desired()));
+  // No expiry comes for a Secret nothing referenced: after twice the grace
+  // period snapshots drop it.
+  run.later_ms = 1000;
+  rotate_a_few(20);
+  JournalContents newest = read_journal(journal_test::slurp(o.path));
+  for (const Event& e : newest.events) CHECK(object_key(*e.object).second != "unused");
 }

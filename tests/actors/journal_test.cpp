@@ -236,7 +236,7 @@ TEST_CASE("markers round-trip and snapshots are validated", "[actors][journal]")
   CHECK_THROWS_WITH(read_journal(encode_header(header()) + encode_marker(snap) + resync(0) + encode_marker(synced)),
                     Catch::Contains("inside a snapshot"));
   CHECK_THROWS_WITH(read_journal(encode_header(header()) + encode_marker(snap) + encode_event(events[0])),
-                    Catch::Contains("only RESYNC"));
+                    Catch::Contains("only RESYNC events and tombstones"));
   CHECK_THROWS_WITH(read_journal(encode_header(header()) + encode_marker(snap) + resync(4)),
                     Catch::Contains("after the snapshot's seq"));
   // A marker going back in seq is corruption.
