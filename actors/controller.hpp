@@ -2,7 +2,7 @@
 // feeding the journal actor, then one selector actor per secondary kind
 // (plus one for the owned workloads and the GrafanaAgent selector that
 // starts roots), one root actor per GrafanaAgent, and the writer actor, as
-// DESIGN.md draws it.
+// docs/architecture.md draws it.
 // Contract: start() returns at once (it throws core::JournalLocked, with
 // nothing started, when another process holds the journal); synced()
 // turns true once every informer has delivered its first list, and the
