@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "model/parse.hpp"
+#include "k8s/lease/round.hpp"
 #include "model/yaml_emit.hpp"
 
 namespace actors {
@@ -15,12 +15,9 @@ using released_atom = caf::atom_constant<caf::atom("released")>;
 
 struct ElectorState {
   ElectorConfig cfg;
-  core::LeaseObservation seen;
-  bool leading = false;
-  std::int64_t last_renew_ms = 0;
-  std::int64_t renew_sent_ms = 0;     // when the write in flight was sent
-  std::optional<model::Value> lease;  // as last read or written (its resourceVersion)
-  bool releasing = false;             // shutting down: no more rounds
+  k8s::lease::RoundState round;
+  bool leading = false;    // as last reported to the writer
+  bool releasing = false;  // shutting down: no more rounds
   caf::response_promise release_reply;
 };
 
@@ -48,8 +45,10 @@ std::int64_t mono_ms(Elector* self) {
   return self->state.cfg.fence->now();
 }
 
-void set_leading(Elector* self, bool leading) {
+// Reports the round's verdict: to the fence, the writer and the hooks.
+void report(Elector* self) {
   auto& st = self->state;
+  bool leading = st.round.leading;
   if (!leading) st.cfg.fence->revoke();
   if (st.leading == leading) {
     if (leading) self->send(st.cfg.writer, leader_atom::value, true);  // lifts a fence the writer hit
@@ -62,52 +61,28 @@ void set_leading(Elector* self, bool leading) {
   if (st.cfg.on_change) st.cfg.on_change(leading);
 }
 
-void check_deadline(Elector* self) {
-  auto& st = self->state;
-  if (st.leading && mono_ms(self) - st.last_renew_ms > st.cfg.leader.renew_deadline.count()) set_leading(self, false);
-}
-
 void on_lease(Elector* self, const k8s::Result& r) {
   auto& st = self->state;
-  std::optional<model::Value> lease;
   if (st.releasing) return;
-  if (r.ok()) {
-    try {
-      lease = model::parse_json(r.body, "lease");
-    } catch (const model::ParseError&) {
-      return check_deadline(self);
-    }
-  } else if (r.status != 404) {
-    return check_deadline(self);
-  }
-  st.lease = lease;
-  auto d = core::decide_lease(st.cfg.leader, lease, st.seen, mono_ms(self), core::micro_time(wall_ms()));
-  st.renew_sent_ms = mono_ms(self);
+  auto step = k8s::lease::after_read(st.cfg.leader, st.round, r.status, r.body, mono_ms(self), wall_ms());
   const k8s::Resource& res = *k8s::resource_for_kind("Lease");
   const auto& lc = st.cfg.leader;
-  switch (d.step) {
-    case core::LeaseStep::wait:
-      return set_leading(self, false);
-    case core::LeaseStep::create:
-      return st.cfg.client->create(res, lc.ns, model::to_json(d.lease), reply_to(self, wrote_atom::value));
-    case core::LeaseStep::acquire:
-    case core::LeaseStep::renew:
-      return st.cfg.client->update(res, lc.ns, lc.name, model::to_json(d.lease), reply_to(self, wrote_atom::value));
+  switch (step.write) {
+    case k8s::lease::LeaseWrite::none:
+      return report(self);
+    case k8s::lease::LeaseWrite::create:
+      return st.cfg.client->create(res, lc.ns, model::to_json(step.body), reply_to(self, wrote_atom::value));
+    case k8s::lease::LeaseWrite::update:
+      return st.cfg.client->update(res, lc.ns, lc.name, model::to_json(step.body), reply_to(self, wrote_atom::value));
   }
 }
 
 void on_wrote(Elector* self, const k8s::Result& r) {
   auto& st = self->state;
   if (st.releasing) return;
-  if (!r.ok()) return check_deadline(self);
-  try {
-    st.lease = model::parse_json(r.body, "lease");
-  } catch (const model::ParseError&) {
-    st.lease.reset();  // released on shutdown only after the next read
-  }
-  st.last_renew_ms = st.renew_sent_ms;
-  st.cfg.fence->renewed(st.renew_sent_ms);
-  set_leading(self, true);
+  k8s::lease::after_write(st.cfg.leader, st.round, r.ok(), r.body, mono_ms(self));
+  if (r.ok()) st.cfg.fence->renewed(st.round.last_renew_ms);
+  report(self);
 }
 
 // Steps down first (the writer stops before the Lease is handed back), then
@@ -115,10 +90,8 @@ void on_wrote(Elector* self, const k8s::Result& r) {
 caf::result<bool> release(Elector* self) {
   auto& st = self->state;
   st.releasing = true;
-  bool was_leading = st.leading;
-  set_leading(self, false);
-  std::optional<model::Value> out;
-  if (was_leading && st.lease) out = core::release_lease(st.cfg.leader, *st.lease, core::micro_time(wall_ms()));
+  std::optional<model::Value> out = k8s::lease::step_down(st.cfg.leader, st.round, wall_ms());
+  report(self);
   if (!out) return false;
   const auto& lc = st.cfg.leader;
   st.release_reply = self->make_response_promise();

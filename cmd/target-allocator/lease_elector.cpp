@@ -3,7 +3,6 @@
 #include <chrono>
 #include <future>
 
-#include "model/parse.hpp"
 #include "model/yaml_emit.hpp"
 
 namespace target_allocator {
@@ -31,65 +30,35 @@ k8s::Result LeaseElector::call(const std::function<void(k8s::Callback)>& request
   return answer.get();
 }
 
-void LeaseElector::set_leading(bool leading) {
+void LeaseElector::report() {
+  bool leading = round_.leading;
   if (leading_.exchange(leading) != leading && on_change_) on_change_(leading);
-}
-
-void LeaseElector::check_deadline() {
-  if (leading_ && clock_.mono_ms() - last_renew_ms_ > cfg_.renew_deadline.count()) set_leading(false);
 }
 
 bool LeaseElector::step() {
   const k8s::Resource& res = *k8s::resource_for_kind("Lease");
   k8s::Result got = call([&](k8s::Callback cb) { client_.get(res, cfg_.ns, cfg_.name, std::move(cb)); });
-  std::optional<model::Value> lease;
-  if (got.ok()) {
-    try {
-      lease = model::parse_json(got.body, "lease");
-    } catch (const model::ParseError&) {
-      check_deadline();
-      return leading_;
-    }
-  } else if (got.status != 404) {
-    check_deadline();
-    return leading_;
+  auto next = k8s::lease::after_read(cfg_, round_, got.status, got.body, clock_.mono_ms(), clock_.wall_ms());
+  if (next.write != k8s::lease::LeaseWrite::none) {
+    std::string body = model::to_json(next.body);
+    k8s::Result wrote = call([&](k8s::Callback cb) {
+      if (next.write == k8s::lease::LeaseWrite::create)
+        client_.create(res, cfg_.ns, std::move(body), std::move(cb));
+      else
+        client_.update(res, cfg_.ns, cfg_.name, std::move(body), std::move(cb));
+    });
+    k8s::lease::after_write(cfg_, round_, wrote.ok(), wrote.body, clock_.mono_ms());
   }
-  auto d = k8s::lease::decide_lease(cfg_, lease, seen_, clock_.mono_ms(), k8s::lease::micro_time(clock_.wall_ms()));
-  if (d.step == k8s::lease::LeaseStep::wait) {
-    set_leading(false);
-    return false;
-  }
-  std::string body = model::to_json(d.lease);
-  k8s::Result wrote = call([&](k8s::Callback cb) {
-    if (d.step == k8s::lease::LeaseStep::create)
-      client_.create(res, cfg_.ns, std::move(body), std::move(cb));
-    else
-      client_.update(res, cfg_.ns, cfg_.name, std::move(body), std::move(cb));
-  });
-  if (wrote.ok()) {
-    last_renew_ms_ = clock_.mono_ms();
-    set_leading(true);
-  } else {
-    check_deadline();
-  }
+  report();
   return leading_;
 }
 
 bool LeaseElector::release() {
-  if (!leading_) return false;
-  set_leading(false);
-  const k8s::Resource& res = *k8s::resource_for_kind("Lease");
-  k8s::Result got = call([&](k8s::Callback cb) { client_.get(res, cfg_.ns, cfg_.name, std::move(cb)); });
-  if (!got.ok()) return false;
-  std::optional<model::Value> out;
-  try {
-    out =
-        k8s::lease::release_lease(cfg_, model::parse_json(got.body, "lease"), k8s::lease::micro_time(clock_.wall_ms()));
-  } catch (const model::ParseError&) {
-    return false;
-  }
-  if (!out) return false;  // someone else holds it already
+  std::optional<model::Value> out = k8s::lease::step_down(cfg_, round_, clock_.wall_ms());
+  report();
+  if (!out) return false;
   std::string body = model::to_json(*out);
+  const k8s::Resource& res = *k8s::resource_for_kind("Lease");
   k8s::Result put =
       call([&](k8s::Callback cb) { client_.update(res, cfg_.ns, cfg_.name, std::move(body), std::move(cb)); });
   return put.ok();

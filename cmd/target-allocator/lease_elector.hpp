@@ -1,6 +1,7 @@
 // Leader election for the target allocator (--leader-elect): one thread
-// that reads, decides (k8s::lease::decide_lease) and writes the Lease
-// through the libcurl client, and reports leadership changes.
+// that runs k8s::lease's election round (the same one the operator's
+// elector actor runs), making its calls through the libcurl client, and
+// reports leadership changes.
 // Contract: step() runs one round synchronously and returns whether this
 // replica leads afterwards; start() runs step() every retry period on its
 // own thread until stop() (also the destructor). on_change(false) is called
@@ -19,6 +20,7 @@
 
 #include "k8s/client/client.hpp"
 #include "k8s/lease/leader.hpp"
+#include "k8s/lease/round.hpp"
 
 namespace target_allocator {
 
@@ -47,15 +49,13 @@ class LeaseElector {
 
  private:
   k8s::Result call(const std::function<void(k8s::Callback)>& request);
-  void set_leading(bool leading);
-  void check_deadline();
+  void report();  // on_change when the round's verdict differs from the last
 
   k8s::Client& client_;
   k8s::lease::LeaderConfig cfg_;
   std::function<void(bool)> on_change_;
   ElectorClock clock_;
-  k8s::lease::LeaseObservation seen_;
-  std::int64_t last_renew_ms_ = 0;
+  k8s::lease::RoundState round_;
   std::atomic<bool> leading_{false};
   std::mutex mu_;
   std::condition_variable wake_;
