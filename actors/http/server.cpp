@@ -8,6 +8,8 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "model/listen_address.hpp"
+
 namespace actors {
 
 namespace {
@@ -61,34 +63,14 @@ HttpResponse metrics_response(const OperatorMetrics& metrics) {
   return r;
 }
 
-std::optional<int> parse_port(const std::string& s) {
-  if (s.empty() || s.size() > 5) return std::nullopt;
-  int port = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return std::nullopt;
-    port = port * 10 + (c - '0');
-  }
-  if (port > 65535) return std::nullopt;
-  return port;
-}
-
 }  // namespace
 
 std::optional<HttpServerOptions> parse_listen_address(const std::string& address) {
-  std::size_t colon = address.rfind(':');
-  if (colon == std::string::npos) return std::nullopt;
-  std::string host = address.substr(0, colon);
-  if (!host.empty() && host.front() == '[') {
-    if (host.size() < 3 || host.back() != ']') return std::nullopt;
-    host = host.substr(1, host.size() - 2);
-  } else if (host.find(':') != std::string::npos) {
-    return std::nullopt;  // a bare IPv6 address needs brackets
-  }
-  auto port = parse_port(address.substr(colon + 1));
-  if (!port) return std::nullopt;
+  auto parsed = model::parse_listen_address(address);
+  if (!parsed) return std::nullopt;
   HttpServerOptions out;
-  out.host = host.empty() ? "0.0.0.0" : host;
-  out.port = *port;
+  out.host = parsed->host;
+  out.port = parsed->port;
   return out;
 }
 

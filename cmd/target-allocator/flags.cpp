@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include "model/listen_address.hpp"
 #include "model/scrape_common.hpp"
 
 namespace target_allocator {
@@ -125,16 +126,11 @@ bool parse_flags(int argc, char** argv, Flags& flags, std::string& problem) {
 }
 
 bool parse_listen_addr(const std::string& addr, std::string& host, int& port) {
-  auto colon = addr.rfind(':');
-  if (colon == std::string::npos) return false;
-  host = colon == 0 ? "0.0.0.0" : addr.substr(0, colon);
-  try {
-    std::size_t used = 0;
-    port = std::stoi(addr.substr(colon + 1), &used);
-    return used == addr.size() - colon - 1 && port >= 0 && port < 65536;
-  } catch (const std::exception&) {
-    return false;
-  }
+  auto parsed = model::parse_listen_address(addr);
+  if (!parsed) return false;
+  host = parsed->host;
+  port = parsed->port;
+  return true;
 }
 
 }  // namespace target_allocator

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <mutex>
 
+#include "../eventually.hpp"
 #include "cmd/target-allocator/config.hpp"
 #include "cmd/target-allocator/discovery_runner.hpp"
 #include "cmd/target-allocator/http_sd_poller.hpp"
@@ -69,16 +70,7 @@ std::string fetch_error(const HttpSdConfig& c) {
   return "no error";
 }
 
-// Polls `f` until it returns true or 20 s pass.
-template <class F>
-bool eventually(F f) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (f()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return f();
-}
+using testutil::eventually;
 
 // Every address in a /jobs/<job>/targets body (all collectors).
 std::set<std::string> all_addresses(const std::string& body) {

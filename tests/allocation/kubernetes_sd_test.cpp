@@ -4,6 +4,7 @@
 // follows creations, status changes and deletions.
 #include <catch2/catch.hpp>
 
+#include "../eventually.hpp"
 #include "http_fixtures.hpp"
 #include "k8s/sim/server.hpp"
 #include "k8s/sim_fixture.hpp"
@@ -12,15 +13,7 @@ using namespace http_test;
 
 namespace {
 
-template <class F>
-bool eventually(F f) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (f()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return f();
-}
+using testutil::eventually;
 
 // Address -> merged labels of every target in a /jobs/<job>/targets body.
 std::map<std::string, std::map<std::string, std::string>> served_targets(const std::string& body) {

@@ -4,6 +4,7 @@
 // kubernetes_sd targets are allocated and served.
 #include <catch2/catch.hpp>
 
+#include "../eventually.hpp"
 #include "http_fixtures.hpp"
 #include "k8s/sim/loader.hpp"
 #include "k8s/sim/server.hpp"
@@ -13,15 +14,7 @@ using namespace http_test;
 
 namespace {
 
-template <class F>
-bool eventually(F f) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (f()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return f();
-}
+using testutil::eventually;
 
 std::string write_file(const std::string& name, const std::string& text) {
   auto path = std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()));

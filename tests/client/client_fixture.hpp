@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "../eventually.hpp"
 #include "k8s/client/client.hpp"
 #include "k8s/client/curl_transport.hpp"
 #include "k8s/sim/server.hpp"
@@ -23,17 +24,7 @@
 
 namespace clienttest {
 
-// Polls `cond` until it holds or `timeout` passes (generous: tests run on
-// a loaded 2-core machine).
-inline bool eventually(const std::function<bool()>& cond,
-                       std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
-  auto end = std::chrono::steady_clock::now() + timeout;
-  while (!cond()) {
-    if (std::chrono::steady_clock::now() > end) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return true;
-}
+using testutil::eventually;
 
 // A Result delivered on the transport thread, awaited by the test thread.
 class Pending {

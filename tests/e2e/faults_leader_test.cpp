@@ -11,6 +11,7 @@
 #include <map>
 #include <thread>
 
+#include "../eventually.hpp"
 #include "../k8s/process.hpp"
 #include "actors/core/writer_plan.hpp"
 #include "model/yaml_emit.hpp"
@@ -276,13 +277,8 @@ TEST_CASE("a leader paused past its lease makes no write after it resumes", "[e2
     const model::Value* h = lease ? lease->find("spec")->find("holderIdentity") : nullptr;
     return h && h->is_string() ? h->as_string() : std::string();
   };
-  auto until = [](const std::function<bool()>& done, std::chrono::seconds limit) {
-    auto deadline = std::chrono::steady_clock::now() + limit;
-    while (!done() && std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    return done();
-  };
-  REQUIRE(until([&] { return !holder().empty() && f.divergence().empty(); }, std::chrono::seconds(30)));
+  using testutil::eventually;
+  REQUIRE(eventually([&] { return !holder().empty() && f.divergence().empty(); }));
   actors::ControllerOptions co;
   co.root.debounce = std::chrono::milliseconds(20);
   actors::core::LeaderConfig lc;
@@ -293,7 +289,7 @@ TEST_CASE("a leader paused past its lease makes no write after it resumes", "[e2
   co.leader = lc;
   f.start_operator(co);
   REQUIRE(::kill(paused.pid(), SIGSTOP) == 0);
-  REQUIRE(until([&] { return holder() == "standby"; }, std::chrono::seconds(10)));
+  REQUIRE(eventually([&] { return holder() == "standby"; }, std::chrono::seconds(10)));
   // While the old leader sleeps the cluster changes and the new one writes.
   f.apply_yaml("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {monitoring: disabled}\n");
   REQUIRE(f.wait_converged(std::chrono::seconds(30)));
