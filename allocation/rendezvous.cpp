@@ -10,9 +10,16 @@ namespace allocation {
 // lanes) with no cross-lane merge. ambiguous[l] flags a lane where a tie
 // (any score equal to the running best or second best) or a zero second
 // score makes the result order-dependent; the caller then ranks exactly.
-__attribute__((target_clones("avx512f", "avx2", "default"), optimize("O3"))) void top_two(
-    const std::uint32_t* __restrict keys, const std::uint32_t* __restrict seeds, std::size_t n,
-    std::uint32_t* __restrict first, std::uint32_t* __restrict second, std::uint32_t* __restrict ambiguous) {
+// Clang has no per-function optimize attribute (and warns on it); it
+// vectorises this loop at the build's -O2 anyway.
+#if defined(__clang__)
+#define AO_TOP_TWO_ATTRIBUTES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define AO_TOP_TWO_ATTRIBUTES __attribute__((target_clones("avx512f", "avx2", "default"), optimize("O3")))
+#endif
+AO_TOP_TWO_ATTRIBUTES void top_two(const std::uint32_t* __restrict keys, const std::uint32_t* __restrict seeds,
+                                   std::size_t n, std::uint32_t* __restrict first, std::uint32_t* __restrict second,
+                                   std::uint32_t* __restrict ambiguous) {
   std::uint32_t b1[kLanes] = {}, b2[kLanes] = {}, i1[kLanes] = {}, i2[kLanes] = {}, tie[kLanes] = {};
   for (std::size_t c = 0; c < n; ++c) {
     const std::uint32_t seed = seeds[c], index = static_cast<std::uint32_t>(c);

@@ -93,7 +93,10 @@ void read_user(const YAML::Node& u, const std::string& where, const std::string&
 }  // namespace
 
 ClusterConfig from_kubeconfig(const std::string& path, const std::string& context) {
-  std::string text = read_file(path, "kubeconfig");
+  return from_kubeconfig_text(read_file(path, "kubeconfig"), path, context);
+}
+
+ClusterConfig from_kubeconfig_text(const std::string& text, const std::string& path, const std::string& context) {
   YAML::Node root;
   try {
     root = YAML::Load(text);

@@ -30,6 +30,9 @@ struct ClusterConfig {
 };
 
 ClusterConfig from_kubeconfig(const std::string& path, const std::string& context = "");
+// The same from the file's text; `path` names it in errors and anchors its
+// relative file paths (nothing is read). For tests and fuzzing.
+ClusterConfig from_kubeconfig_text(const std::string& text, const std::string& path, const std::string& context = "");
 ClusterConfig in_cluster(const std::string& sa_dir = "/var/run/secrets/kubernetes.io/serviceaccount");
 
 }  // namespace k8s

@@ -1,0 +1,49 @@
+// Helpers shared by the fuzz targets (tests/fuzz/*_fuzz.cpp).
+// Contract: header-only, no state; fuzz_fail() is how a target reports a
+// broken contract that is not a crash (a wrong exception type, a failed
+// round trip): it prints the reason and aborts, which libFuzzer records as
+// a crash and the corpus replay (replay_main.cpp) as a failed ctest.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "model/value.hpp"
+
+namespace fuzz {
+
+[[noreturn]] inline void fuzz_fail(std::string_view what) {
+  std::fprintf(stderr, "fuzz contract broken: %.*s\n", static_cast<int>(what.size()), what.data());
+  std::abort();
+}
+
+inline std::string_view as_text(const uint8_t* data, size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
+// Splits off the first line (without its '\n'); `rest` is what follows.
+inline std::string_view take_line(std::string_view& rest) {
+  std::size_t nl = rest.find('\n');
+  std::string_view line = rest.substr(0, nl);
+  rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+  return line;
+}
+
+// NaN never equals itself, so round-trip checks skip trees that hold one.
+inline bool has_nan(const model::Value& v) {
+  if (v.type() == model::Value::Type::number) return std::isnan(v.as_double());
+  if (v.is_array()) {
+    for (const auto& item : v.as_array())
+      if (has_nan(item)) return true;
+  } else if (v.is_object()) {
+    for (const auto& [key, member] : v.as_object())
+      if (has_nan(member)) return true;
+  }
+  return false;
+}
+
+}  // namespace fuzz
