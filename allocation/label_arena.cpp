@@ -24,7 +24,9 @@ class Arena {
       return f;
     }
     const std::size_t size = cls * kLine;
-    if (next_ + size > end_) refill();
+    // Compared as a distance: before the first chunk next_ is null, and
+    // null + size is undefined behaviour (UBSan under tests/fuzz).
+    if (static_cast<std::size_t>(end_ - next_) < size) refill();
     void* p = next_;
     next_ += size;
     return p;
