@@ -59,7 +59,8 @@ class TypeRegistry {
   unsigned long generation_ = 0;
 };
 
-// The built-in kinds (core, apps, coordination, discovery, rbac, apiextensions).
+// The built-in kinds (core, apps, coordination, discovery, networking, rbac,
+// apiextensions).
 std::vector<ResourceType> builtin_types();
 
 }  // namespace k8s::sim

@@ -82,6 +82,15 @@ discovery.EndpointSlice
   addressType string
   endpoints []object
   ports []object
+networking.Ingress
+  @kind
+  spec networking.IngressSpec
+  status object
+networking.IngressSpec
+  ingressClassName string
+  defaultBackend object
+  tls []object
+  rules []object
 apiext.CustomResourceDefinition
   @kind
   spec apiext.CustomResourceDefinitionSpec

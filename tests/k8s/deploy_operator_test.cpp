@@ -31,34 +31,32 @@ struct Need {
   std::vector<const char*> verbs;
 };
 
-// Everything the operator does, by kind: read what it watches (actors/
-// controller.cpp's informers plus the SD fan-out), write what it owns,
-// patch GrafanaAgent status and record Events.
+// Everything the operator does, by kind: its informers list and watch
+// (actors/controller.cpp's watched_kinds), it gets a GrafanaAgent to confirm
+// it still exists and an owned object to re-read it after a 409/404, writes
+// what it owns with create/update/delete, patches GrafanaAgent status and
+// creates core Events. tests/k8s/deploy_rbac_test.cpp shows each is used.
 std::set<Permission> cluster_needs() {
-  const std::vector<const char*> read = {"get", "list", "watch"};
-  const std::vector<const char*> own = {"get", "list", "watch", "create", "update", "patch", "delete"};
+  const std::vector<const char*> watch = {"list", "watch"};
+  const std::vector<const char*> own = {"get", "list", "watch", "create", "update", "delete"};
   const std::vector<Need> needs = {
-      {"monitoring.grafana.com", "grafanaagents", read},
-      {"monitoring.grafana.com", "metricsinstances", read},
-      {"monitoring.grafana.com", "logsinstances", read},
-      {"monitoring.grafana.com", "podlogs", read},
-      {"monitoring.grafana.com", "integrations", read},
-      {"monitoring.coreos.com", "servicemonitors", read},
-      {"monitoring.coreos.com", "podmonitors", read},
-      {"monitoring.coreos.com", "probes", read},
-      {"", "namespaces", read},
-      {"", "configmaps", read},
-      {"", "pods", read},
-      {"", "endpoints", read},
-      {"discovery.k8s.io", "endpointslices", read},
+      {"monitoring.grafana.com", "grafanaagents", {"get", "list", "watch"}},
+      {"monitoring.grafana.com", "metricsinstances", watch},
+      {"monitoring.grafana.com", "logsinstances", watch},
+      {"monitoring.grafana.com", "podlogs", watch},
+      {"monitoring.grafana.com", "integrations", watch},
+      {"monitoring.coreos.com", "servicemonitors", watch},
+      {"monitoring.coreos.com", "podmonitors", watch},
+      {"monitoring.coreos.com", "probes", watch},
+      {"", "namespaces", watch},
+      {"", "configmaps", watch},
       {"", "secrets", own},
       {"", "services", own},
       {"apps", "statefulsets", own},
       {"apps", "daemonsets", own},
       {"apps", "deployments", own},
-      {"monitoring.grafana.com", "grafanaagents/status", {"update", "patch"}},
-      {"", "events", {"create", "patch"}},
-      {"events.k8s.io", "events", {"create", "patch"}},
+      {"monitoring.grafana.com", "grafanaagents/status", {"patch"}},
+      {"", "events", {"create"}},
   };
   std::set<Permission> out;
   for (const Need& n : needs)
@@ -222,7 +220,7 @@ TEST_CASE("the operator RBAC grants exactly what the operator touches", "[k8s][k
                                       {"coordination.k8s.io", "leases", "update"}});
 
   // Every resource named is one the API server serves (catches typos such as
-  // "endpointslice"); events.k8s.io is not served by simcluster.
+  // "endpointslice").
   auto r = env.kubectl({"api-resources", "--no-headers", "-o", "name"});
   INFO(r.err);
   REQUIRE(r.code == 0);
@@ -230,7 +228,6 @@ TEST_CASE("the operator RBAC grants exactly what the operator touches", "[k8s][k
   std::istringstream lines(r.out);
   for (std::string line; std::getline(lines, line);) served.insert(line);
   for (const auto& [group, resource, verb] : have) {
-    if (group == "events.k8s.io") continue;
     std::string base = resource.substr(0, resource.find('/'));
     std::string name = group.empty() ? base : base + "." + group;
     INFO(name);
