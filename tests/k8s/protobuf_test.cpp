@@ -78,6 +78,7 @@ TEST_CASE("kubectl create of other built-in kinds fails with a clear 415", "[k8s
   testutil::KubectlEnv env;
   auto r = env.kubectl({"create", "deployment", "web", "--image=nginx"});
   CHECK(r.code == 1);
-  CHECK(r.err.find("simcluster decodes protobuf bodies only for v1 Namespace, Secret, ConfigMap, ServiceAccount and authentication.k8s.io/v1 TokenRequest; got "
+  CHECK(r.err.find("simcluster decodes protobuf bodies only for v1 Namespace, Secret, ConfigMap, ServiceAccount and "
+                   "authentication.k8s.io/v1 TokenRequest; got "
                    "apps/v1 Deployment") != std::string::npos);
 }
