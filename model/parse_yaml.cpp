@@ -2,6 +2,8 @@
 #include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/parser.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -187,6 +189,38 @@ ParseError::ParseError(std::string source, int line, std::string message)
       problem_(std::move(message)) {}
 
 namespace {
+// Offset of the first byte that makes `s` something other than UTF-8 YAML
+// text, or npos: a byte that does not start a valid UTF-8 sequence
+// (overlong forms, surrogates and code points above U+10FFFF included), or
+// NUL. yaml-cpp passes invalid bytes through, but no YAML emitter can write
+// them back (a "\xa6" escape is U+00A6, two bytes), so they would change
+// silently on the way to agent.yml; Go's YAML decoder rejects them too. A
+// NUL (which YAML does not allow) among the first bytes makes yaml-cpp
+// guess UTF-16 or UTF-32 and decode the text into garbage.
+std::size_t non_utf8_yaml_at(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if (c == 0) return i;
+      ++i;
+      continue;
+    }
+    const std::size_t n = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : 1;
+    const std::uint32_t min = n == 3 ? 0x10000 : n == 2 ? 0x800 : 0x80;
+    if (c < 0xC0 || c >= 0xF8 || s.size() - i <= n) return i;
+    std::uint32_t cp = c & (0x3F >> n);
+    for (std::size_t k = 1; k <= n; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+    i += n + 1;
+  }
+  return std::string_view::npos;
+}
+
 // Occurrences of "---" and "..." (an upper bound on document markers).
 std::size_t count_markers(std::string_view text) {
   std::size_t n = 0;
@@ -199,6 +233,11 @@ std::size_t count_markers(std::string_view text) {
 
 std::vector<Document> parse_documents(std::string_view text, std::string_view source, const ParseLimits& limits) {
   if (text.size() > limits.max_bytes) throw ParseError(std::string(source), 0, "input larger than the size limit");
+  if (std::size_t bad = non_utf8_yaml_at(text); bad != std::string_view::npos) {
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
+    throw ParseError(std::string(source), static_cast<int>(line),
+                     "not UTF-8 text (byte offset " + std::to_string(bad) + ")");
+  }
   std::vector<Document> docs;
   if (looks_like_json(text)) {
     try {
