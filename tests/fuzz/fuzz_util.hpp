@@ -33,17 +33,25 @@ inline std::string_view take_line(std::string_view& rest) {
   return line;
 }
 
-// NaN never equals itself, so round-trip checks skip trees that hold one.
-inline bool has_nan(const model::Value& v) {
-  if (v.type() == model::Value::Type::number) return std::isnan(v.as_double());
+// Whether some number in `v` satisfies `pred`: NaN never equals itself
+// and JSON has no infinities, so round-trip checks skip such trees.
+template <class Pred>
+bool has_number(const model::Value& v, Pred pred) {
+  if (v.type() == model::Value::Type::number) return pred(v.as_double());
   if (v.is_array()) {
     for (const auto& item : v.as_array())
-      if (has_nan(item)) return true;
+      if (has_number(item, pred)) return true;
   } else if (v.is_object()) {
     for (const auto& [key, member] : v.as_object())
-      if (has_nan(member)) return true;
+      if (has_number(member, pred)) return true;
   }
   return false;
+}
+inline bool has_nan(const model::Value& v) {
+  return has_number(v, [](double d) { return std::isnan(d); });
+}
+inline bool has_non_finite(const model::Value& v) {
+  return has_number(v, [](double d) { return !std::isfinite(d); });
 }
 
 }  // namespace fuzz

@@ -39,6 +39,7 @@ void check_round_trip(const model::Value& v) {
   }
   model::Value again = back.empty() ? model::Value() : back.front().value;
   if (back.size() > 1 || again != v) fuzz::fuzz_fail("emitted YAML reads back differently:\n" + yaml);
+  if (fuzz::has_non_finite(v)) return;  // JSON writes null for them
   std::string json = model::to_json(v);
   try {
     if (model::parse_json(json, "emitted") != v) fuzz::fuzz_fail("emitted JSON reads back differently: " + json);
