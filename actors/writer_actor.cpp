@@ -130,11 +130,12 @@ void on_failure(Actor* self, const core::RootKey& key, RootWrites& rw, const cor
   if (r.error_class() != k8s::ErrorClass::retry_reconcile) rw.write_error = error;
   switch (r.error_class()) {
     case k8s::ErrorClass::retry_reconcile:
+      // Always re-read (a stale copy would conflict forever); after three
+      // conflicts in a row the replan waits for a backoff.
       rw.queue.clear();
-      rw.replan = true;
-      if (rw.attempt++ < 3) return refresh(self, key, rw, a);
-      finish_batch(self, key, rw, false);
-      return schedule_retry(self, key, rw);
+      rw.replan = rw.attempt++ < 3;
+      rw.backoff_after_reread = !rw.replan;
+      return refresh(self, key, rw, a);
     case k8s::ErrorClass::retry_call:
       finish_batch(self, key, rw, false);
       return schedule_retry(self, key, rw);
@@ -255,6 +256,10 @@ void on_reread(Actor* self, const core::RootKey& key, ObjectKey id, const k8s::R
   }
   rw.in_flight = false;
   finish_batch(self, key, rw, false);
+  if (rw.backoff_after_reread) {
+    rw.backoff_after_reread = false;
+    schedule_retry(self, key, rw);
+  }
 }
 
 caf::behavior writer_behavior(Actor* self, WriterConfig cfg) {

@@ -25,6 +25,7 @@ struct RootWrites {
   std::vector<core::Action> queue;                // the rest of the batch in flight
   std::uint64_t batch = 0;                        // tags completions of the current batch
   bool in_flight = false, replan = false, retry_scheduled = false;
+  bool backoff_after_reread = false;  // many conflicts in a row: replan after a backoff
   unsigned attempt = 0;
   std::string write_error;
   model::Value written_status;  // the status we last wrote

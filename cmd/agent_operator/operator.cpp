@@ -146,6 +146,23 @@ void block_signals() {
   pthread_sigmask(SIG_BLOCK, &s, nullptr);
 }
 
+// Waits for the informers' first lists, or SIGINT/SIGTERM: a pod told to
+// stop during a slow or impossible start-up exits at once, not after the
+// sync timeout.
+SyncWait wait_for_sync(actors::Controller& controller, std::chrono::milliseconds timeout) {
+  sigset_t s;
+  sigemptyset(&s);
+  sigaddset(&s, SIGINT);
+  sigaddset(&s, SIGTERM);
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!controller.synced()) {
+    if (std::chrono::steady_clock::now() >= deadline) return SyncWait::timed_out;
+    timespec ts{0, 10'000'000};
+    if (sigtimedwait(&s, nullptr, &ts) > 0) return SyncWait::signalled;
+  }
+  return SyncWait::synced;
+}
+
 bool wait_for_stop(const std::optional<std::chrono::milliseconds>& run_for) {
   sigset_t s;
   sigemptyset(&s);
@@ -270,10 +287,13 @@ int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, cons
     if (http) http->stop();
     return 1;
   }
-  auto sync_deadline = std::chrono::steady_clock::now() + f.sync_timeout;
-  while (!controller.synced() && std::chrono::steady_clock::now() < sync_deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  if (!controller.synced()) {
+  SyncWait synced = wait_for_sync(controller, f.sync_timeout);
+  if (synced == SyncWait::signalled) {
+    if (http) http->stop();
+    controller.stop();
+    return 0;
+  }
+  if (synced == SyncWait::timed_out) {
     std::cerr << "agent-operator: informers did not sync within " << f.sync_timeout.count() << "ms"
               << "; is the API server reachable?\n";
     if (http) http->stop();

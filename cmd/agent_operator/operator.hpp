@@ -48,6 +48,10 @@ std::string lease_namespace(const std::string& flag, const std::string& namespac
 void block_signals();
 // Waits for SIGINT/SIGTERM or until `run_for` elapses; true on a signal.
 bool wait_for_stop(const std::optional<std::chrono::milliseconds>& run_for);
+enum class SyncWait { synced, timed_out, signalled };
+// Waits until every informer has listed once, the timeout passes, or
+// SIGINT/SIGTERM arrives (signals must be blocked, see block_signals).
+SyncWait wait_for_sync(actors::Controller& controller, std::chrono::milliseconds timeout);
 
 struct OperatorHooks {
   std::function<void(const std::string&)> log;              // writer and informer lines

@@ -148,9 +148,8 @@ TEST_CASE("a dictionary attack recovers no Secret value from a redacted journal"
                                       "111111", "1234567",  "letmein",  "admin",  "welcome",   "monkey",
                                       "dragon", "hunter2",  "changeme", "secret", "abc123",    ""};
   for (int pin = 0; pin < 10000; ++pin) {
-    char buf[8];
-    std::snprintf(buf, sizeof buf, "%04d", pin);
-    dictionary.push_back(buf);
+    std::string digits = std::to_string(pin);
+    dictionary.push_back(std::string(4 - digits.size(), '0') + digits);
   }
   std::vector<std::string> values{"123456", "password", "hunter2", "0042", "changeme"};
   RedactionPolicy policy;

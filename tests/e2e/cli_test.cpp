@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <thread>
 
 #include "../k8s/process.hpp"
 #include "actors/core/journal_file.hpp"
@@ -149,6 +150,17 @@ TEST_CASE("run exits 1, without crashing, when the API server is unreachable", "
     CHECK(r.code == 1);
     CHECK(r.err.find("did not sync within 2000ms") != std::string::npos);
   }
+}
+
+// A pod told to stop while its informers still list (an unreachable or
+// forbidden API) must exit at once, not after --sync-timeout.
+TEST_CASE("run exits 0 on SIGTERM before its informers have synced", "[e2e][cli]") {
+  TempDir dir;
+  testutil::Child op({bin(), "run", "--kubeconfig", closed_kubeconfig(dir, closed_port()), "--sync-timeout", "60s"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // well into the informers' retries
+  auto asked = std::chrono::steady_clock::now();
+  CHECK(op.terminate() == 0);
+  CHECK(std::chrono::steady_clock::now() - asked < std::chrono::seconds(5));
 }
 
 TEST_CASE("replay reports unreadable and corrupt journals", "[e2e][cli]") {
