@@ -59,7 +59,7 @@ std::array<std::uint8_t, 16> md5(std::string_view data) {
   std::size_t n = data.size();
   for (; n >= 64; p += 64, n -= 64) block(s, p);
   std::uint8_t tail[128] = {};
-  std::memcpy(tail, p, n);
+  if (n > 0) std::memcpy(tail, p, n);  // an empty view's data() may be null
   tail[n] = 0x80;
   const std::size_t len = n < 56 ? 64 : 128;
   const std::uint64_t bits = static_cast<std::uint64_t>(data.size()) * 8;
