@@ -6,14 +6,19 @@ namespace k8s {
 namespace {
 
 namespace od = simdjson::ondemand;
+// Values are taken as results and every access checks its error code: the
+// implicit conversion of a result to od::value (or of type() to json_type)
+// throws simdjson_error on malformed JSON, which escaped the transport's
+// callback and terminated the process (found by tests/fuzz/watch_fuzz.cpp).
+using ValueResult = simdjson::simdjson_result<od::value>;
 
-std::string string_field(od::value v) {
+std::string string_field(ValueResult v) {
   std::string_view s;
   if (v.get_string().get(s) != simdjson::SUCCESS) return {};
   return std::string(s);
 }
 
-bool scan_metadata(od::value v, ListPage& page) {
+bool scan_metadata(ValueResult v, ListPage& page) {
   od::object meta;
   if (v.get_object().get(meta) != simdjson::SUCCESS) return false;
   for (auto field : meta) {
@@ -27,8 +32,10 @@ bool scan_metadata(od::value v, ListPage& page) {
   return true;
 }
 
-bool scan_items(od::value v, ListPage& page) {
-  if (v.type() == od::json_type::null) return true;  // "items": null is an empty list
+bool scan_items(ValueResult v, ListPage& page) {
+  od::json_type type;
+  if (v.type().get(type) != simdjson::SUCCESS) return false;
+  if (type == od::json_type::null) return true;  // "items": null is an empty list
   od::array items;
   std::string_view raw;
   if (v.get_array().get(items) != simdjson::SUCCESS || items.raw_json().get(raw) != simdjson::SUCCESS) return false;
