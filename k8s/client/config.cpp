@@ -34,7 +34,9 @@ YAML::Node named(const YAML::Node& root, const std::string& list, const std::str
   if (items && !items.IsSequence()) fail(file, list + " is not a list");
   if (items)
     for (const YAML::Node& item : items)
-      if (item.IsMap() && item["name"] && item["name"].as<std::string>() == name) {
+      // IsScalar first: as<std::string>() on a list or map throws yaml-cpp's
+      // TypedBadConversion, not a ConfigError naming the file.
+      if (item.IsMap() && item["name"] && item["name"].IsScalar() && item["name"].as<std::string>() == name) {
         YAML::Node body = item[inner];
         if (!body || !body.IsMap()) fail(file, list + "[" + name + "]." + inner + " is missing or not a map");
         return body;
