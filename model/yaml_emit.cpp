@@ -95,6 +95,12 @@ void emit_number(const Value& v, std::string& out, bool json) {
   }
   char buf[64];
   auto [p, ec] = std::to_chars(buf, buf + sizeof buf, d);
+  // The shortest form of a large integral double can be plain digits
+  // ("666666666666666622976"), which reads back as an integer literal that
+  // fits no 64-bit type: simdjson refuses it (so a journal line holding it
+  // would not decode). Beyond int64 write the exponent form instead.
+  if (std::fabs(d) >= 0x1p63 && std::find_if(buf, p, [](char c) { return c == '.' || c == 'e'; }) == p)
+    p = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific).ptr;
   out.append(buf, p);
 }
 
