@@ -2,6 +2,8 @@
 // cluster and checks the operator converged to what render_all wants.
 #include <catch2/catch.hpp>
 
+#include <thread>
+
 #include "actors/core/writer_plan.hpp"
 #include "model/codec.hpp"
 #include "model/parse.hpp"
@@ -265,6 +267,31 @@ TEST_CASE("after the grace period a deleted Secret's members are dropped", "[e2e
   f.remove("Secret", "monitoring", "remote-write-credentials");
   require_converged(f);  // the reference render has no Secret: converged means dropped
   CHECK(agent_yml(f).find("remote_write") == std::string::npos);
+}
+
+// The API server would refuse the StatefulSet (pod annotations over 256
+// KiB): the operator reports it and never sends it, instead of failing the
+// write and retrying it in a loop.
+TEST_CASE("an object over the API server's size limits is reported, not written", "[e2e][size]") {
+  OperatorFixture f;
+  require_converged(f);
+  std::string big = agent_yaml("monitoring", "big", 1) + "  podMetadata:\n    annotations: {huge: \"" +
+                    std::string(300 * 1024, 'x') + "\"}\n";
+  f.apply_yaml(big);
+  REQUIRE(f.wait_idle());
+  auto errors = f.controller().stats().writer.errors;
+  CHECK_FALSE(f.get("StatefulSet", "monitoring", "big"));
+  CHECK(f.get("Secret", "monitoring", "big-config"));  // the rest of the agent is applied
+  auto agent = f.get("GrafanaAgent", "monitoring", "big");
+  REQUIRE(agent);
+  std::string status = model::to_json(*agent->find("status"));
+  CHECK(status.find("spec.template.metadata.annotations") != std::string::npos);
+  CHECK(status.find("above the API server's limit of 262144 bytes") != std::string::npos);
+  // Nothing retries: a while later no write has failed.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  REQUIRE(f.wait_idle());
+  CHECK(f.controller().stats().writer.errors == errors);
+  CHECK(errors == 0);
 }
 
 TEST_CASE("an invalid member sets Reconciled False on its root only", "[e2e]") {
