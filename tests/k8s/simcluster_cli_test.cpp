@@ -1,4 +1,4 @@
-// The simcluster program's contract (DESIGN.md): flags, the readiness line,
+// The simcluster program's contract (docs/simcluster.md): flags, the readiness line,
 // a kubeconfig kubectl can use, and a clean exit on SIGTERM.
 #include <catch2/catch.hpp>
 
