@@ -144,14 +144,34 @@ void Controller::start_informer(const std::string& kind) {
   auto sink = [journal, kind](k8s::ObjectEvent ev) {
     caf::anon_send(journal, ingest_atom::value, kind, event_type(ev.type), core::ObjectPtr(std::move(ev.object)));
   };
-  auto on_synced = [this, journal] {
+  auto progress = progress_;
+  {
+    std::lock_guard<std::mutex> lock(progress->mu);
+    progress->pending[kind] = "";
+  }
+  auto on_synced = [this, journal, progress, kind] {
+    {
+      std::lock_guard<std::mutex> lock(progress->mu);
+      progress->pending.erase(kind);
+    }
     if (++synced_count_ == reflectors_.size()) caf::anon_send(journal, synced_atom::value);
   };
   auto log = opts_.log;
-  auto on_error = [log, kind](const k8s::Result& r) {
-    if (log) log("informer " + kind + ": HTTP " + std::to_string(r.status) + " " + r.error);
+  auto on_error = [log, kind, progress](const k8s::Result& r) {
+    std::string what = "HTTP " + std::to_string(r.status) + " " + r.error;
+    if (log) log("informer " + kind + ": " + what);
+    std::lock_guard<std::mutex> lock(progress->mu);
+    if (auto it = progress->pending.find(kind); it != progress->pending.end()) it->second = what;
   };
   reflectors_.emplace_back(kind, std::make_unique<k8s::Reflector>(client_, *res, ro, sink, on_synced, on_error));
+}
+
+std::vector<std::string> Controller::unsynced() const {
+  std::lock_guard<std::mutex> lock(progress_->mu);
+  std::vector<std::string> out;
+  for (const auto& [kind, error] : progress_->pending)
+    out.push_back(kind + ": " + (error.empty() ? "no answer yet" : error));
+  return out;
 }
 
 void Controller::stop() {

@@ -13,7 +13,9 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -92,6 +94,9 @@ class Controller {
   void start();
   void stop();
   bool synced() const { return synced_count_.load() == reflectors_.size() && !reflectors_.empty(); }
+  // The kinds whose informer has not listed yet, each with its last error
+  // ("GrafanaAgent: HTTP 404 ..."), for a start-up that does not finish.
+  std::vector<std::string> unsynced() const;
   ControllerStats stats();
   // Polls until the controller is quiet: no new journal events, no writes
   // in flight and nothing new for `quiet`. False on timeout.
@@ -115,6 +120,11 @@ class Controller {
   std::vector<caf::actor> selectors_;               // every selector, router_ included
   std::vector<std::pair<std::string, std::unique_ptr<k8s::Reflector>>> reflectors_;
   std::atomic<std::size_t> synced_count_{0};
+  struct SyncProgress {
+    mutable std::mutex mu;
+    std::map<std::string, std::string> pending;  // kind -> last error ("" = none yet)
+  };
+  std::shared_ptr<SyncProgress> progress_ = std::make_shared<SyncProgress>();
   bool started_ = false;
 };
 

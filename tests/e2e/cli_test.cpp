@@ -17,6 +17,8 @@
 
 #include "../k8s/process.hpp"
 #include "actors/core/journal_file.hpp"
+#include "k8s/sim/cluster.hpp"
+#include "k8s/sim/server.hpp"
 
 namespace {
 
@@ -154,6 +156,26 @@ TEST_CASE("run exits 1, without crashing, when the API server is unreachable", "
 
 // A pod told to stop while its informers still list (an unreachable or
 // forbidden API) must exit at once, not after --sync-timeout.
+// An API server without our CRDs answers every list of them with 404: the
+// error must say which kinds and what to do, not just "did not sync".
+TEST_CASE("run names the kinds that never listed and why, when the CRDs are missing", "[e2e][cli]") {
+  TempDir dir;
+  k8s::sim::SystemClock clock;
+  k8s::sim::Cluster cluster(clock);  // no CRDs
+  k8s::sim::Server server(cluster, {});
+  server.start();
+  std::string kc = dir.file("nocrds.kubeconfig");
+  std::ofstream(kc) << server.kubeconfig();
+  auto r = testutil::run({bin(), "run", "--kubeconfig", kc, "--sync-timeout", "2s"});
+  INFO(r.err);
+  CHECK(r.code == 1);
+  CHECK(r.err.find("did not sync within 2000ms") != std::string::npos);
+  CHECK(r.err.find("  GrafanaAgent: HTTP 404") != std::string::npos);
+  CHECK(r.err.find("  ServiceMonitor: HTTP 404") != std::string::npos);
+  CHECK(r.err.find("  Secret:") == std::string::npos);  // built-in kinds listed fine
+  CHECK(r.err.find("the CRDs are not installed") != std::string::npos);
+}
+
 TEST_CASE("run exits 0 on SIGTERM before its informers have synced", "[e2e][cli]") {
   TempDir dir;
   testutil::Child op({bin(), "run", "--kubeconfig", closed_kubeconfig(dir, closed_port()), "--sync-timeout", "60s"});
