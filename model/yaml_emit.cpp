@@ -169,7 +169,17 @@ struct Emitter {
   }
 
   void member(const Value::Member& m, std::size_t indent) {
-    emit_string(m.first, out);
+    // YAML limits implicit keys to 1024 characters (yaml-cpp refuses a
+    // longer one: "illegal map value"), so a longer key is written in the
+    // explicit form "? key" with its ':' on the next line.
+    if (m.first.size() > 1000) {
+      out += "? ";
+      emit_string(m.first, out);
+      out += '\n';
+      out.append(indent, ' ');
+    } else {
+      emit_string(m.first, out);
+    }
     out += ':';
     const Value& v = m.second;
     if (!v.is_array() && !v.is_object()) {
