@@ -17,18 +17,6 @@ namespace {
 
 const char* kAudience = "https://kubernetes.default.svc.cluster.local";
 
-std::vector<std::string> path_parts(const std::string& path) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start < path.size()) {
-    std::size_t slash = path.find('/', start);
-    if (slash == std::string::npos) slash = path.size();
-    if (slash > start) out.push_back(path.substr(start, slash - start));
-    start = slash + 1;
-  }
-  return out;
-}
-
 // spec.expirationSeconds, defaulted and bounded as the API server does.
 std::int64_t expiration_seconds(const Value& spec, const std::string& name) {
   const Value* e = spec.find("expirationSeconds");
@@ -59,7 +47,7 @@ Value token_request_body(const std::string& ns, const std::string& name, const V
 }  // namespace
 
 bool Access::is_token_request(const HttpRequest& r) {
-  auto p = path_parts(r.path);
+  auto p = split_path(r.path);
   return r.method == "POST" && p.size() == 7 && p[0] == "api" && p[1] == "v1" && p[2] == "namespaces" &&
          p[4] == "serviceaccounts" && p[6] == "token";
 }
@@ -73,7 +61,7 @@ std::string Access::mint(const std::string& ns, const std::string& name, std::ch
 }
 
 HttpResponse Access::token_request(const HttpRequest& r) {
-  auto p = path_parts(r.path);
+  auto p = split_path(r.path);
   const std::string &ns = p[3], &name = p[5];
   HttpResponse out;
   try {

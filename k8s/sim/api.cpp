@@ -4,6 +4,7 @@
 
 #include "k8s/sim/api_error.hpp"
 #include "k8s/sim/discovery.hpp"
+#include "k8s/sim/rest_util.hpp"
 #include "model/parse.hpp"
 #include "model/yaml_emit.hpp"
 
@@ -14,18 +15,6 @@ using model::Value;
 namespace {
 
 const char* kAggregatedType = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
-
-std::vector<std::string> split_path(const std::string& path) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start < path.size()) {
-    std::size_t slash = path.find('/', start);
-    if (slash == std::string::npos) slash = path.size();
-    if (slash > start) out.push_back(path.substr(start, slash - start));
-    start = slash + 1;
-  }
-  return out;
-}
 
 HttpResponse json_response(const Value& v, int status = 200) {
   HttpResponse r;

@@ -2,23 +2,13 @@
 
 #include <cctype>
 
+#include "k8s/sim/rest_util.hpp"
+
 namespace k8s::sim {
 
 using model::Value;
 
 namespace {
-
-std::vector<std::string> split_path(const std::string& path) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start < path.size()) {
-    std::size_t slash = path.find('/', start);
-    if (slash == std::string::npos) slash = path.size();
-    if (slash > start) out.push_back(path.substr(start, slash - start));
-    start = slash + 1;
-  }
-  return out;
-}
 
 std::string method_verb(const std::string& method) {
   if (method == "POST") return "create";

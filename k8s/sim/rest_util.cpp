@@ -45,4 +45,16 @@ PatchType patch_type(const std::string& content_type) {
       "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json");
 }
 
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < path.size()) {
+    std::size_t slash = path.find('/', start);
+    if (slash == std::string::npos) slash = path.size();
+    if (slash > start) out.push_back(path.substr(start, slash - start));
+    start = slash + 1;
+  }
+  return out;
+}
+
 }  // namespace k8s::sim
