@@ -48,14 +48,23 @@ std::string holder(simtest::SimFixture& sim) {
   return lease ? lease->value.find("spec")->find("holderIdentity")->as_string() : "";
 }
 
+// simcluster with the Lease's namespace, served over HTTP.
+struct LeaseApi {
+  simtest::SimFixture sim;
+  k8s::sim::Server api{sim.cluster, {}};
+  LeaseApi() {
+    api.start();
+    sim.create("namespaces", R"({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "observability"}})", "");
+  }
+};
+
 }  // namespace
 
 TEST_CASE("allocator replicas elect one leader and a standby takes over only after the lease expires",
           "[allocation][leader]") {
-  simtest::SimFixture sim;
-  k8s::sim::Server api(sim.cluster, {});
-  api.start();
-  sim.create("namespaces", R"({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "observability"}})", "");
+  LeaseApi env;
+  auto& sim = env.sim;
+  auto& api = env.api;
   std::int64_t now = 0;
   Replica a(api, "a", now), b(api, "b", now);
   CHECK(a.elector.step());
@@ -76,10 +85,8 @@ TEST_CASE("allocator replicas elect one leader and a standby takes over only aft
 }
 
 TEST_CASE("an allocator leader steps down when renewals fail past the renew deadline", "[allocation][leader]") {
-  simtest::SimFixture sim;
-  k8s::sim::Server api(sim.cluster, {});
-  api.start();
-  sim.create("namespaces", R"({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "observability"}})", "");
+  LeaseApi env;
+  auto& api = env.api;
   std::int64_t now = 0;
   Replica a(api, "a", now, 0);
   REQUIRE(a.elector.step());
@@ -98,10 +105,9 @@ TEST_CASE("an allocator leader steps down when renewals fail past the renew dead
 
 TEST_CASE("an allocator leader hands the Lease back on shutdown and a standby takes it at once",
           "[allocation][leader]") {
-  simtest::SimFixture sim;
-  k8s::sim::Server api(sim.cluster, {});
-  api.start();
-  sim.create("namespaces", R"({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "observability"}})", "");
+  LeaseApi env;
+  auto& sim = env.sim;
+  auto& api = env.api;
   std::int64_t now = 0;
   Replica a(api, "a", now), b(api, "b", now);
   REQUIRE(a.elector.step());

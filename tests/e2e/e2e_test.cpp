@@ -44,6 +44,12 @@ std::string agent_yaml(const std::string& ns, const std::string& name, int shard
          "\n    instanceSelector:\n      matchLabels: {agent: grafana-agent}\n";
 }
 
+const char* kRotatedCredentials = R"(apiVersion: v1
+kind: Secret
+metadata: {name: remote-write-credentials, namespace: monitoring}
+stringData: {username: "123456", password: rotated-password}
+)";
+
 const char* kCheckoutMonitor = R"(apiVersion: monitoring.coreos.com/v1
 kind: ServiceMonitor
 metadata:
@@ -90,11 +96,7 @@ TEST_CASE("a Secret rotation updates the assets Secret", "[e2e]") {
   require_converged(f);
   std::string assets = "grafana-agent-secrets";  // upstream's name for the assets Secret
   std::string before = secret_data(f, "monitoring", assets);
-  f.apply_yaml(R"(apiVersion: v1
-kind: Secret
-metadata: {name: remote-write-credentials, namespace: monitoring}
-stringData: {username: "123456", password: rotated-password}
-)");
+  f.apply_yaml(kRotatedCredentials);
   require_converged(f);
   CHECK(secret_data(f, "monitoring", assets) != before);
 }
@@ -242,11 +244,7 @@ TEST_CASE("a delete-and-recreate Secret rotation changes nothing but the rotated
   auto agent = f.get("GrafanaAgent", "monitoring", "grafana-agent");
   REQUIRE(agent);
   CHECK(model::to_json(*agent->find("status")).find("remote-write-credentials") != std::string::npos);
-  f.apply_yaml(R"(apiVersion: v1
-kind: Secret
-metadata: {name: remote-write-credentials, namespace: monitoring}
-stringData: {username: "123456", password: rotated-password}
-)");
+  f.apply_yaml(kRotatedCredentials);
   require_converged(f);
   auto expected = before;
   expected[password->first] = "rotated-password";
