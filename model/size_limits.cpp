@@ -4,6 +4,7 @@
 #include <map>
 
 #include "model/codec.hpp"
+#include "model/value_path.hpp"
 
 namespace model {
 
@@ -32,13 +33,6 @@ std::size_t data_bytes(const Value& obj, bool base64) {
   return n;
 }
 
-const Value* at(const Value& v, std::initializer_list<const char*> path) {
-  const Value* cur = &v;
-  for (const char* p : path)
-    if (!cur->is_object() || !(cur = cur->find(p))) return nullptr;
-  return cur;
-}
-
 }  // namespace
 
 std::optional<Oversize> check_size(const Value& obj) {
@@ -48,15 +42,15 @@ std::optional<Oversize> check_size(const Value& obj) {
     std::size_t n = data_bytes(obj, k == "Secret");
     if (n > kMaxDataBytes) return Oversize{"data", n, kMaxDataBytes};
   }
-  std::size_t n = annotation_bytes(at(obj, {"metadata", "annotations"}));
+  std::size_t n = annotation_bytes(find_path(obj, {"metadata", "annotations"}));
   if (n > kMaxAnnotationBytes) return Oversize{"metadata.annotations", n, kMaxAnnotationBytes};
-  n = annotation_bytes(at(obj, {"spec", "template", "metadata", "annotations"}));
+  n = annotation_bytes(find_path(obj, {"spec", "template", "metadata", "annotations"}));
   if (n > kMaxAnnotationBytes) return Oversize{"spec.template.metadata.annotations", n, kMaxAnnotationBytes};
   return std::nullopt;
 }
 
 std::optional<std::string> config_text(const Value& secret) {
-  const Value* data = at(secret, {"data"});
+  const Value* data = secret.find("data");
   if (!data || !data->is_object() || data->size() == 0) return std::nullopt;
   const Value& first = data->as_object().begin()->second;
   if (!first.is_string()) return std::nullopt;

@@ -6,6 +6,7 @@
 
 #include "actors/core/sha256.hpp"
 #include "model/render.hpp"
+#include "model/value_path.hpp"
 #include "model/yaml_emit.hpp"
 
 namespace actors::core {
@@ -13,10 +14,8 @@ namespace actors::core {
 using model::Value;
 
 std::string str_at(const Value& v, std::initializer_list<const char*> path) {
-  const Value* cur = &v;
-  for (const char* p : path)
-    if (!(cur = cur->find(p))) return "";
-  return cur->is_string() ? cur->as_string() : "";
+  const Value* found = model::find_path(v, path);
+  return found && found->is_string() ? found->as_string() : "";
 }
 
 Identity identity(const Value& v) {
@@ -68,13 +67,6 @@ Value without_server_fields(Value obj) {
 
 namespace {
 
-const Value* at_path(const Value& v, std::initializer_list<const char*> path) {
-  const Value* cur = &v;
-  for (const char* p : path)
-    if (!(cur = cur->find(p))) return nullptr;
-  return cur;
-}
-
 int write_rank(const std::string& kind) {
   if (kind == "Secret" || kind == "ConfigMap") return 0;
   if (kind == "Service") return 1;
@@ -112,7 +104,7 @@ const Value& baseline(const PlanInput& in, const Identity& id, const Value& want
 // Labels and annotations others added stay (a `kubectl rollout restart`
 // stamp, another controller's marker); ours win where both set a key.
 void keep_foreign_keys(Value& want, const Value& have, std::initializer_list<const char*> path) {
-  const Value* theirs = at_path(have, path);
+  const Value* theirs = model::find_path(have, path);
   if (!theirs || !theirs->is_object()) return;
   Value* cur = &want;
   for (const char* p : path) {
@@ -129,7 +121,7 @@ void keep_foreign_keys(Value& want, const Value& have, std::initializer_list<con
 Value update_body(Value want, const Value& have) {
   for (auto path : {std::initializer_list<const char*>{"metadata", "labels"}, {"metadata", "annotations"}})
     keep_foreign_keys(want, have, path);
-  if (at_path(want, {"spec", "template", "metadata"}))
+  if (model::find_path(want, {"spec", "template", "metadata"}))
     for (auto path : {std::initializer_list<const char*>{"spec", "template", "metadata", "labels"},
                       {"spec", "template", "metadata", "annotations"}})
       keep_foreign_keys(want, have, path);
@@ -180,7 +172,7 @@ const char* action_name(ActionType t) {
 bool owned_by(const Value& obj, const RootKey& root, const std::string& root_uid) {
   if (str_at(obj, {"metadata", "labels", model::kManagedByLabel}) != model::kManagedByValue) return false;
   if (str_at(obj, {"metadata", "namespace"}) != root.first) return false;
-  const Value* refs = at_path(obj, {"metadata", "ownerReferences"});
+  const Value* refs = model::find_path(obj, {"metadata", "ownerReferences"});
   if (!refs || !refs->is_array()) return false;
   return std::any_of(refs->as_array().begin(), refs->as_array().end(), [&](const Value& r) {
     return str_at(r, {"kind"}) == "GrafanaAgent" && str_at(r, {"name"}) == root.second &&
@@ -192,8 +184,8 @@ std::optional<std::string> immutable_change(const Value& observed, const Value& 
   std::string kind = str_at(desired, {"kind"});
   for (const auto& f : kImmutable) {
     if (kind != f.kind) continue;
-    const Value* want = at_path(desired, {"spec", f.field});
-    const Value* have = at_path(observed, {"spec", f.field});
+    const Value* want = model::find_path(desired, {"spec", f.field});
+    const Value* have = model::find_path(observed, {"spec", f.field});
     if (want && (!have || !covered(*want, *have))) return std::string(f.name);
   }
   return std::nullopt;
