@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "model/parse.hpp"
 #include "model/value.hpp"
 
 namespace fuzz {
@@ -19,6 +20,16 @@ namespace fuzz {
 [[noreturn]] inline void fuzz_fail(std::string_view what) {
   std::fprintf(stderr, "fuzz contract broken: %.*s\n", static_cast<int>(what.size()), what.data());
   std::abort();
+}
+
+// Small parse limits for targets that only need a few small documents: the
+// fuzzer explores structure instead of building huge trees.
+inline model::ParseLimits small_limits() {
+  model::ParseLimits limits;
+  limits.max_depth = 32;
+  limits.max_nodes = 10'000;
+  limits.max_alias_nodes = 1'000;
+  return limits;
 }
 
 inline std::string_view as_text(const uint8_t* data, size_t size) {

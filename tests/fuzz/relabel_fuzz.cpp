@@ -32,11 +32,7 @@ allocation::LabelSet labels_from(const model::Value& map) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<model::Document> docs;
   try {
-    model::ParseLimits limits;
-    limits.max_depth = 32;
-    limits.max_nodes = 10'000;
-    limits.max_alias_nodes = 1'000;
-    docs = model::parse_documents(fuzz::as_text(data, size), "fuzz", limits);
+    docs = model::parse_documents(fuzz::as_text(data, size), "fuzz", fuzz::small_limits());
   } catch (const model::ParseError&) {
     return 0;
   }

@@ -113,11 +113,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view fields = fuzz::take_line(rest);
   std::vector<model::Document> docs;
   try {
-    model::ParseLimits limits;
-    limits.max_depth = 32;
-    limits.max_nodes = 10'000;
-    limits.max_alias_nodes = 1'000;
-    docs = model::parse_documents(rest, "fuzz", limits);
+    docs = model::parse_documents(rest, "fuzz", fuzz::small_limits());
   } catch (const model::ParseError&) {
   }
   model::Value selector = docs.size() > 0 ? docs[0].value : model::Value();
