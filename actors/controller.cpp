@@ -7,7 +7,6 @@
 #include <thread>
 
 #include "actors/elector_actor.hpp"
-#include "actors/journal_actor.hpp"
 #include "model/render.hpp"
 
 namespace actors {
@@ -112,23 +111,24 @@ void Controller::start() {
     opts_.metrics->set_leader(true);
   }
   JournalRoutes routes;
-  auto add_selector = [&](std::set<std::string> kinds, bool spawns_roots) {
-    RouterConfig rc{kinds, spawns_roots, root_cfg, writer_, opts_.member_grace};
-    caf::actor a = spawn_router(sys_, std::move(rc));
+  auto add_member_selector = [&](std::set<std::string> kinds) {
+    member_selector_actor a = spawn_member_selector(sys_, MemberSelectorConfig{kinds, writer_, opts_.member_grace});
     for (const auto& k : kinds) routes.by_kind[k] = a;
     routes.all.push_back(a);
-    selectors_.push_back(a);
+    member_selectors_.push_back(a);
     return a;
   };
-  for (const std::string& kind : member_kinds) root_cfg.selectors.push_back(add_selector({kind}, false));
-  add_selector({"Service", "StatefulSet", "DaemonSet", "Deployment"}, false);
+  for (const std::string& kind : member_kinds) root_cfg.selectors.push_back(add_member_selector({kind}));
+  add_member_selector({"Service", "StatefulSet", "DaemonSet", "Deployment"});
   root_cfg.writer = writer_;
-  router_ = add_selector({"GrafanaAgent"}, true);
+  agent_selector_ = spawn_agent_selector(sys_, AgentSelectorConfig{root_cfg, writer_});
+  routes.by_kind["GrafanaAgent"] = agent_selector_;
+  routes.all.push_back(agent_selector_);
   jc.include_secrets = opts_.journal_include_secrets;
   jc.tombstone_grace = opts_.member_grace;
   jc.now_ms = wall_ms;
   journal_ = spawn_journal(sys_, std::move(jc), std::move(routes));
-  for (const caf::actor& s : selectors_) caf::anon_send(s, journal_atom::value, journal_);
+  for (const member_selector_actor& s : member_selectors_) caf::anon_send(s, journal_atom::value, journal_);
   for (const std::string& kind : watched_kinds()) start_informer(kind);
   for (auto& [kind, r] : reflectors_) r->start();
 }
@@ -140,7 +140,7 @@ void Controller::start_informer(const std::string& kind) {
   if (res->namespaced) ro.ns = opts_.watch_namespace;
   if (owned_kind(kind)) ro.label_selector = std::string(model::kManagedByLabel) + "=" + model::kManagedByValue;
   if (kind == "GrafanaAgent") ro.label_selector = opts_.agent_selector;
-  caf::actor journal = journal_;
+  journal_actor journal = journal_;
   auto sink = [journal, kind](k8s::ObjectEvent ev) {
     caf::anon_send(journal, ingest_atom::value, kind, event_type(ev.type), core::ObjectPtr(std::move(ev.object)));
   };
@@ -179,9 +179,10 @@ void Controller::stop() {
   started_ = false;
   for (auto& [kind, r] : reflectors_) r->stop();
   release_lease();
-  std::vector<caf::actor> all{elector_, journal_};
-  all.insert(all.end(), selectors_.begin(), selectors_.end());
-  all.push_back(writer_);
+  std::vector<caf::actor> all{caf::actor_cast<caf::actor>(elector_), caf::actor_cast<caf::actor>(journal_),
+                              caf::actor_cast<caf::actor>(agent_selector_)};
+  for (const auto& s : member_selectors_) all.push_back(caf::actor_cast<caf::actor>(s));
+  all.push_back(caf::actor_cast<caf::actor>(writer_));
   std::vector<caf::actor> live;
   for (const caf::actor& a : all)
     if (a) {
@@ -253,7 +254,7 @@ void Controller::add_metrics_hooks(JournalConfig& jc, WriterConfig& wc, RootConf
 std::optional<std::string> Controller::explain(const std::string& ns, const std::string& name) {
   std::optional<std::string> out;
   caf::scoped_actor self{sys_};
-  self->request(router_, std::chrono::seconds(10), explain_atom::value, core::RootKey{ns, name})
+  self->request(agent_selector_, std::chrono::seconds(10), explain_atom::value, core::RootKey{ns, name})
       .receive(
           [&](const std::string& json) {
             if (!json.empty()) out = json;
@@ -266,16 +267,20 @@ ControllerStats Controller::stats() {
   ControllerStats out;
   caf::scoped_actor self{sys_};
   auto timeout = std::chrono::seconds(10);
-  for (const caf::actor& sel : selectors_)
-    self->request(sel, timeout, stats_atom::value)
-        .receive(
-            [&](RouterStats s) {
-              out.router.events += s.events;
-              out.router.deliveries += s.deliveries;
-              out.router.examined += s.examined;
-              if (sel == router_) out.router.roots = s.roots;
-            },
-            [](caf::error&) {});
+  auto add = [&out](const SelectorStats& s) {
+    out.selectors.events += s.events;
+    out.selectors.deliveries += s.deliveries;
+    out.selectors.examined += s.examined;
+  };
+  for (const member_selector_actor& sel : member_selectors_)
+    self->request(sel, timeout, stats_atom::value).receive(add, [](caf::error&) {});
+  self->request(agent_selector_, timeout, stats_atom::value)
+      .receive(
+          [&](const SelectorStats& s) {
+            add(s);
+            out.selectors.roots = s.roots;
+          },
+          [](caf::error&) {});
   self->request(writer_, timeout, stats_atom::value)
       .receive([&](WriterStats s) { out.writer = s; }, [](caf::error&) {});
   self->request(journal_, timeout, stats_atom::value)

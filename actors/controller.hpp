@@ -25,7 +25,7 @@
 #include "actors/http/metrics.hpp"
 #include "actors/journal_actor.hpp"
 #include "actors/root_actor.hpp"
-#include "actors/router_actor.hpp"
+#include "actors/selector_actor.hpp"
 #include "actors/writer_actor.hpp"
 #include "k8s/client/reflector.hpp"
 
@@ -58,7 +58,7 @@ struct ControllerOptions {
 };
 
 struct ControllerStats {
-  RouterStats router;
+  SelectorStats selectors;  // summed over the selectors; roots from the GrafanaAgent selector
   WriterStats writer;
   std::uint64_t journal_seq = 0;
   std::vector<std::pair<std::string, k8s::ReflectorStats>> informers;
@@ -101,8 +101,8 @@ class Controller {
   // Polls until the controller is quiet: no new journal events, no writes
   // in flight and nothing new for `quiet`. False on timeout.
   bool wait_idle(std::chrono::milliseconds timeout, std::chrono::milliseconds quiet = std::chrono::milliseconds(400));
-  caf::actor writer() const { return writer_; }
-  caf::actor journal() const { return journal_; }  // benchmarks feed events straight in
+  writer_actor writer() const { return writer_; }
+  journal_actor journal() const { return journal_; }  // benchmarks feed events straight in
   // The root's view of its hierarchy (JSON), nullopt for an unknown agent.
   std::optional<std::string> explain(const std::string& ns, const std::string& name);
 
@@ -116,8 +116,11 @@ class Controller {
   caf::actor_system& sys_;
   k8s::Client& client_;
   ControllerOptions opts_;
-  caf::actor writer_, router_, journal_, elector_;  // router_: the GrafanaAgent selector
-  std::vector<caf::actor> selectors_;               // every selector, router_ included
+  writer_actor writer_;
+  journal_actor journal_;
+  elector_actor elector_;
+  agent_selector_actor agent_selector_;
+  std::vector<member_selector_actor> member_selectors_;  // one per member kind, then the owned workloads
   std::vector<std::pair<std::string, std::unique_ptr<k8s::Reflector>>> reflectors_;
   std::atomic<std::size_t> synced_count_{0};
   struct SyncProgress {

@@ -9,27 +9,27 @@ namespace actors {
 
 namespace {
 
-using lease_atom = caf::atom_constant<caf::atom("lease")>;
-using wrote_atom = caf::atom_constant<caf::atom("wrote")>;
-using released_atom = caf::atom_constant<caf::atom("released")>;
-
 struct ElectorState {
   ElectorConfig cfg;
   k8s::lease::RoundState round;
   bool leading = false;    // as last reported to the writer
   bool releasing = false;  // shutting down: no more rounds
-  caf::response_promise release_reply;
+  caf::typed_response_promise<bool> release_reply;
 };
 
-using Elector = caf::stateful_actor<ElectorState>;
+using Elector = elector_actor::stateful_pointer<ElectorState>;
 
-std::int64_t wall_ms() {
+std::int64_t system_ms() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-k8s::Callback reply_to(Elector* self, caf::atom_value tag) {
-  caf::actor me = caf::actor_cast<caf::actor>(self);
+std::int64_t wall_ms(Elector self) {
+  return self->state.cfg.wall_ms();
+}
+
+k8s::Callback reply_to(Elector self, caf::atom_value tag) {
+  elector_actor me = caf::actor_cast<elector_actor>(self);
   return [me, tag](k8s::Result r) {
     auto p = ResultPtr(std::make_shared<const k8s::Result>(std::move(r)));
     if (tag == lease_atom::value)
@@ -41,12 +41,12 @@ k8s::Callback reply_to(Elector* self, caf::atom_value tag) {
   };
 }
 
-std::int64_t mono_ms(Elector* self) {
+std::int64_t mono_ms(Elector self) {
   return self->state.cfg.fence->now();
 }
 
 // Reports the round's verdict: to the fence, the writer and the hooks.
-void report(Elector* self) {
+void report(Elector self) {
   auto& st = self->state;
   bool leading = st.round.leading;
   if (!leading) st.cfg.fence->revoke();
@@ -61,10 +61,10 @@ void report(Elector* self) {
   if (st.cfg.on_change) st.cfg.on_change(leading);
 }
 
-void on_lease(Elector* self, const k8s::Result& r) {
+void on_lease(Elector self, const k8s::Result& r) {
   auto& st = self->state;
   if (st.releasing) return;
-  auto step = k8s::lease::after_read(st.cfg.leader, st.round, r.status, r.body, mono_ms(self), wall_ms());
+  auto step = k8s::lease::after_read(st.cfg.leader, st.round, r.status, r.body, mono_ms(self), wall_ms(self));
   const k8s::Resource& res = *k8s::resource_for_kind("Lease");
   const auto& lc = st.cfg.leader;
   switch (step.write) {
@@ -77,7 +77,7 @@ void on_lease(Elector* self, const k8s::Result& r) {
   }
 }
 
-void on_wrote(Elector* self, const k8s::Result& r) {
+void on_wrote(Elector self, const k8s::Result& r) {
   auto& st = self->state;
   if (st.releasing) return;
   k8s::lease::after_write(st.cfg.leader, st.round, r.ok(), r.body, mono_ms(self));
@@ -87,23 +87,24 @@ void on_wrote(Elector* self, const k8s::Result& r) {
 
 // Steps down first (the writer stops before the Lease is handed back), then
 // PUTs the released Lease; the promise is kept until the API answers.
-caf::result<bool> release(Elector* self) {
+caf::result<bool> release(Elector self) {
   auto& st = self->state;
   st.releasing = true;
-  std::optional<model::Value> out = k8s::lease::step_down(st.cfg.leader, st.round, wall_ms());
+  std::optional<model::Value> out = k8s::lease::step_down(st.cfg.leader, st.round, wall_ms(self));
   report(self);
   if (!out) return false;
   const auto& lc = st.cfg.leader;
-  st.release_reply = self->make_response_promise();
+  st.release_reply = self->make_response_promise<bool>();
   st.cfg.client->update(*k8s::resource_for_kind("Lease"), lc.ns, lc.name, model::to_json(*out),
                         reply_to(self, released_atom::value));
   return st.release_reply;
 }
 
-caf::behavior elector_behavior(Elector* self, ElectorConfig cfg) {
+elector_actor::behavior_type elector_behavior(Elector self, ElectorConfig cfg) {
   self->state.cfg = std::move(cfg);
   if (!self->state.cfg.fence)
     self->state.cfg.fence = std::make_shared<core::LeaseFence>(self->state.cfg.leader.renew_deadline);
+  if (!self->state.cfg.wall_ms) self->state.cfg.wall_ms = system_ms;
   self->send(self, tick_atom::value);
   return {
       [=](tick_atom) {
@@ -113,10 +114,10 @@ caf::behavior elector_behavior(Elector* self, ElectorConfig cfg) {
                                     reply_to(self, lease_atom::value));
         self->delayed_send(self, lc.retry_period, tick_atom::value);
       },
-      [=](lease_atom, ResultPtr r) { on_lease(self, *r); },
-      [=](wrote_atom, ResultPtr r) { on_wrote(self, *r); },
+      [=](lease_atom, const ResultPtr& r) { on_lease(self, *r); },
+      [=](wrote_atom, const ResultPtr& r) { on_wrote(self, *r); },
       [=](release_atom) -> caf::result<bool> { return release(self); },
-      [=](released_atom, ResultPtr r) {
+      [=](released_atom, const ResultPtr& r) {
         if (self->state.cfg.log)
           self->state.cfg.log(r->ok()
                                   ? "released the Lease"
@@ -129,7 +130,7 @@ caf::behavior elector_behavior(Elector* self, ElectorConfig cfg) {
 
 }  // namespace
 
-caf::actor spawn_elector(caf::actor_system& sys, ElectorConfig cfg) {
+elector_actor spawn_elector(caf::actor_system& sys, ElectorConfig cfg) {
   return sys.spawn(elector_behavior, std::move(cfg));
 }
 

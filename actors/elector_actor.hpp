@@ -12,7 +12,7 @@
 
 #include "actors/core/leader.hpp"
 #include "actors/core/lease_fence.hpp"
-#include "actors/messages.hpp"
+#include "actors/protocol.hpp"
 #include "k8s/client/client.hpp"
 
 namespace actors {
@@ -20,14 +20,17 @@ namespace actors {
 struct ElectorConfig {
   core::LeaderConfig leader;
   k8s::Client* client = nullptr;
-  caf::actor writer;
+  writer_actor writer;
   std::function<void(bool leading)> on_change = {};
   std::function<void(const std::string&)> log = {};
   // Stamped with the send time of every renew that succeeds; its clock is
   // the elector's clock.
   std::shared_ptr<core::LeaseFence> fence;
+  // Wall clock (ms since the epoch) for the Lease's acquire and renew
+  // times; the default reads the system clock.
+  std::function<std::int64_t()> wall_ms = {};
 };
 
-caf::actor spawn_elector(caf::actor_system& sys, ElectorConfig cfg);
+elector_actor spawn_elector(caf::actor_system& sys, ElectorConfig cfg);
 
 }  // namespace actors

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include "actors/core/journal_recorder.hpp"
-#include "actors/messages.hpp"
 
 namespace actors {
 
@@ -18,20 +17,20 @@ struct JournalState {
   JournalRoutes routes;
 };
 
-using JournalActor = caf::stateful_actor<JournalState>;
+using JournalActor = journal_actor::stateful_pointer<JournalState>;
 
 std::int64_t now(const JournalState& st) {
   return st.cfg.now_ms ? st.cfg.now_ms() : 0;
 }
 
 // Queued behind everything already in the mailbox: one flush per batch.
-void schedule_flush(JournalActor* self) {
+void schedule_flush(JournalActor self) {
   if (self->state.flush_pending) return;
   self->state.flush_pending = true;
   self->send(self, flush_atom::value);
 }
 
-void record(JournalActor* self, const core::Event& e) {
+void record(JournalActor self, const core::Event& e) {
   JournalState& st = self->state;
   if (!st.recorder) return;
   std::size_t bytes = st.recorder->record(e);
@@ -39,16 +38,16 @@ void record(JournalActor* self, const core::Event& e) {
   schedule_flush(self);
 }
 
-void forward(JournalActor* self, const EventPtr& e) {
+void forward(JournalActor self, const EventPtr& e) {
   const JournalRoutes& r = self->state.routes;
   if (e->kind == "Namespace") {
-    for (const caf::actor& a : r.all) self->send(a, event_atom::value, e);
+    for (const event_sink_actor& a : r.all) self->send(a, event_atom::value, e);
   } else if (auto it = r.by_kind.find(e->kind); it != r.by_kind.end()) {
     self->send(it->second, event_atom::value, e);
   }
 }
 
-void init(JournalActor* self, JournalConfig cfg, JournalRoutes routes) {
+void init(JournalActor self, JournalConfig cfg, JournalRoutes routes) {
   JournalState& st = self->state;
   st.cfg = std::move(cfg);
   st.next_seq = st.cfg.first_seq;
@@ -63,10 +62,10 @@ void init(JournalActor* self, JournalConfig cfg, JournalRoutes routes) {
   schedule_flush(self);
 }
 
-caf::behavior journal_behavior(JournalActor* self, JournalConfig cfg, JournalRoutes routes) {
+journal_actor::behavior_type journal_behavior(JournalActor self, JournalConfig cfg, JournalRoutes routes) {
   init(self, std::move(cfg), std::move(routes));
   return {
-      [=](ingest_atom, const std::string& kind, core::EventType type, core::ObjectPtr obj) {
+      [=](ingest_atom, const std::string& kind, core::EventType type, const core::ObjectPtr& obj) {
         JournalState& st = self->state;
         auto e = std::make_shared<core::Event>();
         e->seq = st.next_seq++;
@@ -75,11 +74,11 @@ caf::behavior journal_behavior(JournalActor* self, JournalConfig cfg, JournalRou
         // Before the sync, ADDED comes from an initial list: the snapshot
         // of this start, which replaces whatever a replay folded before.
         e->type = !st.synced && type == core::EventType::added ? core::EventType::resync : type;
-        e->object = std::move(obj);
+        e->object = obj;
         record(self, *e);
         forward(self, EventPtr(std::move(e)));
       },
-      [=](redact_atom, KeySet config_maps) {
+      [=](redact_atom, const KeySet& config_maps) {
         if (self->state.recorder) self->state.recorder->policy().secret_config_maps = *config_maps;
       },
       [=](flush_atom) {
@@ -93,7 +92,7 @@ caf::behavior journal_behavior(JournalActor* self, JournalConfig cfg, JournalRou
           schedule_flush(self);
         }
         st.synced = true;
-        for (const caf::actor& a : st.routes.all) self->send(a, synced_atom::value);
+        for (const event_sink_actor& a : st.routes.all) self->send(a, synced_atom::value);
       },
       [=](stats_atom) -> std::uint64_t { return self->state.next_seq - 1; },
   };
@@ -101,7 +100,7 @@ caf::behavior journal_behavior(JournalActor* self, JournalConfig cfg, JournalRou
 
 }  // namespace
 
-caf::actor spawn_journal(caf::actor_system& sys, JournalConfig cfg, JournalRoutes routes) {
+journal_actor spawn_journal(caf::actor_system& sys, JournalConfig cfg, JournalRoutes routes) {
   return sys.spawn<caf::detached>(journal_behavior, std::move(cfg), std::move(routes));
 }
 

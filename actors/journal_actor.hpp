@@ -23,7 +23,7 @@
 
 #include "actors/core/journal_file.hpp"
 #include "actors/core/redact.hpp"
-#include "caf/all.hpp"
+#include "actors/protocol.hpp"
 
 namespace actors {
 
@@ -42,10 +42,10 @@ struct JournalConfig {
 // Where journaled events go: one selector actor per kind; Namespace events
 // and synced_atom go to all of them.
 struct JournalRoutes {
-  std::map<std::string, caf::actor> by_kind;
-  std::vector<caf::actor> all;
+  std::map<std::string, event_sink_actor> by_kind;
+  std::vector<event_sink_actor> all;
 };
 
-caf::actor spawn_journal(caf::actor_system& sys, JournalConfig cfg, JournalRoutes routes);
+journal_actor spawn_journal(caf::actor_system& sys, JournalConfig cfg, JournalRoutes routes);
 
 }  // namespace actors

@@ -22,23 +22,23 @@ struct RootActorState {
   std::optional<core::Debouncer::Time> queued_since;
 };
 
-using RootActor = caf::stateful_actor<RootActorState>;
+using RootActor = root_actor::stateful_pointer<RootActorState>;
 
-core::Debouncer::Time now() {
-  return core::Debouncer::Clock::now();
+core::Debouncer::Time now(RootActor self) {
+  return self->clock().now();
 }
 
-void schedule(RootActor* self) {
+void schedule(RootActor self) {
   auto& st = self->state;
   if (!st.root.dirty) return;
   if (!st.queued_since) {
-    st.queued_since = now();
+    st.queued_since = now(self);
     if (st.cfg.on_queued) st.cfg.on_queued();
   }
-  auto deadline = st.debounce.note(now());
+  auto deadline = st.debounce.note(now(self));
   if (st.tick_scheduled) return;
   st.tick_scheduled = true;
-  auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now());
+  auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now(self));
   self->delayed_send(self, std::max(wait, std::chrono::milliseconds(0)), tick_atom::value);
 }
 
@@ -59,10 +59,10 @@ std::shared_ptr<RootOutput> make_output(const core::RootState& s, core::Effects 
   return out;
 }
 
-void reconcile_now(RootActor* self);
+void reconcile_now(RootActor self);
 
 // Every selector answered: take what the root gains and loses, render again.
-void acknowledge_all(RootActor* self, const std::shared_ptr<const core::Subscriptions>& subs) {
+void acknowledge_all(RootActor self, const std::shared_ptr<const core::Subscriptions>& subs) {
   auto& st = self->state;
   st.awaiting_router = false;
   core::acknowledge(st.root, *subs, st.combined);
@@ -71,17 +71,17 @@ void acknowledge_all(RootActor* self, const std::shared_ptr<const core::Subscrip
   reconcile_now(self);
 }
 
-void reconcile_now(RootActor* self) {
+void reconcile_now(RootActor self) {
   auto& st = self->state;
   if (st.awaiting_router) return;  // reconciles again when the answer arrives
   if (st.queued_since) {
-    std::chrono::duration<double> waited = now() - *st.queued_since;
+    std::chrono::duration<double> waited = now(self) - *st.queued_since;
     st.queued_since.reset();
     if (st.cfg.on_dequeued) st.cfg.on_dequeued(waited.count());
   }
-  auto started = now();
+  auto started = now(self);
   core::Effects fx = core::reconcile(st.root, st.cfg.render);
-  std::chrono::duration<double> took = now() - started;
+  std::chrono::duration<double> took = now(self) - started;
   if (fx.subscribe) {
     st.awaiting_router = true;
     auto subs = std::make_shared<const core::Subscriptions>(std::move(*fx.subscribe));
@@ -89,7 +89,7 @@ void reconcile_now(RootActor* self) {
     st.combined = {};
     st.combined_seq = 0;
     if (st.replies_left == 0) return acknowledge_all(self, subs);
-    for (const caf::actor& sel : st.cfg.selectors)
+    for (const member_selector_actor& sel : st.cfg.selectors)
       self->request(sel, caf::infinite, subscribe_atom::value, st.root.root, SubscriptionsPtr(subs))
           .then([=](DeltaPtr delta, std::uint64_t seq) {
             auto& s = self->state;
@@ -123,13 +123,13 @@ std::string explain_json(const core::RootState& s) {
   return model::to_json(out);
 }
 
-caf::behavior root_behavior(RootActor* self, core::RootKey key, RootConfig cfg, bool synced) {
+root_actor::behavior_type root_behavior(RootActor self, core::RootKey key, RootConfig cfg, bool synced) {
   self->state.synced = synced;
   self->state.root = core::make_root(key);
   self->state.debounce = core::Debouncer(cfg.debounce, cfg.max_wait);
   self->state.cfg = std::move(cfg);
   return {
-      [=](event_atom, EventPtr e, bool quiet) {
+      [=](routed_atom, const EventPtr& e, bool quiet) {
         core::apply(self->state.root, *e, quiet ? core::Delivery::quiet : core::Delivery::dirty);
         schedule(self);
       },
@@ -139,17 +139,17 @@ caf::behavior root_behavior(RootActor* self, core::RootKey key, RootConfig cfg, 
         self->state.root.dirty = true;
         schedule(self);
       },
-      [=](absorb_atom, DeltaPtr delta) {
+      [=](absorb_atom, const DeltaPtr& delta) {
         core::absorb(self->state.root, *delta);
         schedule(self);
       },
       [=](tick_atom) {
         auto& st = self->state;
         st.tick_scheduled = false;
-        if (!st.debounce.due(now())) {
+        if (!st.debounce.due(now(self))) {
           if (st.debounce.pending()) {
             st.tick_scheduled = true;
-            auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(*st.debounce.deadline() - now());
+            auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(*st.debounce.deadline() - now(self));
             self->delayed_send(self, std::max(wait, std::chrono::milliseconds(1)), tick_atom::value);
           }
           return;
@@ -162,7 +162,7 @@ caf::behavior root_behavior(RootActor* self, core::RootKey key, RootConfig cfg, 
 
 }  // namespace
 
-caf::actor spawn_root(caf::actor_system& sys, const core::RootKey& key, const RootConfig& cfg, bool synced) {
+root_actor spawn_root(caf::actor_system& sys, const core::RootKey& key, const RootConfig& cfg, bool synced) {
   return sys.spawn(root_behavior, key, cfg, synced);
 }
 

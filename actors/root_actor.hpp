@@ -5,14 +5,15 @@
 // subscriptions (then reconciles again with the members it gained) or hands
 // the rendered objects, problems and counts to the writer.
 // Contract: a thin shell over actors/core/root_state.hpp; never blocks;
-// renders nothing before the initial sync (synced_atom), then once.
+// renders nothing before the initial sync (synced_atom), then once. Time
+// is the actor system's clock, so a test coordinator drives the debounce.
 #pragma once
 
 #include <chrono>
 #include <functional>
 #include <vector>
 
-#include "actors/messages.hpp"
+#include "actors/protocol.hpp"
 #include "model/render.hpp"
 
 namespace actors {
@@ -21,10 +22,10 @@ struct RootConfig {
   model::RenderOptions render;
   std::chrono::milliseconds debounce{100};
   std::chrono::milliseconds max_wait{1000};
-  caf::actor writer;
+  writer_actor writer;
   // The selector actors a root asks to replace its subscriptions (one per
   // member kind, Secret and ConfigMap); it renders once all have answered.
-  std::vector<caf::actor> selectors;
+  std::vector<member_selector_actor> selectors;
   // Called on the actor's thread after every render (tests, replay checks).
   std::function<void(const RootOutput&)> on_render = {};
   // Work-queue view of the roots: a root is queued from its first pending
@@ -36,6 +37,6 @@ struct RootConfig {
 // `synced`: the informers' initial lists have all been routed. Before that a
 // root only collects events: rendering a half-listed cluster would make the
 // writer apply objects it must change again moments later.
-caf::actor spawn_root(caf::actor_system& sys, const core::RootKey& key, const RootConfig& cfg, bool synced);
+root_actor spawn_root(caf::actor_system& sys, const core::RootKey& key, const RootConfig& cfg, bool synced);
 
 }  // namespace actors

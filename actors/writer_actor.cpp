@@ -8,11 +8,11 @@ namespace actors::writer {
 
 namespace {
 
-void plan_root(Actor* self, const core::RootKey& key);
+void plan_root(Actor self, const core::RootKey& key);
 
 }  // namespace
 
-bool fence_holds(Actor* self) {
+bool fence_holds(Actor self) {
   State& st = self->state;
   if (!st.cfg.fence || st.cfg.fence->holds()) return true;
   if (st.leader && st.cfg.log)
@@ -34,14 +34,14 @@ std::uint64_t numeric_rv(const model::Value& obj) {
 }
 
 // Completions arrive on the client's I/O thread; hand them to the actor.
-k8s::Callback completion(Actor* self, const core::RootKey& key, std::uint64_t batch) {
-  caf::actor me = caf::actor_cast<caf::actor>(self);
+k8s::Callback completion(Actor self, const core::RootKey& key, std::uint64_t batch) {
+  writer_actor me = caf::actor_cast<writer_actor>(self);
   return [me, key, batch](k8s::Result r) {
     caf::anon_send(me, done_atom::value, key, batch, ResultPtr(std::make_shared<const k8s::Result>(std::move(r))));
   };
 }
 
-void call(Actor* self, const core::RootKey& key, RootWrites& rw, const core::Action& a) {
+void call(Actor self, const core::RootKey& key, RootWrites& rw, const core::Action& a) {
   k8s::Client& client = *self->state.cfg.client;
   const k8s::Resource* res = k8s::resource_for_kind(a.kind);
   auto cb = completion(self, key, rw.batch);
@@ -66,7 +66,7 @@ void call(Actor* self, const core::RootKey& key, RootWrites& rw, const core::Act
   }
 }
 
-void finish_batch(Actor* self, const core::RootKey& key, RootWrites& rw, bool ok) {
+void finish_batch(Actor self, const core::RootKey& key, RootWrites& rw, bool ok) {
   rw.in_flight = false;
   rw.queue.clear();
   ++rw.batch;  // completions of the old batch are ignored from now on
@@ -81,7 +81,7 @@ void finish_batch(Actor* self, const core::RootKey& key, RootWrites& rw, bool ok
   }
 }
 
-void run_next(Actor* self, const core::RootKey& key, RootWrites& rw) {
+void run_next(Actor self, const core::RootKey& key, RootWrites& rw) {
   if (rw.queue.empty()) return finish_batch(self, key, rw, true);
   if (!fence_holds(self)) {  // the rest of the batch waits for a confirmed leadership
     rw.queue.clear();
@@ -100,7 +100,7 @@ void run_next(Actor* self, const core::RootKey& key, RootWrites& rw) {
   call(self, key, rw, rw.queue.front());  // the insert may have moved the queue: `a` can dangle
 }
 
-void schedule_retry(Actor* self, const core::RootKey& key, RootWrites& rw) {
+void schedule_retry(Actor self, const core::RootKey& key, RootWrites& rw) {
   if (rw.retry_scheduled) return;
   rw.retry_scheduled = true;
   k8s::SplitMix64 rnd(rw.batch * 7919 + rw.attempt);
@@ -109,19 +109,18 @@ void schedule_retry(Actor* self, const core::RootKey& key, RootWrites& rw) {
 }
 
 // 409 or 404: the observed copy is stale. Re-read the object, then replan.
-void refresh(Actor* self, const core::RootKey& key, RootWrites& rw, const core::Action& a) {
+void refresh(Actor self, const core::RootKey& key, RootWrites& rw, const core::Action& a) {
   const k8s::Resource* res = k8s::resource_for_kind(a.kind);
-  caf::actor me = caf::actor_cast<caf::actor>(self);
+  writer_actor me = caf::actor_cast<writer_actor>(self);
   ObjectKey id{a.kind, a.ns, a.name};
   auto rkey = key;
   self->state.cfg.client->get(*res, a.ns, a.name, [me, rkey, id](k8s::Result r) {
-    caf::anon_send(me, observed_atom::value, rkey, std::get<0>(id), std::get<1>(id), std::get<2>(id),
-                   ResultPtr(std::make_shared<const k8s::Result>(std::move(r))));
+    caf::anon_send(me, reread_atom::value, rkey, id, ResultPtr(std::make_shared<const k8s::Result>(std::move(r))));
   });
   rw.in_flight = true;  // until the re-read lands
 }
 
-void on_failure(Actor* self, const core::RootKey& key, RootWrites& rw, const core::Action& a, const k8s::Result& r) {
+void on_failure(Actor self, const core::RootKey& key, RootWrites& rw, const core::Action& a, const k8s::Result& r) {
   ++self->state.stats.errors;
   std::string what = std::string(core::action_name(a.type)) + " " + describe(a.kind, a.ns, a.name);
   std::string error = what + ": HTTP " + std::to_string(r.status) + (r.error.empty() ? "" : ": " + r.error);
@@ -144,7 +143,7 @@ void on_failure(Actor* self, const core::RootKey& key, RootWrites& rw, const cor
   }
 }
 
-void on_done(Actor* self, const core::RootKey& key, std::uint64_t batch, const k8s::Result& r) {
+void on_done(Actor self, const core::RootKey& key, std::uint64_t batch, const k8s::Result& r) {
   auto it = self->state.roots.find(key);
   if (it == self->state.roots.end() || it->second.batch != batch || it->second.queue.empty()) return;
   RootWrites& rw = it->second;
@@ -171,7 +170,7 @@ void on_done(Actor* self, const core::RootKey& key, std::uint64_t batch, const k
   run_next(self, key, rw);
 }
 
-void plan_root(Actor* self, const core::RootKey& key) {
+void plan_root(Actor self, const core::RootKey& key) {
   State& st = self->state;
   RootWrites& rw = st.roots[key];
   if (!rw.out || !st.synced || !st.leader || rw.retry_scheduled || !fence_holds(self)) return;
@@ -198,14 +197,14 @@ void plan_root(Actor* self, const core::RootKey& key) {
 // garbage collector removes dependents, and informers can report that
 // before the agent's own deletion): confirm the owner still exists before
 // re-creating anything, or the writer would resurrect orphans.
-void confirm_owner(Actor* self, const core::RootKey& key) {
-  caf::actor me = caf::actor_cast<caf::actor>(self);
+void confirm_owner(Actor self, const core::RootKey& key) {
+  writer_actor me = caf::actor_cast<writer_actor>(self);
   self->state.cfg.client->get(*k8s::resource_for_kind("GrafanaAgent"), key.first, key.second, [me, key](k8s::Result r) {
     caf::anon_send(me, owner_atom::value, key, ResultPtr(std::make_shared<const k8s::Result>(std::move(r))));
   });
 }
 
-void on_owner(Actor* self, const core::RootKey& key, const k8s::Result& r) {
+void on_owner(Actor self, const core::RootKey& key, const k8s::Result& r) {
   auto it = self->state.roots.find(key);
   if (it == self->state.roots.end()) return;
   std::string uid;
@@ -225,7 +224,7 @@ void on_owner(Actor* self, const core::RootKey& key, const k8s::Result& r) {
   plan_root(self, key);  // the owner lives (or the read failed): restore what was deleted
 }
 
-void on_observed(Actor* self, const EventPtr& e, const KeySet& owners) {
+void on_observed(Actor self, const EventPtr& e, const KeySet& owners) {
   ObjectKey id = core::identity(*e->object);
   id = {e->kind, std::get<1>(id), std::get<2>(id)};
   for (const core::RootKey& key : *owners) {
@@ -242,7 +241,7 @@ void on_observed(Actor* self, const EventPtr& e, const KeySet& owners) {
   }
 }
 
-void on_reread(Actor* self, const core::RootKey& key, ObjectKey id, const k8s::Result& r) {
+void on_reread(Actor self, const core::RootKey& key, ObjectKey id, const k8s::Result& r) {
   auto it = self->state.roots.find(key);
   if (it == self->state.roots.end()) return;
   RootWrites& rw = it->second;
@@ -262,7 +261,7 @@ void on_reread(Actor* self, const core::RootKey& key, ObjectKey id, const k8s::R
   }
 }
 
-caf::behavior writer_behavior(Actor* self, WriterConfig cfg) {
+writer_actor::behavior_type writer_behavior(Actor self, WriterConfig cfg) {
   self->state.cfg = std::move(cfg);
   self->state.leader = self->state.cfg.leader;
   auto plan_all = [self] {
@@ -279,25 +278,24 @@ caf::behavior writer_behavior(Actor* self, WriterConfig cfg) {
         self->state.roots[key].out = std::move(out);
         plan_root(self, key);
       },
-      [=](observed_atom, EventPtr e, KeySet owners) { on_observed(self, e, owners); },
-      [=](owner_atom, const core::RootKey& key, ResultPtr r) { on_owner(self, key, *r); },
+      [=](observed_atom, const EventPtr& e, const KeySet& owners) { on_observed(self, e, owners); },
+      [=](owner_atom, const core::RootKey& key, const ResultPtr& r) { on_owner(self, key, *r); },
       [=](status_atom, const core::RootKey& key) {
         auto it = self->state.roots.find(key);
         if (it == self->state.roots.end()) return;
         it->second.written_status = model::Value();
         if (!it->second.retry_scheduled) schedule_retry(self, key, it->second);
       },
-      [=](gone_atom, EventPtr e) {
+      [=](gone_atom, const EventPtr& e) {
         const model::Value* md = e->object->find("metadata");
         const model::Value* uid = md ? md->find("uid") : nullptr;
         if (uid && uid->is_string()) self->state.deleted_uids.insert(uid->as_string());
         self->state.roots.erase(core::object_key(*e->object));
       },
-      [=](observed_atom, const core::RootKey& key, const std::string& kind, const std::string& ns,
-          const std::string& name, ResultPtr r) {
-        on_reread(self, key, ObjectKey{kind, ns, name}, *r);
+      [=](reread_atom, const core::RootKey& key, const ObjectKey& id, const ResultPtr& r) {
+        on_reread(self, key, id, *r);
       },
-      [=](done_atom, const core::RootKey& key, std::uint64_t batch, ResultPtr r) { on_done(self, key, batch, *r); },
+      [=](done_atom, const core::RootKey& key, std::uint64_t batch, const ResultPtr& r) { on_done(self, key, batch, *r); },
       [=](retry_atom, const core::RootKey& key) {
         auto it = self->state.roots.find(key);
         if (it == self->state.roots.end()) return;
@@ -335,7 +333,7 @@ caf::behavior writer_behavior(Actor* self, WriterConfig cfg) {
 
 namespace actors {
 
-caf::actor spawn_writer(caf::actor_system& sys, WriterConfig cfg) {
+writer_actor spawn_writer(caf::actor_system& sys, WriterConfig cfg) {
   return sys.spawn(writer::writer_behavior, std::move(cfg));
 }
 

@@ -18,7 +18,7 @@
 #include <string>
 
 #include "actors/core/lease_fence.hpp"
-#include "actors/messages.hpp"
+#include "actors/protocol.hpp"
 #include "k8s/client/client.hpp"
 
 namespace actors {
@@ -41,15 +41,7 @@ struct WriterConfig {
   std::function<void(const std::string&, const std::string&, int)> on_write = {};
 };
 
-struct WriterStats {
-  std::uint64_t plans = 0, writes = 0, skipped = 0, errors = 0, status_writes = 0, events = 0;
-  std::uint64_t fenced = 0;  // writes withheld because the Lease renew was stale
-  bool synced = false, leader = false;
-  std::size_t roots = 0, in_flight = 0, retrying = 0;  // retrying: a backoff is pending
-};
 
-caf::actor spawn_writer(caf::actor_system& sys, WriterConfig cfg);
+writer_actor spawn_writer(caf::actor_system& sys, WriterConfig cfg);
 
 }  // namespace actors
-
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::WriterStats)

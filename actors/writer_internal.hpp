@@ -42,13 +42,13 @@ struct State {
   WriterStats stats;
 };
 
-using Actor = caf::stateful_actor<State>;
+using Actor = writer_actor::stateful_pointer<State>;
 
 std::string describe(const std::string& kind, const std::string& ns, const std::string& name);
 // False, and the writer stands down until leader_atom, when a fence is set
 // and the last Lease renew is older than the renew deadline.
-bool fence_holds(Actor* self);
+bool fence_holds(Actor self);
 // After a batch: the status patch and, on failure, an Event.
-void report_status(Actor* self, const core::RootKey& key, RootWrites& rw);
+void report_status(Actor self, const core::RootKey& key, RootWrites& rw);
 
 }  // namespace actors::writer

@@ -25,7 +25,7 @@ core::StatusInput status_input(const RootWrites& rw) {
 
 // A Warning Event on the GrafanaAgent; its name is derived from the
 // message, so the same failure is reported once (409 on a repeat).
-void emit_event(Actor* self, const core::RootKey& key, const RootOutput& out, const model::Value& cond) {
+void emit_event(Actor self, const core::RootKey& key, const RootOutput& out, const model::Value& cond) {
   std::string reason = core::str_at(cond, {"reason"}), message = core::str_at(cond, {"message"});
   std::string now = self->state.cfg.now_rfc3339 ? self->state.cfg.now_rfc3339() : "";
   std::string digest = core::sha256_hex(reason + "\n" + message + "\n" + std::to_string(out.generation));
@@ -59,7 +59,7 @@ std::string describe(const std::string& kind, const std::string& ns, const std::
   return kind + " " + (ns.empty() ? name : ns + "/" + name);
 }
 
-void report_status(Actor* self, const core::RootKey& key, RootWrites& rw) {
+void report_status(Actor self, const core::RootKey& key, RootWrites& rw) {
   State& st = self->state;
   if (!rw.out || !rw.out->effects.root_present || !st.cfg.write_status || !st.leader || !fence_holds(self)) return;
   const model::Value& base = rw.written_status.is_null() ? rw.out->previous_status : rw.written_status;
@@ -74,7 +74,7 @@ void report_status(Actor* self, const core::RootKey& key, RootWrites& rw) {
   auto on_write = st.cfg.on_write;
   st.cfg.client->patch(
       *k8s::resource_for_kind("GrafanaAgent"), key.first, key.second, k8s::PatchType::merge, model::to_json(patch),
-      [on_write, me = caf::actor_cast<caf::actor>(self), key](k8s::Result r) {
+      [on_write, me = caf::actor_cast<writer_actor>(self), key](k8s::Result r) {
         if (on_write) on_write("GrafanaAgent", "status", r.status);
         // Forget what we "wrote" so the next report tries again.
         if (!r.ok()) caf::anon_send(me, status_atom::value, key);

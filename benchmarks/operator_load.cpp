@@ -27,7 +27,7 @@
 
 #include "../tests/k8s/process.hpp"
 #include "actors/controller.hpp"
-#include "actors/messages.hpp"
+#include "actors/protocol.hpp"
 #include "k8s/client/config.hpp"
 #include "k8s/client/curl_transport.hpp"
 #include "k8s/sim/generate.hpp"
@@ -213,8 +213,8 @@ int main(int argc, char** argv) {
   for (auto& [kind, obj] : objects)
     caf::anon_send(ctl.journal(), actors::ingest_atom::value, kind, actors::core::EventType::modified,
                    actors::core::ObjectPtr(std::make_shared<const model::Value>(std::move(obj))));
-  std::uint64_t target = before.router.events + objects.size();
-  while (ctl.stats().router.events < target) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  std::uint64_t target = before.selectors.events + objects.size();
+  while (ctl.stats().selectors.events < target) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   double secs = ms(Clock::now() - rs) / 1000;
   std::printf("routing: %zu events through journal and router to roots in %.0f ms = %.0f events/s\n", objects.size(),
               secs * 1000, objects.size() / secs);

@@ -1,0 +1,162 @@
+// Every actor role's interface, in one place (CAF 0.17 typed_actor): the
+// journal, the GrafanaAgent selector, the member selectors, the roots, the
+// writer and the leader elector. Each atom is declared here once and
+// carries one payload shape wherever it is sent; the compiler rejects a
+// message a role does not declare. Payloads are shared immutable pointers,
+// so one event fans out to many roots without copying; they never leave the
+// process, so they are allowed as unsafe (non-serializable) message types.
+// Contract: handlers never mutate a payload they received. Messages an
+// actor sends itself (timers, API completions) are part of its interface.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "actors/core/event.hpp"
+#include "actors/core/root_state.hpp"
+#include "actors/core/router.hpp"
+#include "actors/core/writer_plan.hpp"
+#include "caf/all.hpp"
+#include "k8s/client/transport.hpp"
+
+namespace actors {
+
+// --- atoms -----------------------------------------------------------------
+// informer -> journal: a watched object changed (kind, type, object).
+using ingest_atom = caf::atom_constant<caf::atom("ingest")>;
+// journal -> selector: a journaled event.
+using event_atom = caf::atom_constant<caf::atom("event")>;
+// selector -> root: an event the root is interested in; `quiet` events
+// update its state without scheduling a render.
+using routed_atom = caf::atom_constant<caf::atom("routed")>;
+// root -> member selector (request): replace my subscriptions; reply: the delta.
+using subscribe_atom = caf::atom_constant<caf::atom("subscribe")>;
+// member selector -> root: members a Namespace relabel adds or removes.
+using absorb_atom = caf::atom_constant<caf::atom("absorb")>;
+// root and elector self-timer: a debounce deadline / retry period passed.
+using tick_atom = caf::atom_constant<caf::atom("tick")>;
+// root -> writer: the root's latest reconcile outcome.
+using desired_atom = caf::atom_constant<caf::atom("desired")>;
+// selector -> writer: an owned object changed (drift and write confirmation).
+using observed_atom = caf::atom_constant<caf::atom("observed")>;
+// writer internal: the re-read of one owned object after a 409/404.
+using reread_atom = caf::atom_constant<caf::atom("reread")>;
+// journal -> selectors -> writer and roots: the informers' first lists are in.
+using synced_atom = caf::atom_constant<caf::atom("synced")>;
+// writer internal: an API call of batch N finished / a backoff elapsed.
+using done_atom = caf::atom_constant<caf::atom("done")>;
+using retry_atom = caf::atom_constant<caf::atom("retry")>;
+// elector -> writer: leadership gained (true) or lost (false).
+using leader_atom = caf::atom_constant<caf::atom("leader")>;
+// controller -> elector (request, on shutdown): stop writing, then hand the
+// Lease back; the reply says whether a release was written.
+using release_atom = caf::atom_constant<caf::atom("release")>;
+// elector internal: the Lease read, write and release answers.
+using lease_atom = caf::atom_constant<caf::atom("lease")>;
+using wrote_atom = caf::atom_constant<caf::atom("wrote")>;
+using released_atom = caf::atom_constant<caf::atom("released")>;
+// any -> an actor (request): its counters, for tests, metrics and views.
+using stats_atom = caf::atom_constant<caf::atom("stats")>;
+// -> GrafanaAgent selector -> root (request): why each member is in or out, as JSON.
+using explain_atom = caf::atom_constant<caf::atom("explain")>;
+// GrafanaAgent selector -> writer: a GrafanaAgent was deleted (the event carries its uid).
+using gone_atom = caf::atom_constant<caf::atom("gone")>;
+// writer internal: the owner GrafanaAgent was re-read.
+using owner_atom = caf::atom_constant<caf::atom("owner")>;
+// writer internal: a status patch failed.
+using status_atom = caf::atom_constant<caf::atom("status")>;
+// member selector -> journal: the ConfigMaps to redact as secrets.
+using redact_atom = caf::atom_constant<caf::atom("redact")>;
+// journal internal: durability point (flush/fsync).
+using flush_atom = caf::atom_constant<caf::atom("flush")>;
+// member selector internal: a referenced Secret/ConfigMap's grace period is over.
+using expire_atom = caf::atom_constant<caf::atom("expire")>;
+// controller -> member selector: the journal to send expiries and redactions to.
+using journal_atom = caf::atom_constant<caf::atom("journal")>;
+
+// --- payloads --------------------------------------------------------------
+using EventPtr = std::shared_ptr<const core::Event>;
+using DeltaPtr = std::shared_ptr<const core::SubscriptionDelta>;
+using SubscriptionsPtr = std::shared_ptr<const core::Subscriptions>;
+using KeySet = std::shared_ptr<const std::set<model::Key>>;
+using ResultPtr = std::shared_ptr<const k8s::Result>;  // an API call's outcome
+
+// What a root hands the writer after each reconcile.
+struct RootOutput {
+  core::RootKey root;
+  std::string uid;  // the GrafanaAgent's metadata.uid
+  std::int64_t generation = 0;
+  std::uint64_t seq = 0;  // the journal seq this output reflects
+  core::Effects effects;
+  model::Value previous_status;  // the GrafanaAgent's .status as last observed
+  double render_seconds = 0;     // how long reconcile() took
+};
+using RootOutputPtr = std::shared_ptr<const RootOutput>;
+
+struct SelectorStats {
+  std::uint64_t events = 0, deliveries = 0, roots = 0, examined = 0;
+};
+
+struct WriterStats {
+  std::uint64_t plans = 0, writes = 0, skipped = 0, errors = 0, status_writes = 0, events = 0;
+  std::uint64_t fenced = 0;  // writes withheld because the Lease renew was stale
+  bool synced = false, leader = false;
+  std::size_t roots = 0, in_flight = 0, retrying = 0;  // retrying: a backoff is pending
+};
+
+// --- interfaces ------------------------------------------------------------
+using caf::reacts_to;
+using caf::replies_to;
+
+using journal_actor = caf::typed_actor<reacts_to<ingest_atom, std::string, core::EventType, core::ObjectPtr>,
+                                       reacts_to<redact_atom, KeySet>, reacts_to<flush_atom>,
+                                       reacts_to<synced_atom>, replies_to<stats_atom>::with<std::uint64_t>>;
+
+// What the journal forwards to: every selector is one.
+using event_sink_actor = caf::typed_actor<reacts_to<event_atom, EventPtr>, reacts_to<synced_atom>>;
+
+using writer_actor = caf::typed_actor<
+    reacts_to<desired_atom, RootOutputPtr>, reacts_to<observed_atom, EventPtr, KeySet>, reacts_to<gone_atom, EventPtr>,
+    reacts_to<synced_atom>, reacts_to<leader_atom, bool>, reacts_to<done_atom, core::RootKey, std::uint64_t, ResultPtr>,
+    reacts_to<reread_atom, core::RootKey, core::Identity, ResultPtr>, reacts_to<owner_atom, core::RootKey, ResultPtr>,
+    reacts_to<status_atom, core::RootKey>, reacts_to<retry_atom, core::RootKey>,
+    replies_to<stats_atom>::with<WriterStats>>;
+
+using root_actor = caf::typed_actor<reacts_to<routed_atom, EventPtr, bool>, reacts_to<absorb_atom, DeltaPtr>,
+                                    reacts_to<synced_atom>, reacts_to<tick_atom>,
+                                    replies_to<explain_atom, core::RootKey>::with<std::string>>;
+
+// One per member kind (and one for the owned workloads): routes events to
+// the roots subscribed to them.
+using member_selector_actor = event_sink_actor::extend<
+    reacts_to<journal_atom, journal_actor>, reacts_to<expire_atom, EventPtr>,
+    replies_to<subscribe_atom, core::RootKey, SubscriptionsPtr>::with<DeltaPtr, std::uint64_t>,
+    replies_to<stats_atom>::with<SelectorStats>>;
+
+// Starts and stops one root per GrafanaAgent.
+using agent_selector_actor =
+    event_sink_actor::extend<replies_to<explain_atom, core::RootKey>::with<std::string>,
+                             replies_to<stats_atom>::with<SelectorStats>>;
+
+using elector_actor =
+    caf::typed_actor<reacts_to<tick_atom>, reacts_to<lease_atom, ResultPtr>, reacts_to<wrote_atom, ResultPtr>,
+                     reacts_to<released_atom, ResultPtr>, replies_to<release_atom>::with<bool>,
+                     replies_to<stats_atom>::with<bool>>;
+
+}  // namespace actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::EventPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::DeltaPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::SubscriptionsPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::KeySet)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::RootOutputPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::ResultPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::SelectorStats)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::WriterStats)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::core::ObjectPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::core::EventType)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::core::RootKey)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::core::Identity)
