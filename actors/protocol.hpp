@@ -112,39 +112,38 @@ using caf::reacts_to;
 using caf::replies_to;
 
 using journal_actor = caf::typed_actor<reacts_to<ingest_atom, std::string, core::EventType, core::ObjectPtr>,
-                                       reacts_to<redact_atom, KeySet>, reacts_to<flush_atom>,
-                                       reacts_to<synced_atom>, replies_to<stats_atom>::with<std::uint64_t>>;
+                                       reacts_to<redact_atom, KeySet>, reacts_to<flush_atom>, reacts_to<synced_atom>,
+                                       replies_to<stats_atom>::with<std::uint64_t>>;
 
 // What the journal forwards to: every selector is one.
 using event_sink_actor = caf::typed_actor<reacts_to<event_atom, EventPtr>, reacts_to<synced_atom>>;
 
-using writer_actor = caf::typed_actor<
-    reacts_to<desired_atom, RootOutputPtr>, reacts_to<observed_atom, EventPtr, KeySet>, reacts_to<gone_atom, EventPtr>,
-    reacts_to<synced_atom>, reacts_to<leader_atom, bool>, reacts_to<done_atom, core::RootKey, std::uint64_t, ResultPtr>,
-    reacts_to<reread_atom, core::RootKey, core::Identity, ResultPtr>, reacts_to<owner_atom, core::RootKey, ResultPtr>,
-    reacts_to<status_atom, core::RootKey>, reacts_to<retry_atom, core::RootKey>,
-    replies_to<stats_atom>::with<WriterStats>>;
+using writer_actor =
+    caf::typed_actor<reacts_to<desired_atom, RootOutputPtr>, reacts_to<observed_atom, EventPtr, KeySet>,
+                     reacts_to<gone_atom, EventPtr>, reacts_to<synced_atom>, reacts_to<leader_atom, bool>,
+                     reacts_to<done_atom, core::RootKey, std::uint64_t, ResultPtr>,
+                     reacts_to<reread_atom, core::RootKey, core::Identity, ResultPtr>,
+                     reacts_to<owner_atom, core::RootKey, ResultPtr>, reacts_to<status_atom, core::RootKey>,
+                     reacts_to<retry_atom, core::RootKey>, replies_to<stats_atom>::with<WriterStats>>;
 
-using root_actor = caf::typed_actor<reacts_to<routed_atom, EventPtr, bool>, reacts_to<absorb_atom, DeltaPtr>,
-                                    reacts_to<synced_atom>, reacts_to<tick_atom>,
-                                    replies_to<explain_atom, core::RootKey>::with<std::string>>;
+using root_actor =
+    caf::typed_actor<reacts_to<routed_atom, EventPtr, bool>, reacts_to<absorb_atom, DeltaPtr>, reacts_to<synced_atom>,
+                     reacts_to<tick_atom>, replies_to<explain_atom, core::RootKey>::with<std::string>>;
 
 // One per member kind (and one for the owned workloads): routes events to
 // the roots subscribed to them.
-using member_selector_actor = event_sink_actor::extend<
-    reacts_to<journal_atom, journal_actor>, reacts_to<expire_atom, EventPtr>,
-    replies_to<subscribe_atom, core::RootKey, SubscriptionsPtr>::with<DeltaPtr, std::uint64_t>,
-    replies_to<stats_atom>::with<SelectorStats>>;
-
-// Starts and stops one root per GrafanaAgent.
-using agent_selector_actor =
-    event_sink_actor::extend<replies_to<explain_atom, core::RootKey>::with<std::string>,
+using member_selector_actor =
+    event_sink_actor::extend<reacts_to<journal_atom, journal_actor>, reacts_to<expire_atom, EventPtr>,
+                             replies_to<subscribe_atom, core::RootKey, SubscriptionsPtr>::with<DeltaPtr, std::uint64_t>,
                              replies_to<stats_atom>::with<SelectorStats>>;
 
-using elector_actor =
-    caf::typed_actor<reacts_to<tick_atom>, reacts_to<lease_atom, ResultPtr>, reacts_to<wrote_atom, ResultPtr>,
-                     reacts_to<released_atom, ResultPtr>, replies_to<release_atom>::with<bool>,
-                     replies_to<stats_atom>::with<bool>>;
+// Starts and stops one root per GrafanaAgent.
+using agent_selector_actor = event_sink_actor::extend<replies_to<explain_atom, core::RootKey>::with<std::string>,
+                                                      replies_to<stats_atom>::with<SelectorStats>>;
+
+using elector_actor = caf::typed_actor<reacts_to<tick_atom>, reacts_to<lease_atom, ResultPtr>,
+                                       reacts_to<wrote_atom, ResultPtr>, reacts_to<released_atom, ResultPtr>,
+                                       replies_to<release_atom>::with<bool>, replies_to<stats_atom>::with<bool>>;
 
 }  // namespace actors
 

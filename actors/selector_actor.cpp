@@ -108,8 +108,8 @@ member_selector_actor::behavior_type member_behavior(MemberSelector self, Member
         self->send(self->state.journal, ingest_atom::value, e->kind, core::EventType::deleted,
                    core::make_object(core::grace_expiry(*e->object)));
       },
-      [=](subscribe_atom, const core::RootKey& key,
-          const SubscriptionsPtr& subs) -> std::tuple<DeltaPtr, std::uint64_t> { return on_subscribe(self, key, *subs); },
+      [=](subscribe_atom, const core::RootKey& key, const SubscriptionsPtr& subs)
+          -> std::tuple<DeltaPtr, std::uint64_t> { return on_subscribe(self, key, *subs); },
       [=](stats_atom) { return stats_of(self->state.routes); },
   };
 }

@@ -295,7 +295,9 @@ writer_actor::behavior_type writer_behavior(Actor self, WriterConfig cfg) {
       [=](reread_atom, const core::RootKey& key, const ObjectKey& id, const ResultPtr& r) {
         on_reread(self, key, id, *r);
       },
-      [=](done_atom, const core::RootKey& key, std::uint64_t batch, const ResultPtr& r) { on_done(self, key, batch, *r); },
+      [=](done_atom, const core::RootKey& key, std::uint64_t batch, const ResultPtr& r) {
+        on_done(self, key, batch, *r);
+      },
       [=](retry_atom, const core::RootKey& key) {
         auto it = self->state.roots.find(key);
         if (it == self->state.roots.end()) return;

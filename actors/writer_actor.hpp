@@ -41,7 +41,6 @@ struct WriterConfig {
   std::function<void(const std::string&, const std::string&, int)> on_write = {};
 };
 
-
 writer_actor spawn_writer(caf::actor_system& sys, WriterConfig cfg);
 
 }  // namespace actors
