@@ -46,12 +46,13 @@ std::int64_t mono_ms(Elector self) {
 }
 
 // Reports the round's verdict: to the fence, the writer and the hooks.
-void report(Elector self) {
+// `renewed`: this round's write succeeded.
+void report(Elector self, bool renewed) {
   auto& st = self->state;
   bool leading = st.round.leading;
   if (!leading) st.cfg.fence->revoke();
   if (st.leading == leading) {
-    if (leading) self->send(st.cfg.writer, leader_atom::value, true);  // lifts a fence the writer hit
+    if (leading && renewed) self->send(st.cfg.writer, leader_atom::value, true);  // lifts a fence the writer hit
     return;
   }
   st.leading = leading;
@@ -69,7 +70,7 @@ void on_lease(Elector self, const k8s::Result& r) {
   const auto& lc = st.cfg.leader;
   switch (step.write) {
     case k8s::lease::LeaseWrite::none:
-      return report(self);
+      return report(self, false);
     case k8s::lease::LeaseWrite::create:
       return st.cfg.client->create(res, lc.ns, model::to_json(step.body), reply_to(self, wrote_atom::value));
     case k8s::lease::LeaseWrite::update:
@@ -82,7 +83,7 @@ void on_wrote(Elector self, const k8s::Result& r) {
   if (st.releasing) return;
   k8s::lease::after_write(st.cfg.leader, st.round, r.ok(), r.body, mono_ms(self));
   if (r.ok()) st.cfg.fence->renewed(st.round.last_renew_ms);
-  report(self);
+  report(self, r.ok());
 }
 
 // Steps down first (the writer stops before the Lease is handed back), then
@@ -91,7 +92,7 @@ caf::result<bool> release(Elector self) {
   auto& st = self->state;
   st.releasing = true;
   std::optional<model::Value> out = k8s::lease::step_down(st.cfg.leader, st.round, wall_ms(self));
-  report(self);
+  report(self, false);
   if (!out) return false;
   const auto& lc = st.cfg.leader;
   st.release_reply = self->make_response_promise<bool>();
