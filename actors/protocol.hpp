@@ -18,7 +18,7 @@
 #include "actors/core/event.hpp"
 #include "actors/core/root_state.hpp"
 #include "actors/core/router.hpp"
-#include "actors/core/writer_plan.hpp"
+#include "actors/core/writer_machine.hpp"
 #include "caf/all.hpp"
 #include "k8s/client/transport.hpp"
 
@@ -84,28 +84,14 @@ using SubscriptionsPtr = std::shared_ptr<const core::Subscriptions>;
 using KeySet = std::shared_ptr<const std::set<model::Key>>;
 using ResultPtr = std::shared_ptr<const k8s::Result>;  // an API call's outcome
 
-// What a root hands the writer after each reconcile.
-struct RootOutput {
-  core::RootKey root;
-  std::string uid;  // the GrafanaAgent's metadata.uid
-  std::int64_t generation = 0;
-  std::uint64_t seq = 0;  // the journal seq this output reflects
-  core::Effects effects;
-  model::Value previous_status;  // the GrafanaAgent's .status as last observed
-  double render_seconds = 0;     // how long reconcile() took
-};
-using RootOutputPtr = std::shared_ptr<const RootOutput>;
+using core::RootOutput;  // what a root hands the writer after each reconcile
+using core::RootOutputPtr;
 
 struct SelectorStats {
   std::uint64_t events = 0, deliveries = 0, roots = 0, examined = 0;
 };
 
-struct WriterStats {
-  std::uint64_t plans = 0, writes = 0, skipped = 0, errors = 0, status_writes = 0, events = 0;
-  std::uint64_t fenced = 0;  // writes withheld because the Lease renew was stale
-  bool synced = false, leader = false;
-  std::size_t roots = 0, in_flight = 0, retrying = 0;  // retrying: a backoff is pending
-};
+using core::WriterStats;
 
 // --- interfaces ------------------------------------------------------------
 using caf::reacts_to;

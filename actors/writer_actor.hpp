@@ -1,17 +1,13 @@
-// The writer actor: makes the cluster match what the roots want. Per root
-// it keeps the latest desired objects and the owned objects observed
-// through the informers, plans with core::plan_writes (skip unchanged by
-// hash annotation, create, update, recreate on immutable-field changes,
-// prune what is no longer desired) and runs one batch of API calls at a
-// time, in plan order. After each batch it reports the GrafanaAgent status
-// and, when reconciling fails, a Kubernetes Event.
-// Contract: writes nothing before the initial sync (so a restarted operator
-// sees what exists and makes no writes when nothing changed) and nothing
-// while not the leader, and none once the fence says the last Lease renew
-// is older than the renew deadline. Error classes: 409/410/404 re-read and replan
-// (retry_reconcile); 5xx, 429 and timeouts are retried by the client, then
-// here with backoff (retry_call); other 4xx are terminal and reported on
-// the status without a retry loop. A paused or invalid root is never pruned.
+// The writer actor: a thin shell over the writer's state machine
+// (actors/core/writer_machine.hpp), which decides every write, re-read,
+// retry, status patch and Event; this actor performs them with the API
+// client, turns each answer into a message, and keeps the backoff timers.
+// Contract: as the machine's (no writes before the initial sync, while not
+// the leader, or with a stale fence); never blocks: answers arrive on the
+// client's I/O thread and are sent to the actor. Error classes: 409/410/404
+// re-read and replan (retry_reconcile); 5xx, 429 and timeouts are retried
+// by the client, then here with backoff (retry_call); other 4xx are
+// terminal and reported on the status without a retry loop.
 #pragma once
 
 #include <functional>

@@ -1,0 +1,382 @@
+#include "actors/core/writer_machine.hpp"
+
+#include "actors/core/sha256.hpp"
+#include "actors/core/status.hpp"
+#include "model/parse.hpp"
+
+namespace actors::core {
+
+namespace {
+
+struct Ctx {
+  WriterState& st;
+  WriterEffects fx;
+
+  WriterEffect& add(WriterEffect::Type t, const RootKey& root) {
+    fx.push_back(WriterEffect{t, root});
+    return fx.back();
+  }
+  void log(std::string line) { add(WriterEffect::Type::log, {}).line = std::move(line); }
+};
+
+std::string describe(const std::string& kind, const std::string& ns, const std::string& name) {
+  return kind + " " + (ns.empty() ? name : ns + "/" + name);
+}
+
+// resourceVersions are opaque to clients, but every API server (and
+// simcluster) issues increasing integers; 0 when it is not one.
+std::uint64_t numeric_rv(const model::Value& obj) {
+  std::string rv = str_at(obj, {"metadata", "resourceVersion"});
+  if (rv.empty() || rv.find_first_not_of("0123456789") != std::string::npos || rv.size() > 19) return 0;
+  return std::stoull(rv);
+}
+
+// False, and the writer stands down until on_leader, when a fence is set
+// and the last Lease renew is older than the renew deadline.
+bool fence_holds(Ctx& c) {
+  const auto& fence = c.st.settings.fence;
+  if (!fence || fence->holds()) return true;
+  if (c.st.leader)
+    c.log("not writing: the Lease was last renewed " + std::to_string(fence->age_ms()) +
+          " ms ago, beyond the renew deadline; waiting for the elector");
+  c.st.leader = false;
+  ++c.st.stats.fenced;
+  return false;
+}
+
+StatusInput status_input(const RootWrites& rw) {
+  const Effects& fx = rw.out->effects;
+  StatusInput in;
+  in.generation = rw.out->generation;
+  in.root_valid = fx.root_valid;
+  in.paused = fx.paused;
+  in.counts = fx.counts;
+  in.problems = fx.problems;
+  in.write_error = rw.write_error;
+  std::vector<model::Value> observed;
+  for (const auto& [id, obj] : rw.observed) observed.push_back(obj);
+  in.not_ready = workloads_not_ready(observed);
+  return in;
+}
+
+// A Warning Event on the GrafanaAgent; its name is derived from the
+// message, so the same failure is reported once (409 on a repeat).
+model::Value warning_event(const RootKey& key, const RootOutput& out, const model::Value& cond,
+                           const std::string& now) {
+  std::string reason = str_at(cond, {"reason"}), message = str_at(cond, {"message"});
+  std::string digest = sha256_hex(reason + "\n" + message + "\n" + std::to_string(out.generation));
+  return model::Value::obj(
+      {{"apiVersion", "v1"},
+       {"kind", "Event"},
+       {"metadata", model::Value::obj({{"name", key.second + "." + digest.substr(0, 16)}, {"namespace", key.first}})},
+       {"involvedObject", model::Value::obj({{"apiVersion", "monitoring.grafana.com/v1alpha1"},
+                                             {"kind", "GrafanaAgent"},
+                                             {"namespace", key.first},
+                                             {"name", key.second},
+                                             {"uid", out.uid}})},
+       {"reason", reason},
+       {"message", message},
+       {"type", "Warning"},
+       {"count", 1},
+       {"source", model::Value::obj({{"component", "agent-operator"}})},
+       {"firstTimestamp", now},
+       {"lastTimestamp", now}});
+}
+
+// After a batch: the status patch and, on failure, an Event.
+void report_status(Ctx& c, const RootKey& key, RootWrites& rw) {
+  WriterState& st = c.st;
+  if (!rw.out || !rw.out->effects.root_present || !st.settings.write_status || !st.leader || !fence_holds(c)) return;
+  const model::Value& base = rw.written_status.is_null() ? rw.out->previous_status : rw.written_status;
+  std::string now = st.settings.now_rfc3339 ? st.settings.now_rfc3339() : "";
+  model::Value status = agent_status(status_input(rw), base, now);
+  if (status == rw.written_status || status == rw.out->previous_status) return;
+  rw.written_status = status;
+  model::Value patch = model::Value::obj({{"status", status}});
+  // A merge patch keeps what it omits: problems that are fixed must be
+  // deleted explicitly, or they stay beside Reconciled=True.
+  if (!status.find("problems")) patch.find("status")->set("problems", model::Value());
+  c.add(WriterEffect::Type::status_patch, key).body = std::move(patch);
+  ++st.stats.status_writes;
+  const model::Value* rec = find_condition(status, "Reconciled");
+  if (!st.settings.emit_events || !rec || str_at(*rec, {"status"}) != "False") return;
+  std::string signature = str_at(*rec, {"reason"}) + "|" + str_at(*rec, {"message"});
+  if (signature == rw.last_event) return;
+  rw.last_event = signature;
+  c.add(WriterEffect::Type::event, key).body = warning_event(key, *rw.out, *rec, now);
+  ++st.stats.events;
+}
+
+void plan_root(Ctx& c, const RootKey& key);
+
+void finish_batch(Ctx& c, const RootKey& key, RootWrites& rw, bool ok) {
+  rw.in_flight = false;
+  rw.queue.clear();
+  ++rw.batch;  // answers of the old batch are ignored from now on
+  if (ok) {
+    rw.attempt = 0;
+    rw.write_error.clear();
+  }
+  report_status(c, key, rw);
+  if (rw.replan && !rw.retry_scheduled) {
+    rw.replan = false;
+    plan_root(c, key);
+  }
+}
+
+void run_next(Ctx& c, const RootKey& key, RootWrites& rw) {
+  if (rw.queue.empty()) return finish_batch(c, key, rw, true);
+  if (!fence_holds(c)) {  // the rest of the batch waits for a confirmed leadership
+    rw.queue.clear();
+    rw.in_flight = false;
+    ++rw.batch;
+    return;
+  }
+  if (rw.queue.front().type == ActionType::recreate) {
+    // An immutable field changed: delete, then create from scratch.
+    Action create = rw.queue.front();
+    create.type = ActionType::create;
+    rw.queue.front().type = ActionType::remove;
+    rw.queue.insert(rw.queue.begin() + 1, std::move(create));
+  }
+  WriterEffect& call = c.add(WriterEffect::Type::call, key);
+  call.batch = rw.batch;
+  call.action = rw.queue.front();
+}
+
+void schedule_retry(Ctx& c, const RootKey& key, RootWrites& rw) {
+  if (rw.retry_scheduled) return;
+  rw.retry_scheduled = true;
+  WriterEffect& r = c.add(WriterEffect::Type::retry, key);
+  r.batch = rw.batch;
+  r.attempt = rw.attempt++;
+}
+
+void on_failure(Ctx& c, const RootKey& key, RootWrites& rw, const Action& a, const CallAnswer& r) {
+  ++c.st.stats.errors;
+  std::string what = std::string(action_name(a.type)) + " " + describe(a.kind, a.ns, a.name);
+  std::string error = what + ": HTTP " + std::to_string(r.status) + (r.error.empty() ? "" : ": " + r.error);
+  static const char* const kClass[] = {"ok", "retry_call", "retry_reconcile", "terminal"};
+  c.log("failed " + error + " (" + kClass[static_cast<int>(r.outcome)] + ")");
+  // A conflict is routine (someone else wrote first): re-read, not an error to report.
+  if (r.outcome != CallOutcome::retry_reconcile) rw.write_error = error;
+  switch (r.outcome) {
+    case CallOutcome::retry_reconcile:
+      // Always re-read (a stale copy would conflict forever); after three
+      // conflicts in a row the replan waits for a backoff.
+      rw.queue.clear();
+      rw.replan = rw.attempt++ < 3;
+      rw.backoff_after_reread = !rw.replan;
+      rw.in_flight = true;  // until the re-read lands
+      c.add(WriterEffect::Type::reread, key).id = Identity{a.kind, a.ns, a.name};
+      return;
+    case CallOutcome::retry_call:
+      finish_batch(c, key, rw, false);
+      return schedule_retry(c, key, rw);
+    default:  // terminal: report, do not loop
+      finish_batch(c, key, rw, false);
+  }
+}
+
+void plan_root(Ctx& c, const RootKey& key) {
+  WriterState& st = c.st;
+  RootWrites& rw = st.roots[key];
+  if (!rw.out || !st.synced || !st.leader || rw.retry_scheduled || !fence_holds(c)) return;
+  if (rw.in_flight) {
+    rw.replan = true;
+    return;
+  }
+  const Effects& fx = rw.out->effects;
+  if (!fx.root_present) return;
+  if (fx.paused) return report_status(c, key, rw);
+  std::vector<model::Value> observed;
+  for (const auto& [id, obj] : rw.observed) observed.push_back(obj);
+  PlanInput in{key, rw.out->uid, &fx.desired, &observed, fx.root_valid, &rw.written, &fx.held};
+  Plan plan = plan_writes(in);
+  ++st.stats.plans;
+  st.stats.skipped += plan.unchanged;
+  if (plan.empty()) return finish_batch(c, key, rw, true);
+  rw.queue = std::move(plan.actions);
+  rw.in_flight = true;
+  run_next(c, key, rw);
+}
+
+void plan_all(Ctx& c) {
+  for (auto& [key, rw] : c.st.roots) plan_root(c, key);
+}
+
+}  // namespace
+
+WriterState make_writer(WriterSettings settings) {
+  WriterState st;
+  st.leader = settings.leader;
+  st.settings = std::move(settings);
+  return st;
+}
+
+WriterEffects on_desired(WriterState& st, RootOutputPtr out) {
+  Ctx c{st, {}};
+  RootKey key = out->root;
+  if (!out->uid.empty() && st.deleted_uids.count(out->uid)) return {};
+  if (!out->effects.root_present) {
+    st.roots.erase(key);  // the API server's GC removes what it owned
+    return {};
+  }
+  st.roots[key].out = std::move(out);
+  plan_root(c, key);
+  return std::move(c.fx);
+}
+
+WriterEffects on_call_done(WriterState& st, const RootKey& key, std::uint64_t batch, const CallAnswer& r) {
+  Ctx c{st, {}};
+  auto it = st.roots.find(key);
+  if (it == st.roots.end() || it->second.batch != batch || it->second.queue.empty()) return {};
+  RootWrites& rw = it->second;
+  Action a = rw.queue.front();
+  rw.queue.erase(rw.queue.begin());
+  WriterEffect& wrote = c.add(WriterEffect::Type::wrote, key);
+  wrote.action = a;
+  wrote.status = r.status;
+  if (r.outcome != CallOutcome::ok) {
+    on_failure(c, key, rw, a, r);
+    return std::move(c.fx);
+  }
+  ++st.stats.writes;
+  Identity id{a.kind, a.ns, a.name};
+  if (a.type == ActionType::remove) {
+    rw.observed.erase(id);
+  } else {
+    try {
+      rw.observed[id] = model::parse_json(r.body, "response");
+    } catch (const model::ParseError&) {
+      rw.observed[id] = a.object;
+    }
+    rw.written_rv[id] = numeric_rv(rw.observed[id]);
+    rw.written[id] = without_server_fields(rw.observed[id]);
+  }
+  c.log(std::string(action_name(a.type)) + " " + describe(a.kind, a.ns, a.name) + ": " + a.reason);
+  run_next(c, key, rw);
+  return std::move(c.fx);
+}
+
+// An owned object disappeared. Its GrafanaAgent may be being deleted (the
+// garbage collector removes dependents, and informers can report that
+// before the agent's own deletion): confirm the owner still exists before
+// re-creating anything, or the writer would resurrect orphans.
+WriterEffects on_observed(WriterState& st, const Event& e, const std::set<RootKey>& owners) {
+  Ctx c{st, {}};
+  Identity id = identity(*e.object);
+  id = {e.kind, std::get<1>(id), std::get<2>(id)};
+  for (const RootKey& key : owners) {
+    RootWrites& rw = st.roots[key];
+    if (e.type != EventType::deleted) {
+      // An event from before our own write would plan that write again.
+      auto w = rw.written_rv.find(id);
+      if (w != rw.written_rv.end() && numeric_rv(*e.object) < w->second) continue;
+      rw.observed[id] = *e.object;
+      plan_root(c, key);
+    } else if (rw.observed.erase(id) && rw.out && st.synced && st.leader) {
+      c.add(WriterEffect::Type::confirm_owner, key);
+    }
+  }
+  return std::move(c.fx);
+}
+
+WriterEffects on_owner(WriterState& st, const RootKey& key, const CallAnswer& r) {
+  Ctx c{st, {}};
+  auto it = st.roots.find(key);
+  if (it == st.roots.end()) return {};
+  std::string uid;
+  if (r.outcome == CallOutcome::ok) {
+    try {
+      uid = str_at(model::parse_json(r.body, "GrafanaAgent"), {"metadata", "uid"});
+    } catch (const model::ParseError&) {
+    }
+  }
+  bool gone = r.status == 404 || (r.outcome == CallOutcome::ok && it->second.out && uid != it->second.out->uid);
+  if (gone) {
+    if (it->second.out && !it->second.out->uid.empty()) st.deleted_uids.insert(it->second.out->uid);
+    st.roots.erase(it);
+    return {};
+  }
+  plan_root(c, key);  // the owner lives (or the read failed): restore what was deleted
+  return std::move(c.fx);
+}
+
+WriterEffects on_reread(WriterState& st, const RootKey& key, const Identity& id, const CallAnswer& r) {
+  Ctx c{st, {}};
+  auto it = st.roots.find(key);
+  if (it == st.roots.end()) return {};
+  RootWrites& rw = it->second;
+  if (r.outcome == CallOutcome::ok) {
+    try {
+      rw.observed[id] = model::parse_json(r.body, "response");
+    } catch (const model::ParseError&) {
+    }
+  } else if (r.status == 404) {
+    rw.observed.erase(id);
+  }
+  rw.in_flight = false;
+  finish_batch(c, key, rw, false);
+  if (rw.backoff_after_reread) {
+    rw.backoff_after_reread = false;
+    schedule_retry(c, key, rw);
+  }
+  return std::move(c.fx);
+}
+
+WriterEffects on_gone(WriterState& st, const Event& e) {
+  std::string uid = str_at(*e.object, {"metadata", "uid"});
+  if (!uid.empty()) st.deleted_uids.insert(uid);
+  st.roots.erase(object_key(*e.object));
+  return {};
+}
+
+WriterEffects on_status_failed(WriterState& st, const RootKey& key) {
+  Ctx c{st, {}};
+  auto it = st.roots.find(key);
+  if (it == st.roots.end()) return {};
+  it->second.written_status = model::Value();  // so the next report tries again
+  schedule_retry(c, key, it->second);
+  return std::move(c.fx);
+}
+
+WriterEffects on_retry(WriterState& st, const RootKey& key) {
+  Ctx c{st, {}};
+  auto it = st.roots.find(key);
+  if (it == st.roots.end()) return {};
+  it->second.retry_scheduled = false;
+  plan_root(c, key);
+  return std::move(c.fx);
+}
+
+WriterEffects on_synced(WriterState& st) {
+  Ctx c{st, {}};
+  // Every selector has forwarded what the informers listed.
+  if (++st.synced_seen < st.settings.sync_sources) return {};
+  st.synced = true;
+  plan_all(c);
+  return std::move(c.fx);
+}
+
+WriterEffects on_leader(WriterState& st, bool leading) {
+  Ctx c{st, {}};
+  bool was = st.leader;
+  st.leader = leading;
+  if (leading && !was) plan_all(c);  // the elector re-confirms on every renew
+  return std::move(c.fx);
+}
+
+WriterStats writer_stats(const WriterState& st) {
+  WriterStats s = st.stats;
+  s.synced = st.synced;
+  s.leader = st.leader;
+  s.roots = st.roots.size();
+  for (const auto& [key, rw] : st.roots) {
+    s.in_flight += rw.in_flight ? 1 : 0;
+    s.retrying += rw.retry_scheduled ? 1 : 0;
+  }
+  return s;
+}
+
+}  // namespace actors::core

@@ -1,0 +1,132 @@
+// The writer's state machine, as pure functions: per root it keeps the
+// latest desired objects and the owned objects observed, plans one batch of
+// API calls at a time (core::plan_writes), and decides what to do with each
+// answer: next call, re-read and replan (409/404/410), retry after a backoff
+// (5xx, 429, timeouts), or stop and report (terminal). It also decides the
+// GrafanaAgent status patch and the Warning Event after each batch, and
+// when an owned object vanished, to confirm its owner before restoring it.
+// Each function takes the state and one input and returns the effects for
+// the shell (actors/writer_actor.cpp) to perform; the shell does no
+// deciding. Answers are tagged with their batch, so late answers of an
+// abandoned batch are ignored.
+// Contract: no effect writes before the initial sync, while not the leader,
+// or once the fence says the last Lease renew is older than the renew
+// deadline; a paused or invalid root is never pruned. Deterministic for a
+// given input sequence and clock.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "actors/core/event.hpp"
+#include "actors/core/lease_fence.hpp"
+#include "actors/core/root_state.hpp"
+#include "actors/core/writer_plan.hpp"
+
+namespace actors::core {
+
+// What a root hands the writer after each reconcile.
+struct RootOutput {
+  RootKey root;
+  std::string uid;  // the GrafanaAgent's metadata.uid
+  std::int64_t generation = 0;
+  std::uint64_t seq = 0;  // the journal seq this output reflects
+  Effects effects;
+  model::Value previous_status;  // the GrafanaAgent's .status as last observed
+  double render_seconds = 0;     // how long reconcile() took
+};
+using RootOutputPtr = std::shared_ptr<const RootOutput>;
+
+struct WriterStats {
+  std::uint64_t plans = 0, writes = 0, skipped = 0, errors = 0, status_writes = 0, events = 0;
+  std::uint64_t fenced = 0;  // writes withheld because the Lease renew was stale
+  bool synced = false, leader = false;
+  std::size_t roots = 0, in_flight = 0, retrying = 0;  // retrying: a backoff is pending
+};
+
+// The three error classes of an API answer, as the shell classified it.
+enum class CallOutcome { ok, retry_call, retry_reconcile, terminal };
+
+struct CallAnswer {
+  int status = 0;  // HTTP status, 0 = transport error
+  CallOutcome outcome = CallOutcome::ok;
+  std::string body, error;
+};
+
+struct WriterEffect {
+  enum class Type {
+    call,           // perform `action` (create, update or remove) for batch `batch`
+    reread,         // GET `id`, answer with on_reread
+    confirm_owner,  // GET the GrafanaAgent, answer with on_owner
+    retry,          // on_retry after the backoff for `attempt` (seeded by batch and attempt)
+    status_patch,   // merge-patch `body` into the GrafanaAgent's status subresource
+    event,          // create the Event `body`
+    wrote,          // metrics: `action` answered with `status`
+    log,            // `line`
+  };
+  Type type;
+  RootKey root;
+  std::uint64_t batch = 0;
+  unsigned attempt = 0;
+  int status = 0;
+  Action action{};
+  Identity id;
+  model::Value body;
+  std::string line;
+};
+using WriterEffects = std::vector<WriterEffect>;
+
+struct WriterSettings {
+  bool leader = true;  // false: wait for on_leader
+  std::size_t sync_sources = 1;
+  bool write_status = true, emit_events = true;
+  std::shared_ptr<LeaseFence> fence;         // null: no fencing
+  std::function<std::string()> now_rfc3339;  // status and Event times
+};
+
+struct RootWrites {
+  RootOutputPtr out;
+  std::map<Identity, model::Value> observed;  // owned objects, as last seen
+  // Each object as our last write left it (server fields stripped): the
+  // planner's drift baseline, server defaults included.
+  std::map<Identity, model::Value> written;
+  std::map<Identity, std::uint64_t> written_rv;  // events older than our write are ignored
+  std::vector<Action> queue;                     // the rest of the batch in flight
+  std::uint64_t batch = 0;                       // tags answers of the current batch
+  bool in_flight = false, replan = false, retry_scheduled = false;
+  bool backoff_after_reread = false;  // many conflicts in a row: replan after a backoff
+  unsigned attempt = 0;
+  std::string write_error;
+  model::Value written_status;  // the status we last wrote
+  std::string last_event;       // reason+message of the last Event emitted
+};
+
+struct WriterState {
+  WriterSettings settings;
+  std::map<RootKey, RootWrites> roots;
+  std::set<std::string> deleted_uids;  // outputs of deleted agents still in flight are ignored
+  bool synced = false, leader = true;
+  std::size_t synced_seen = 0;
+  WriterStats stats;
+};
+
+WriterState make_writer(WriterSettings settings);
+
+WriterEffects on_desired(WriterState& st, RootOutputPtr out);
+// An owned object changed, as the informer saw it, for these owner roots.
+WriterEffects on_observed(WriterState& st, const Event& e, const std::set<RootKey>& owners);
+WriterEffects on_gone(WriterState& st, const Event& e);
+WriterEffects on_synced(WriterState& st);
+WriterEffects on_leader(WriterState& st, bool leading);
+WriterEffects on_call_done(WriterState& st, const RootKey& root, std::uint64_t batch, const CallAnswer& a);
+WriterEffects on_reread(WriterState& st, const RootKey& root, const Identity& id, const CallAnswer& a);
+WriterEffects on_owner(WriterState& st, const RootKey& root, const CallAnswer& a);
+WriterEffects on_status_failed(WriterState& st, const RootKey& root);
+WriterEffects on_retry(WriterState& st, const RootKey& root);
+WriterStats writer_stats(const WriterState& st);
+
+}  // namespace actors::core
