@@ -11,7 +11,6 @@ struct Routes {
   std::map<core::RootKey, root_actor> roots;
   writer_actor writer;
   SelectorStats stats;
-  bool synced = false;
   std::uint64_t last_seq = 0;  // of the last event routed
 };
 
@@ -98,10 +97,7 @@ member_selector_actor::behavior_type member_behavior(MemberSelector self, Member
   self->state.cfg = std::move(cfg);
   return {
       [=](event_atom, const EventPtr& e) { on_member_event(self, e); },
-      [=](synced_atom) {
-        self->state.routes.synced = true;
-        self->send(self->state.routes.writer, synced_atom::value);
-      },
+      [=](synced_atom) { self->send(self->state.routes.writer, synced_atom::value); },
       [=](journal_atom, const journal_actor& journal) { self->state.journal = journal; },
       [=](expire_atom, const EventPtr& e) {
         if (!self->state.journal) return;
@@ -119,6 +115,7 @@ member_selector_actor::behavior_type member_behavior(MemberSelector self, Member
 struct AgentState {
   Routes routes;
   RootConfig root_cfg;
+  bool synced = false;  // roots started from now on render at once
 };
 
 using AgentSelector = agent_selector_actor::stateful_pointer<AgentState>;
@@ -126,7 +123,7 @@ using AgentSelector = agent_selector_actor::stateful_pointer<AgentState>;
 void ensure_root(AgentSelector self, const core::RootKey& key) {
   Routes& st = self->state.routes;
   if (st.roots.count(key)) return;
-  root_actor root = spawn_root(self->system(), key, self->state.root_cfg, st.synced);
+  root_actor root = spawn_root(self->system(), key, self->state.root_cfg, self->state.synced);
   // Roots stop with the selector (shutdown), not only when their agent goes.
   self->link_to(root);
   // A new root starts with the Namespace labels its selectors read.
@@ -179,7 +176,7 @@ agent_selector_actor::behavior_type agent_behavior(AgentSelector self, AgentSele
       [=](event_atom, const EventPtr& e) { on_agent_event(self, e); },
       [=](synced_atom) {
         Routes& st = self->state.routes;
-        st.synced = true;
+        self->state.synced = true;
         for (auto& [key, root] : st.roots) self->send(root, synced_atom::value);
         self->send(st.writer, synced_atom::value);
       },

@@ -14,24 +14,7 @@ struct WriterShell {
 using Writer = writer_actor::stateful_pointer<WriterShell>;
 
 core::CallAnswer answer_of(const k8s::Result& r) {
-  core::CallAnswer a;
-  a.status = r.status;
-  a.body = r.body;
-  a.error = r.error;
-  switch (r.error_class()) {
-    case k8s::ErrorClass::ok:
-      a.outcome = core::CallOutcome::ok;
-      break;
-    case k8s::ErrorClass::retry_call:
-      a.outcome = core::CallOutcome::retry_call;
-      break;
-    case k8s::ErrorClass::retry_reconcile:
-      a.outcome = core::CallOutcome::retry_reconcile;
-      break;
-    default:
-      a.outcome = core::CallOutcome::terminal;
-  }
-  return a;
+  return core::CallAnswer{r.status, r.error_class(), r.body, r.error};
 }
 
 ResultPtr shared(k8s::Result r) {
@@ -114,11 +97,9 @@ void perform(Writer self, core::WriterEffects effects) {
       case T::confirm_owner:
         confirm_owner(self, fx.root);
         break;
-      case T::retry: {
-        k8s::SplitMix64 rnd(fx.batch * 7919 + fx.attempt);
-        self->delayed_send(self, cfg.backoff.delay(fx.attempt, rnd), retry_atom::value, fx.root);
+      case T::retry:
+        self->delayed_send(self, fx.delay, retry_atom::value, fx.root);
         break;
-      }
       case T::status_patch:
         patch_status(self, fx);
         break;
@@ -136,7 +117,13 @@ void perform(Writer self, core::WriterEffects effects) {
 }
 
 writer_actor::behavior_type writer_behavior(Writer self, WriterConfig cfg) {
-  core::WriterSettings s{cfg.leader, cfg.sync_sources, cfg.write_status, cfg.emit_events, cfg.fence, cfg.now_rfc3339};
+  core::WriterSettings s{.leader = cfg.leader,
+                         .sync_sources = cfg.sync_sources,
+                         .write_status = cfg.write_status,
+                         .emit_events = cfg.emit_events,
+                         .fence = cfg.fence,
+                         .now_rfc3339 = cfg.now_rfc3339,
+                         .backoff = cfg.backoff};
   self->state.machine = core::make_writer(std::move(s));
   self->state.cfg = std::move(cfg);
   auto& m = self->state.machine;

@@ -150,18 +150,19 @@ void schedule_retry(Ctx& c, const RootKey& key, RootWrites& rw) {
   WriterEffect& r = c.add(WriterEffect::Type::retry, key);
   r.batch = rw.batch;
   r.attempt = rw.attempt++;
+  k8s::SplitMix64 rnd(r.batch * 7919 + r.attempt);  // deterministic jitter: replays see the same delays
+  r.delay = c.st.settings.backoff.delay(r.attempt, rnd);
 }
 
 void on_failure(Ctx& c, const RootKey& key, RootWrites& rw, const Action& a, const CallAnswer& r) {
   ++c.st.stats.errors;
   std::string what = std::string(action_name(a.type)) + " " + describe(a.kind, a.ns, a.name);
   std::string error = what + ": HTTP " + std::to_string(r.status) + (r.error.empty() ? "" : ": " + r.error);
-  static const char* const kClass[] = {"ok", "retry_call", "retry_reconcile", "terminal"};
-  c.log("failed " + error + " (" + kClass[static_cast<int>(r.outcome)] + ")");
+  c.log("failed " + error + " (" + k8s::error_class_name(r.error_class) + ")");
   // A conflict is routine (someone else wrote first): re-read, not an error to report.
-  if (r.outcome != CallOutcome::retry_reconcile) rw.write_error = error;
-  switch (r.outcome) {
-    case CallOutcome::retry_reconcile:
+  if (r.error_class != k8s::ErrorClass::retry_reconcile) rw.write_error = error;
+  switch (r.error_class) {
+    case k8s::ErrorClass::retry_reconcile:
       // Always re-read (a stale copy would conflict forever); after three
       // conflicts in a row the replan waits for a backoff.
       rw.queue.clear();
@@ -170,7 +171,7 @@ void on_failure(Ctx& c, const RootKey& key, RootWrites& rw, const Action& a, con
       rw.in_flight = true;  // until the re-read lands
       c.add(WriterEffect::Type::reread, key).id = Identity{a.kind, a.ns, a.name};
       return;
-    case CallOutcome::retry_call:
+    case k8s::ErrorClass::retry_call:
       finish_batch(c, key, rw, false);
       return schedule_retry(c, key, rw);
     default:  // terminal: report, do not loop
@@ -237,7 +238,7 @@ WriterEffects on_call_done(WriterState& st, const RootKey& key, std::uint64_t ba
   WriterEffect& wrote = c.add(WriterEffect::Type::wrote, key);
   wrote.action = a;
   wrote.status = r.status;
-  if (r.outcome != CallOutcome::ok) {
+  if (r.error_class != k8s::ErrorClass::ok) {
     on_failure(c, key, rw, a, r);
     return std::move(c.fx);
   }
@@ -287,13 +288,13 @@ WriterEffects on_owner(WriterState& st, const RootKey& key, const CallAnswer& r)
   auto it = st.roots.find(key);
   if (it == st.roots.end()) return {};
   std::string uid;
-  if (r.outcome == CallOutcome::ok) {
+  if (r.error_class == k8s::ErrorClass::ok) {
     try {
       uid = str_at(model::parse_json(r.body, "GrafanaAgent"), {"metadata", "uid"});
     } catch (const model::ParseError&) {
     }
   }
-  bool gone = r.status == 404 || (r.outcome == CallOutcome::ok && it->second.out && uid != it->second.out->uid);
+  bool gone = r.status == 404 || (r.error_class == k8s::ErrorClass::ok && it->second.out && uid != it->second.out->uid);
   if (gone) {
     if (it->second.out && !it->second.out->uid.empty()) st.deleted_uids.insert(it->second.out->uid);
     st.roots.erase(it);
@@ -308,7 +309,7 @@ WriterEffects on_reread(WriterState& st, const RootKey& key, const Identity& id,
   auto it = st.roots.find(key);
   if (it == st.roots.end()) return {};
   RootWrites& rw = it->second;
-  if (r.outcome == CallOutcome::ok) {
+  if (r.error_class == k8s::ErrorClass::ok) {
     try {
       rw.observed[id] = model::parse_json(r.body, "response");
     } catch (const model::ParseError&) {

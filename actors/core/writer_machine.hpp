@@ -26,6 +26,7 @@
 #include "actors/core/lease_fence.hpp"
 #include "actors/core/root_state.hpp"
 #include "actors/core/writer_plan.hpp"
+#include "k8s/client/retry.hpp"
 
 namespace actors::core {
 
@@ -48,12 +49,10 @@ struct WriterStats {
   std::size_t roots = 0, in_flight = 0, retrying = 0;  // retrying: a backoff is pending
 };
 
-// The three error classes of an API answer, as the shell classified it.
-enum class CallOutcome { ok, retry_call, retry_reconcile, terminal };
-
+// An API answer: its status, error class (k8s::classify), body and error text.
 struct CallAnswer {
   int status = 0;  // HTTP status, 0 = transport error
-  CallOutcome outcome = CallOutcome::ok;
+  k8s::ErrorClass error_class = k8s::ErrorClass::ok;
   std::string body, error;
 };
 
@@ -62,7 +61,7 @@ struct WriterEffect {
     call,           // perform `action` (create, update or remove) for batch `batch`
     reread,         // GET `id`, answer with on_reread
     confirm_owner,  // GET the GrafanaAgent, answer with on_owner
-    retry,          // on_retry after the backoff for `attempt` (seeded by batch and attempt)
+    retry,          // on_retry after `delay` (the backoff for `attempt`)
     status_patch,   // merge-patch `body` into the GrafanaAgent's status subresource
     event,          // create the Event `body`
     wrote,          // metrics: `action` answered with `status`
@@ -72,6 +71,7 @@ struct WriterEffect {
   RootKey root;
   std::uint64_t batch = 0;
   unsigned attempt = 0;
+  std::chrono::milliseconds delay{0};
   int status = 0;
   Action action{};
   Identity id;
@@ -86,6 +86,7 @@ struct WriterSettings {
   bool write_status = true, emit_events = true;
   std::shared_ptr<LeaseFence> fence;         // null: no fencing
   std::function<std::string()> now_rfc3339;  // status and Event times
+  k8s::Backoff backoff;                      // for retry_call answers and repeated conflicts
 };
 
 struct RootWrites {

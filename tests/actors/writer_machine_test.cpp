@@ -33,8 +33,8 @@ std::vector<WriterEffect::Type> types(const WriterEffects& fx) {
   return out;
 }
 
-CallAnswer answer(int status, CallOutcome outcome, std::string body = "{}") {
-  return CallAnswer{status, outcome, std::move(body), ""};
+CallAnswer answer(int status, k8s::ErrorClass error_class, std::string body = "{}") {
+  return CallAnswer{status, error_class, std::move(body), ""};
 }
 
 using T = WriterEffect::Type;
@@ -49,9 +49,9 @@ TEST_CASE("the writer machine re-reads after each conflict and backs off after t
   REQUIRE(types(fx) == std::vector<T>{T::call});
   for (int conflict = 1; conflict <= 4; ++conflict) {
     std::uint64_t batch = fx.back().batch;
-    fx = on_call_done(st, kAlpha, batch, answer(409, CallOutcome::retry_reconcile));
+    fx = on_call_done(st, kAlpha, batch, answer(409, k8s::ErrorClass::retry_reconcile));
     REQUIRE(types(fx) == std::vector<T>{T::wrote, T::reread});
-    fx = on_reread(st, kAlpha, fx.back().id, answer(404, CallOutcome::retry_reconcile));
+    fx = on_reread(st, kAlpha, fx.back().id, answer(404, k8s::ErrorClass::retry_reconcile));
     if (conflict <= 3) {
       INFO("conflict " << conflict << ": replanned at once");
       REQUIRE(types(fx) == std::vector<T>{T::call});
@@ -63,7 +63,7 @@ TEST_CASE("the writer machine re-reads after each conflict and backs off after t
   }
   fx = on_retry(st, kAlpha);
   REQUIRE(types(fx) == std::vector<T>{T::call});
-  fx = on_call_done(st, kAlpha, fx.back().batch, answer(201, CallOutcome::ok));
+  fx = on_call_done(st, kAlpha, fx.back().batch, answer(201, k8s::ErrorClass::ok));
   CHECK(types(fx) == std::vector<T>{T::wrote});
   CHECK(writer_stats(st).writes == 1);
 }
@@ -73,8 +73,8 @@ TEST_CASE("the writer machine ignores answers of an abandoned batch", "[actors][
   on_synced(st);
   WriterEffects fx = on_desired(st, output("YQ=="));
   std::uint64_t first = fx.back().batch;
-  on_call_done(st, kAlpha, first, answer(503, CallOutcome::retry_call));
-  CHECK(on_call_done(st, kAlpha, first, answer(201, CallOutcome::ok)).empty());
+  on_call_done(st, kAlpha, first, answer(503, k8s::ErrorClass::retry_call));
+  CHECK(on_call_done(st, kAlpha, first, answer(201, k8s::ErrorClass::ok)).empty());
   CHECK(writer_stats(st).writes == 0);
 }
 
@@ -97,7 +97,7 @@ TEST_CASE("the writer machine reports a terminal failure on the status without r
   WriterState st = make_writer({.emit_events = true});
   on_synced(st);
   WriterEffects fx = on_desired(st, output("YQ=="));
-  fx = on_call_done(st, kAlpha, fx.back().batch, answer(422, CallOutcome::terminal));
+  fx = on_call_done(st, kAlpha, fx.back().batch, answer(422, k8s::ErrorClass::terminal));
   REQUIRE(types(fx) == std::vector<T>{T::wrote, T::status_patch, T::event});
   CHECK(model::to_json(fx.back().body).find("HTTP 422") != std::string::npos);
   CHECK(writer_stats(st).retrying == 0);
