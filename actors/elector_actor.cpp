@@ -52,13 +52,14 @@ void report(Elector self, bool renewed) {
   bool leading = st.round.leading;
   if (!leading) st.cfg.fence->revoke();
   if (st.leading == leading) {
-    if (leading && renewed) self->send(st.cfg.writer, leader_atom::value, true);  // lifts a fence the writer hit
+    if (leading && renewed && st.cfg.writer)
+      self->send(st.cfg.writer, leader_atom::value, true);  // lifts a fence the writer hit
     return;
   }
   st.leading = leading;
   if (st.cfg.log)
     st.cfg.log(std::string(leading ? "became leader as " : "lost leadership as ") + st.cfg.leader.identity);
-  self->send(st.cfg.writer, leader_atom::value, leading);
+  if (st.cfg.writer) self->send(st.cfg.writer, leader_atom::value, leading);
   if (st.cfg.on_change) st.cfg.on_change(leading);
 }
 

@@ -20,7 +20,7 @@ namespace actors {
 struct ElectorConfig {
   core::LeaderConfig leader;
   k8s::Client* client = nullptr;
-  writer_actor writer;
+  writer_actor writer;  // may be unset (the target allocator has none): on_change only
   std::function<void(bool leading)> on_change = {};
   std::function<void(const std::string&)> log = {};
   // Stamped with the send time of every renew that succeeds; its clock is

@@ -1,6 +1,7 @@
 // Every actor role's interface, in one place (CAF 0.17 typed_actor): the
 // journal, the GrafanaAgent selector, the member selectors, the roots, the
-// writer and the leader elector. Each atom is declared here once and
+// writer, the leader elector, and the target allocator's journal and
+// allocation actor. Each atom is declared here once and
 // carries one payload shape wherever it is sent; the compiler rejects a
 // message a role does not declare. Payloads are shared immutable pointers,
 // so one event fans out to many roots without copying; they never leave the
@@ -19,6 +20,8 @@
 #include "actors/core/root_state.hpp"
 #include "actors/core/router.hpp"
 #include "actors/core/writer_machine.hpp"
+#include "allocation/runtime/input.hpp"
+#include "allocation/runtime/replay.hpp"
 #include "caf/all.hpp"
 #include "k8s/client/transport.hpp"
 
@@ -76,6 +79,13 @@ using flush_atom = caf::atom_constant<caf::atom("flush")>;
 using expire_atom = caf::atom_constant<caf::atom("expire")>;
 // controller -> member selector: the journal to send expiries and redactions to.
 using journal_atom = caf::atom_constant<caf::atom("journal")>;
+// An allocator input: unstamped from a source (or a reallocate request) to
+// the allocation journal, stamped from the journal to the allocation actor.
+using input_atom = caf::atom_constant<caf::atom("input")>;
+// The allocation actor's current assignment, for tests and debugging.
+using assignment_atom = caf::atom_constant<caf::atom("assignment")>;
+// The allocator's wanted sources, to the sources actor.
+using sources_atom = caf::atom_constant<caf::atom("sources")>;
 
 // --- payloads --------------------------------------------------------------
 using EventPtr = std::shared_ptr<const core::Event>;
@@ -92,6 +102,11 @@ struct SelectorStats {
 };
 
 using core::WriterStats;
+
+using InputPtr = allocation::runtime::InputPtr;
+using AssignmentPtr = std::shared_ptr<const allocation::runtime::Assignment>;
+using WatchSourcesPtr = std::shared_ptr<const std::vector<allocation::runtime::WatchSource>>;
+using HttpSdSourcesPtr = std::shared_ptr<const std::vector<allocation::runtime::HttpSdSource>>;
 
 // --- interfaces ------------------------------------------------------------
 using caf::reacts_to;
@@ -131,9 +146,24 @@ using elector_actor = caf::typed_actor<reacts_to<tick_atom>, reacts_to<lease_ato
                                        reacts_to<wrote_atom, ResultPtr>, reacts_to<released_atom, ResultPtr>,
                                        replies_to<release_atom>::with<bool>, replies_to<stats_atom>::with<bool>>;
 
+// The target allocator: inputs reach the journal, which stamps and records
+// them and forwards them, in order, to the allocation actor.
+using allocation_journal_actor =
+    caf::typed_actor<reacts_to<input_atom, InputPtr>, replies_to<stats_atom>::with<std::uint64_t>>;
+using allocation_actor =
+    caf::typed_actor<reacts_to<input_atom, InputPtr>, replies_to<assignment_atom>::with<std::uint64_t, AssignmentPtr>>;
+// Polls one http_sd URL: each tick is one GET, then the next tick is set.
+using http_sd_poller_actor = caf::typed_actor<reacts_to<tick_atom>>;
+// Runs the watches and http_sd polls the allocation state asks for.
+using sources_actor = caf::typed_actor<reacts_to<sources_atom, WatchSourcesPtr, HttpSdSourcesPtr>>;
+
 }  // namespace actors
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::EventPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::InputPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::AssignmentPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::WatchSourcesPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::HttpSdSourcesPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::DeltaPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::SubscriptionsPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::KeySet)

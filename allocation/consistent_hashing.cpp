@@ -31,6 +31,30 @@ struct Held {
   }
 };
 
+// Per-collector bounds: floor/ceil of (1±tolerance)·avg, with a per-collector
+// rounding offset so that a small change of avg moves few bounds at once.
+void compute_bounds(std::size_t targets, std::span<const StrategyCollector> collectors, double tolerance,
+                    std::vector<std::uint32_t>& upper, std::vector<std::uint32_t>& lower) {
+  const std::size_t n = collectors.size();
+  const double avg = static_cast<double>(targets) / static_cast<double>(n);
+  const auto lo_floor = static_cast<std::int64_t>(std::floor(avg));
+  const auto hi_ceil = static_cast<std::int64_t>(std::ceil(avg));
+  upper.resize(n);
+  lower.resize(n);
+  for (std::size_t c = 0; c < n; ++c) {
+    double f = unit_interval(mix64(collectors[c].seed ^ 0x726f756e64ULL));
+    auto up = static_cast<std::int64_t>(std::floor((1 + tolerance) * avg - f));
+    auto lo = static_cast<std::int64_t>(std::ceil((1 - tolerance) * avg + f));
+    upper[c] = static_cast<std::uint32_t>(std::max(up, hi_ceil));
+    lower[c] = static_cast<std::uint32_t>(std::clamp<std::int64_t>(lo, 0, lo_floor));
+  }
+}
+
+// A target's ranking of two collectors: higher score first, ties by seed.
+bool ranks_before(std::uint32_t score_a, std::uint64_t seed_a, std::uint32_t score_b, std::uint64_t seed_b) {
+  return score_a != score_b ? score_a > score_b : seed_a > seed_b;
+}
+
 class ConsistentHashing final : public Strategy {
  public:
   explicit ConsistentHashing(double tolerance) : tolerance_(tolerance) {}
@@ -42,8 +66,8 @@ class ConsistentHashing final : public Strategy {
     if (collectors.empty() || targets.empty()) return;
     targets_ = targets;
     collectors_ = collectors;
-    compute_bounds(tolerance_ * kInnerShare, upper_, lower_);
-    compute_bounds(tolerance_, outer_upper_, outer_lower_);
+    compute_bounds(targets.size(), collectors, tolerance_ * kInnerShare, upper_, lower_);
+    compute_bounds(targets.size(), collectors, tolerance_, outer_upper_, outer_lower_);
     compute_prefs();
     load_.assign(collectors.size(), 0);
     const bool fresh = std::none_of(previous.begin(), previous.end(), [](auto p) { return p != kUnassigned; });
@@ -64,24 +88,6 @@ class ConsistentHashing final : public Strategy {
     if (out[t] != kUnassigned) --load_[out[t]];
     out[t] = c;
     ++load_[c];
-  }
-
-  // Per-collector bounds: floor/ceil of (1±tolerance)·avg, with a per-collector
-  // rounding offset so that a small change of avg moves few bounds at once.
-  void compute_bounds(double tolerance, std::vector<std::uint32_t>& upper, std::vector<std::uint32_t>& lower) const {
-    const std::size_t n = collectors_.size();
-    const double avg = static_cast<double>(targets_.size()) / static_cast<double>(n);
-    const auto lo_floor = static_cast<std::int64_t>(std::floor(avg));
-    const auto hi_ceil = static_cast<std::int64_t>(std::ceil(avg));
-    upper.resize(n);
-    lower.resize(n);
-    for (std::size_t c = 0; c < n; ++c) {
-      double f = unit_interval(mix64(collectors_[c].seed ^ 0x726f756e64ULL));
-      auto up = static_cast<std::int64_t>(std::floor((1 + tolerance) * avg - f));
-      auto lo = static_cast<std::int64_t>(std::ceil((1 - tolerance) * avg + f));
-      upper[c] = static_cast<std::uint32_t>(std::max(up, hi_ceil));
-      lower[c] = static_cast<std::uint32_t>(std::clamp<std::int64_t>(lo, 0, lo_floor));
-    }
   }
 
   // Each target's two best collectors, best first.
@@ -134,11 +140,11 @@ class ConsistentHashing final : public Strategy {
     if (r >= e.order.size()) return kUnassigned;
     if (r >= e.sorted) {
       const std::size_t upto = std::min(e.order.size(), std::max<std::size_t>(8, 2 * (r + 1)));
-      std::partial_sort(
-          e.order.begin() + static_cast<std::ptrdiff_t>(e.sorted), e.order.begin() + static_cast<std::ptrdiff_t>(upto),
-          e.order.end(), [&](const auto& a, const auto& b) {
-            return a.first != b.first ? a.first > b.first : collectors_[a.second].seed > collectors_[b.second].seed;
-          });
+      std::partial_sort(e.order.begin() + static_cast<std::ptrdiff_t>(e.sorted),
+                        e.order.begin() + static_cast<std::ptrdiff_t>(upto), e.order.end(),
+                        [&](const auto& a, const auto& b) {
+                          return ranks_before(a.first, collectors_[a.second].seed, b.first, collectors_[b.second].seed);
+                        });
       e.sorted = upto;
     }
     return e.order[r].second;
@@ -310,6 +316,21 @@ class ConsistentHashing final : public Strategy {
 
 std::unique_ptr<Strategy> make_consistent_hashing(double tolerance) {
   return std::make_unique<ConsistentHashing>(tolerance);
+}
+
+std::vector<RankedCollector> consistent_hashing_ranks(std::uint64_t key, std::span<const StrategyCollector> collectors,
+                                                      std::size_t targets, double tolerance) {
+  std::vector<RankedCollector> out(collectors.size());
+  if (collectors.empty()) return out;
+  std::vector<std::uint32_t> upper, lower, outer_upper, outer_lower;
+  compute_bounds(targets, collectors, tolerance * kInnerShare, upper, lower);
+  compute_bounds(targets, collectors, tolerance, outer_upper, outer_lower);
+  for (std::uint32_t c = 0; c < collectors.size(); ++c)
+    out[c] = {c, score(fold(key), fold(collectors[c].seed)), lower[c], upper[c], outer_lower[c], outer_upper[c]};
+  std::sort(out.begin(), out.end(), [&](const RankedCollector& a, const RankedCollector& b) {
+    return ranks_before(a.score, collectors[a.collector].seed, b.score, collectors[b.collector].seed);
+  });
+  return out;
 }
 
 }  // namespace allocation

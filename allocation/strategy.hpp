@@ -64,4 +64,15 @@ class Strategy {
 // option.
 std::unique_ptr<Strategy> make_strategy(const StrategyConfig& config);
 
+// consistent-hashing's view of one placement key, for explanations: every
+// collector (an index into `collectors`) ranked by its rendezvous score
+// (best first, as the strategy ranks them), with its inner (placement) and
+// outer (repair) load bounds for `targets` targets.
+struct RankedCollector {
+  std::uint32_t collector = 0, score = 0;
+  std::uint32_t inner_lower = 0, inner_upper = 0, outer_lower = 0, outer_upper = 0;
+};
+std::vector<RankedCollector> consistent_hashing_ranks(std::uint64_t key, std::span<const StrategyCollector> collectors,
+                                                      std::size_t targets, double tolerance);
+
 }  // namespace allocation

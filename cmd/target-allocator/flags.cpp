@@ -26,7 +26,8 @@ constexpr const char* kUsage =
     "                        [--leader-elect-lease-duration D] [--leader-elect-renew-deadline D]\n"
     "                        [--leader-elect-retry-period D] [--leader-elect-identity ID]\n"
     "                        [--enable-https-server[=BOOL]] [--listen-addr-https HOST:PORT] [--https-ca-file F]\n"
-    "                        [--https-tls-cert-file F] [--https-tls-key-file F]\n";
+    "                        [--https-tls-cert-file F] [--https-tls-key-file F] [--journal FILE]\n"
+    "       target-allocator replay JOURNAL [--until SEQ] [--explain JOB/ADDRESS]\n";
 
 // --leader-elect-*: names and durations ("15s", "500ms") of the Lease.
 bool parse_lease_flag(const std::string& arg, const std::string& value, k8s::lease::LeaderConfig& lease,
@@ -92,7 +93,8 @@ bool parse_flags(int argc, char** argv, Flags& flags, std::string& problem) {
                                                     {"--listen-addr-https", &flags.https_listen_addr},
                                                     {"--https-ca-file", &flags.https_ca_file},
                                                     {"--https-tls-cert-file", &flags.https_cert_file},
-                                                    {"--https-tls-key-file", &flags.https_key_file}};
+                                                    {"--https-tls-key-file", &flags.https_key_file},
+                                                    {"--journal", &flags.journal}};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i], value;
     if (auto eq = arg.find('='); eq != std::string::npos) {

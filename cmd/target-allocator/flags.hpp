@@ -1,6 +1,7 @@
 // The target-allocator's command line: upstream's flags (--config-file,
 // --listen-addr, --kubeconfig-path, --enable-prometheus-cr-watcher, the
-// --enable-https-server group) plus --collector-namespace and --leader-elect*.
+// --enable-https-server group) plus --collector-namespace, --leader-elect*
+// and --journal.
 // Contract: parse_flags() accepts "--flag value" and "--flag=value" (boolean
 // flags also alone) and fills `problem` with a message naming the flag when
 // it returns false; usage() prints it with the usage text and returns 2.
@@ -23,6 +24,7 @@ struct Flags {
   k8s::lease::LeaderConfig lease{"", "", "target-allocator"};
   bool https = false;
   std::string https_listen_addr = ":8443", https_ca_file, https_cert_file, https_key_file;
+  std::string journal;  // --journal FILE: record every input
 };
 
 bool parse_flags(int argc, char** argv, Flags& flags, std::string& problem);

@@ -1,44 +1,27 @@
 // target-allocator: assigns the scrape targets of a Prometheus config to
-// collectors and serves them over HTTP (reference §2 shapes).
+// collectors and serves them over HTTP (reference §2 shapes). The runtime
+// (discovery, journal, allocation actor, server, elector) is
+// actors/allocation/runtime.hpp; this file parses flags, runs it until
+// SIGINT/SIGTERM, and runs `replay`.
 // Usage: target-allocator --config-file FILE [--listen-addr HOST:PORT]
 //        [--kubeconfig-path FILE] [--enable-prometheus-cr-watcher[=BOOL]]
 //        [--collector-namespace NS] [--leader-elect[=BOOL]] [--leader-elect-*]
 //        [--enable-https-server[=BOOL] --https-ca-file F --https-tls-cert-file F
-//         --https-tls-key-file F [--listen-addr-https HOST:PORT]]
-// http_sd_configs are polled; kubernetes_sd_configs, collector pods
-// (collector_selector) and Prometheus CRs are watched (through
-// --kubeconfig-path or the in-cluster service account); every discovery
-// change reallocates and republishes. With --leader-elect every replica
-// allocates, but only the Lease holder answers /readyz with 200, so the
-// Service sends every collector to one replica (active/standby).
-// --enable-https-server adds a mutual-TLS listener (upstream's flag names)
-// whose /scrape_configs carries the real credentials; the plain one masks them.
-// Exit codes: 0 after SIGINT/SIGTERM, 2 on bad flags or config (including
-// a config that needs the Kubernetes API without a usable cluster
-// connection), 1 when the address cannot be bound. Prints "listening on http://HOST:PORT" once the first allocation is
-// served.
-#include <algorithm>
-#include <chrono>
+//         --https-tls-key-file F [--listen-addr-https HOST:PORT]] [--journal FILE]
+//        target-allocator replay JOURNAL [--until SEQ] [--explain JOB/ADDRESS]
+// Exit codes: 0 after SIGINT/SIGTERM (replay: after printing), 2 on bad
+// flags or config (including a config that needs the Kubernetes API
+// without a usable cluster connection) or a bad journal, 1 when the address
+// cannot be bound. Prints "listening on http://HOST:PORT" once the first
+// allocation is served.
 #include <csignal>
-#include <cstdlib>
 #include <fstream>
 #include <iostream>
-#include <memory>
-#include <optional>
 #include <sstream>
-#include <thread>
 
-#include "allocation/allocator.hpp"
-#include "allocation/filter.hpp"
-#include "allocation/server.hpp"
-#include "cluster_sources.hpp"
-#include "config.hpp"
-#include "discovery_runner.hpp"
+#include "actors/allocation/runtime.hpp"
+#include "allocation/runtime/config.hpp"
 #include "flags.hpp"
-#include "k8s/client/client.hpp"
-#include "k8s/client/config.hpp"
-#include "k8s/client/curl_transport.hpp"
-#include "lease_elector.hpp"
 
 namespace {
 
@@ -46,159 +29,87 @@ using target_allocator::Flags;
 using target_allocator::parse_listen_addr;
 using target_allocator::usage;
 
-std::vector<allocation::Collector> static_collectors(const std::vector<std::string>& names) {
-  std::vector<allocation::Collector> out;
-  for (const auto& n : names) out.push_back({n, "", true, {}});
-  return out;
+int replay_usage(const std::string& problem) {
+  std::cerr << "target-allocator replay: " << problem
+            << "\nusage: target-allocator replay JOURNAL [--until SEQ] [--explain JOB/ADDRESS]\n";
+  return 2;
 }
 
-// Upstream's order: the flag, then the config key, then $OTELCOL_NAMESPACE.
-std::string collector_namespace(const Flags& flags, const target_allocator::Config& config) {
-  if (!flags.collector_namespace.empty()) return flags.collector_namespace;
-  if (!config.collector_namespace.empty()) return config.collector_namespace;
-  const char* env = std::getenv("OTELCOL_NAMESPACE");
-  return env && *env ? env : "default";
+int replay(int argc, char** argv) {
+  std::string path;
+  allocation::runtime::ReplayOptions options;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if ((arg == "--until" || arg == "--explain") && i + 1 == argc) return replay_usage(arg + ": missing value");
+    if (arg == "--until") {
+      const std::string v = argv[++i];
+      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 19)
+        return replay_usage("--until: want a seq (a non-negative integer), got \"" + v + "\"");
+      options.until = std::stoull(v);
+    } else if (arg == "--explain") {
+      options.explain = argv[++i];
+      if (options.explain.find('/') == std::string::npos) return replay_usage("--explain: want JOB/ADDRESS");
+    } else if (path.empty() && !arg.starts_with("--")) {
+      path = arg;
+    } else {
+      return replay_usage(arg + ": unexpected argument");
+    }
+  }
+  if (path.empty()) return replay_usage("JOURNAL: required");
+  std::ifstream in(path);
+  if (!in) return replay_usage("cannot read " + path);
+  allocation::runtime::Replayer replayer(options);
+  std::string line;
+  std::size_t line_no = 0;
+  try {
+    while (std::getline(in, line)) {
+      ++line_no;
+      if (in.eof()) break;  // no '\n': a torn last line (a crash mid-write) is not applied
+      if (!replayer.feed(line, line_no)) break;
+    }
+  } catch (const allocation::runtime::InputError& e) {
+    std::cerr << "target-allocator replay: " << path << ": " << e.what() << "\n";
+    return 2;
+  }
+  for (const auto& l : replayer.logs()) std::cerr << "target-allocator replay: " << l << "\n";
+  std::cout << replayer.report();
+  return 0;
 }
 
-std::unique_ptr<target_allocator::ClusterSources> cluster_sources(const std::optional<k8s::ClusterConfig>& cluster,
-                                                                  const target_allocator::Config& config,
-                                                                  const Flags& flags,
-                                                                  target_allocator::DiscoveryRunner& discovery,
-                                                                  const allocation::Clock& clock) {
-  if (!cluster) return nullptr;
-  return std::make_unique<target_allocator::ClusterSources>(
-      *cluster, config, config.prometheus_cr.enabled || flags.prometheus_cr_watcher, collector_namespace(flags, config),
-      discovery, clock, [](const std::string& m) { std::cerr << "target-allocator: " << m << std::endl; });
+actors::ta::RuntimeOptions runtime_options(const Flags& flags, std::string config_text) {
+  actors::ta::RuntimeOptions o;
+  o.config_text = std::move(config_text);
+  o.config_path = flags.config_file;
+  o.kubeconfig_path = flags.kubeconfig_path;
+  o.prometheus_cr_watcher = flags.prometheus_cr_watcher;
+  o.collector_namespace = flags.collector_namespace;
+  o.leader_elect = flags.leader_elect;
+  o.lease = flags.lease;
+  o.journal_path = flags.journal;
+  return o;
 }
 
-// --leader-elect: the elector, on its own client, flipping the server's
-// readiness. The Lease lives in --leader-elect-namespace, else the collector
-// namespace.
-struct Election {
-  std::unique_ptr<k8s::Client> client;
-  std::unique_ptr<target_allocator::LeaseElector> elector;
-};
-
-Election election(const std::optional<k8s::ClusterConfig>& cluster, const target_allocator::Config& config,
-                  const Flags& flags, allocation::AllocationServer& server) {
-  Election e;
-  if (!flags.leader_elect || !cluster) return e;
-  k8s::lease::LeaderConfig lease = flags.lease;
-  if (lease.ns.empty()) lease.ns = collector_namespace(flags, config);
-  // The elector retries every retry period itself, and an answer later than
-  // the renew deadline is worthless; both keep shutdown quick.
-  k8s::ClientOptions co;
-  co.timeout = lease.renew_deadline;
-  co.max_retries = 0;
-  co.user_agent = co.field_manager = "target-allocator";
-  e.client = std::make_unique<k8s::Client>(k8s::make_curl_transport(*cluster), co);
-  e.elector = std::make_unique<target_allocator::LeaseElector>(*e.client, lease, [&server, lease](bool leading) {
-    std::cerr << "target-allocator: " << (leading ? "became leader as " : "lost leadership as ") << lease.identity
-              << std::endl;
-    server.set_leading(leading);
-  });
-  return e;
-}
-
-model::Value concat(const model::Value& a, const model::Value& b) {
-  model::Value out = a;
-  for (const auto& item : b.as_array()) out.push(item);
-  return out;
-}
-
-int serve(target_allocator::Config config, const allocation::ServerOptions& options,
-          const std::optional<k8s::ClusterConfig>& cluster, const Flags& flags) {
+// Binds, serves until SIGINT/SIGTERM, then stops (handing the Lease back).
+int serve(actors::ta::TargetAllocator& ta, const allocation::ServerOptions& options) {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // before the server thread starts
-
-  allocation::SystemClock clock;
-  allocation::Allocator allocator(allocation::make_strategy(config.strategy), {}, clock);
-  target_allocator::DiscoveryRunner discovery(config);  // keeps the unfiltered static targets
-  const allocation::TargetList static_targets = config.targets;
-  model::Value scrape_configs = config.scrape_configs;  // plus the Prometheus CR jobs
-  auto sources = cluster_sources(cluster, config, flags, discovery, clock);
-  std::optional<allocation::RelabelFilter> filter;
-  if (config.filter_strategy == "relabel-config") {
-    filter.emplace();
-    filter->set_scrape_configs(config.scrape_configs);
-    filter->apply(config.targets);
-  }
-  allocation::ServerOptions server_options = options;
-  server_options.require_leadership = flags.leader_elect;
-  allocation::AllocationServer server(server_options);
-  Election elected = election(cluster, config, flags, server);
-  auto timed = [&](const char* method, auto&& step) {
-    const auto start = std::chrono::steady_clock::now();
-    step();
-    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-    server.metrics().observe_time_to_allocate(method, allocator.strategy_name(), took.count());
-  };
-  server.metrics().count_event("static_configs");
-  if (!sources || !sources->watches_collectors())
-    timed("SetCollectors", [&] { allocator.set_collectors(static_collectors(config.collectors)); });
-  timed("SetTargets", [&] { allocator.set_targets(std::move(config.targets)); });
-  server.publish(allocator, config.scrape_configs);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // before any thread starts
   try {
-    server.start();
+    ta.start();
   } catch (const std::exception& e) {
     std::cerr << "target-allocator: " << e.what() << "\n";
     return 1;
   }
-  std::cout << "listening on http://" << options.host << ":" << server.port() << std::endl;
+  std::cout << "listening on http://" << options.host << ":" << ta.port() << std::endl;
   if (options.https)
-    std::cout << "serving credentials over mutual TLS on https://" << options.https->host << ":" << server.https_port()
+    std::cout << "serving credentials over mutual TLS on https://" << options.https->host << ":" << ta.https_port()
               << std::endl;
-  if (sources) sources->start();
-  if (elected.elector) elected.elector->start();
-  discovery.start();
-  std::thread on_signal([&] {
-    int sig = 0;
-    sigwait(&signals, &sig);
-    discovery.request_stop();
-  });
-  // Discovery updates coalesce: each pass takes the whole current target set.
-  while (discovery.wait_for_change(allocator.next_refresh())) {
-    if (auto collectors = discovery.take_collectors())
-      timed("SetCollectors", [&] { allocator.set_collectors(std::move(*collectors)); });
-    if (auto cr = sources ? sources->refresh_cr() : std::nullopt) {
-      scrape_configs = concat(config.scrape_configs, cr->scrape_configs);
-      if (filter) filter->set_scrape_configs(scrape_configs);
-      auto all = static_targets;
-      all.insert(all.end(), cr->static_targets.begin(), cr->static_targets.end());
-      discovery.set_static_targets(std::move(all));  // refiltered below with the new jobs' rules
-    }
-    if (auto due = allocator.next_refresh(); due && *due <= clock.now()) allocator.refresh();
-    if (discovery.targets_changed()) {
-      auto targets = discovery.targets();
-      if (filter) filter->apply(targets);
-      server.metrics().count_event("discovery");
-      timed("SetTargets", [&] { allocator.set_targets(std::move(targets)); });
-    }
-    server.publish(allocator, scrape_configs);
-  }
-  on_signal.join();
-  if (elected.elector) {
-    elected.elector->stop();
-    elected.elector->release();  // the standby takes over on its next round
-  }
-  if (sources) sources->stop();
-  discovery.stop();
-  server.stop();
+  int sig = 0;
+  sigwait(&signals, &sig);
+  ta.stop();
   return 0;
-}
-
-// The cluster connection for kubernetes_sd_configs: --kubeconfig-path, or
-// the in-cluster service account when it is empty. Throws ConfigError.
-k8s::ClusterConfig cluster_config(const Flags& flags) {
-  target_allocator::check_kubeconfig(flags.kubeconfig_path);  // names the missing piece
-  try {
-    return flags.kubeconfig_path.empty() ? k8s::in_cluster() : k8s::from_kubeconfig(flags.kubeconfig_path);
-  } catch (const k8s::ConfigError& e) {
-    throw target_allocator::ConfigError(e.what());
-  }
 }
 
 }  // namespace
@@ -207,6 +118,7 @@ int main(int argc, char** argv) {
   // A peer that hangs up during a TLS write must not kill the process
   // (OpenSSL writes with write(2), not send(MSG_NOSIGNAL)).
   std::signal(SIGPIPE, SIG_IGN);
+  if (argc >= 2 && std::string(argv[1]) == "replay") return replay(argc, argv);
   Flags flags;
   std::string problem;
   if (!target_allocator::parse_flags(argc, argv, flags, problem)) return usage(problem);
@@ -225,24 +137,14 @@ int main(int argc, char** argv) {
   if (!in) return usage("--config-file: cannot read " + flags.config_file);
   std::stringstream text;
   text << in.rdbuf();
+  std::unique_ptr<actors::ta::TargetAllocator> ta;
   try {
-    auto config = target_allocator::load_config(text.str(), flags.config_file);
-    allocation::make_strategy(config.strategy);  // validate before serving
-    if (flags.prometheus_cr_watcher) config.kubernetes_fields.push_back("--enable-prometheus-cr-watcher");
-    if (flags.leader_elect) config.kubernetes_fields.push_back("--leader-elect");
-    std::optional<k8s::ClusterConfig> cluster;
-    if (!config.kubernetes_fields.empty()) {
-      try {
-        cluster = cluster_config(flags);
-      } catch (const target_allocator::ConfigError& e) {
-        std::cerr << "target-allocator: " << config.kubernetes_fields.front()
-                  << " needs the Kubernetes API: " << e.what() << "\n";
-        return 2;
-      }
-    }
-    return serve(std::move(config), options, cluster, flags);
+    auto o = runtime_options(flags, text.str());
+    o.server = options;
+    ta = std::make_unique<actors::ta::TargetAllocator>(std::move(o));
   } catch (const std::exception& e) {
     std::cerr << "target-allocator: " << e.what() << "\n";
+    return 2;
   }
-  return 2;
+  return serve(*ta, options);
 }

@@ -9,7 +9,7 @@
 #include <string>
 #include <tuple>
 
-#include "cmd/target-allocator/config.hpp"
+#include "allocation/runtime/config.hpp"
 #include "golden_util.hpp"
 #include "model/parse.hpp"
 
@@ -67,7 +67,7 @@ bool has_arg(const Value& c, const std::string& arg) {
 TEST_CASE("deploy/target-allocator config loads and the Deployment runs the program with it", "[allocation][deploy]") {
   auto all = objects();
   const Value& config_map = all.at("ConfigMap/target-allocator");
-  const auto config = target_allocator::load_config(
+  const auto config = allocation::runtime::load_config(
       testutil::at(config_map, "data").find("targetallocator.yaml")->as_string(), "configmap");
   CHECK(config.strategy.name == "consistent-hashing");
   CHECK(config.filter_strategy == "relabel-config");

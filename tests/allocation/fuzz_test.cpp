@@ -10,12 +10,12 @@
 
 #include "allocation/discovery/http_sd.hpp"
 #include "allocation/relabel.hpp"
-#include "cmd/target-allocator/config.hpp"
+#include "allocation/runtime/config.hpp"
 #include "golden_util.hpp"
 #include "model/parse.hpp"
 #include "model/yaml_emit.hpp"
 
-using target_allocator::ConfigError;
+using allocation::runtime::ConfigError;
 
 namespace {
 
@@ -75,7 +75,7 @@ std::string mutate(std::string s, std::mt19937& rng) {
 // exception escapes and fails the test.
 void load_checked(const std::string& text, int& loaded, int& rejected) {
   try {
-    target_allocator::load_config(text, "fuzz.yaml");
+    allocation::runtime::load_config(text, "fuzz.yaml");
     ++loaded;
   } catch (const ConfigError& e) {
     const std::string what = e.what();
@@ -90,7 +90,7 @@ void load_checked(const std::string& text, int& loaded, int& rejected) {
 TEST_CASE("byte-mutated target allocator configs load or give a ConfigError", "[allocation][fuzz]") {
   std::mt19937 rng(20261122);
   int loaded = 0, rejected = 0;
-  for (const char* config : kConfigs) REQUIRE_NOTHROW(target_allocator::load_config(config, "seed.yaml"));
+  for (const char* config : kConfigs) REQUIRE_NOTHROW(allocation::runtime::load_config(config, "seed.yaml"));
   for (const char* config : kConfigs) {
     for (int i = 0; i < 5000; ++i) load_checked(mutate(config, rng), loaded, rejected);
   }

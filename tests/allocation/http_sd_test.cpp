@@ -7,10 +7,12 @@
 #include <mutex>
 
 #include "../eventually.hpp"
-#include "cmd/target-allocator/config.hpp"
-#include "cmd/target-allocator/discovery_runner.hpp"
-#include "cmd/target-allocator/http_sd_poller.hpp"
+#include "actors/allocation/runtime.hpp"
+#include "actors/allocation/sources_actor.hpp"
+#include "allocation/runtime/config.hpp"
+#include "allocation/runtime/state.hpp"
 #include "http_fixtures.hpp"
+#include "ta_runtime_fixture.hpp"
 
 using namespace http_test;
 using allocation::discovery::DiscoveryError;
@@ -61,14 +63,39 @@ class SdServer {
   int status_ = 200, requests_ = 0;
 };
 
-std::string fetch_error(const HttpSdConfig& c) {
-  try {
-    target_allocator::HttpSdPoller::fetch(c);
-  } catch (const DiscoveryError& e) {
-    return e.what();
-  }
-  return "no error";
+// One poll as the runtime makes it (a GET, then the fold checks and parses
+// the answer): the groups of job "web", or the error line without its field.
+struct Poll {
+  std::vector<allocation::Target> targets;
+  std::string error = "no error";
+};
+
+Poll poll(const HttpSdConfig& c) {
+  allocation::runtime::State state;
+  allocation::runtime::Input config;
+  config.type = allocation::runtime::InputType::config;
+  config.config.path = "t.yaml";
+  config.config.text = "collectors: [c]\nconfig: {scrape_configs: [{job_name: web, http_sd_configs: [{url: '" + c.url +
+                       "', refresh_interval: " + std::to_string(c.refresh_interval.count()) + "ms}]}]}";
+  state.apply(config);
+  REQUIRE(state.http_sd().size() == 1);
+  allocation::runtime::Input got;
+  got.type = allocation::runtime::InputType::http_sd;
+  got.http_sd = actors::fetch_http_sd(state.http_sd()[0]);
+  Poll out;
+  auto fx = state.apply(got);
+  if (!fx.logs.empty()) out.error = fx.logs[0].substr(fx.logs[0].find(": ") + 2);
+  allocation::runtime::Input reallocate;
+  state.apply(reallocate);
+  for (const auto& t : state.allocator().targets()) out.targets.push_back(t);
+  return out;
 }
+
+std::string fetch_error(const HttpSdConfig& c) {
+  return poll(c).error;
+}
+
+using ta_test::Runtime;
 
 using testutil::eventually;
 
@@ -82,25 +109,19 @@ std::set<std::string> all_addresses(const std::string& body) {
   return out;
 }
 
-int read_listening_port(int fd) {
-  std::string line;
-  char c = 0;
-  while (::read(fd, &c, 1) == 1 && c != '\n') line += c;
-  const std::string prefix = "listening on http://127.0.0.1:";
-  return line.starts_with(prefix) ? std::stoi(line.substr(prefix.size())) : -1;
-}
-
 }  // namespace
 
 TEST_CASE("http_sd fetch reads groups and reports failures with the URL", "[http_sd]") {
   SdServer sd;
   HttpSdConfig config{sd.url(), std::chrono::seconds(5)};
   sd.set(R"([{"targets": ["a:1"], "labels": {"env": "prod"}}])", 200, "application/json; charset=utf-8");
-  auto groups = target_allocator::HttpSdPoller::fetch(config);
-  REQUIRE(groups.size() == 1);
-  CHECK(groups[0].source == sd.url() + ":0");
-  CHECK(groups[0].group.targets[0]->address() == "a:1");
-  CHECK(groups[0].group.labels->get(allocation::Name::intern("__meta_url")) == sd.url());
+  auto polled = poll(config);
+  CHECK(polled.error == "no error");
+  REQUIRE(polled.targets.size() == 1);
+  CHECK(polled.targets[0].address == "a:1");
+  CHECK(polled.targets[0].job.text() == "web");
+  CHECK(polled.targets[0].get(allocation::Name::intern("__meta_url")) == sd.url());
+  CHECK(polled.targets[0].get(allocation::Name::intern("env")) == "prod");
   CHECK(sd.refresh_header() == "5");
 
   sd.set("[]", 500);
@@ -116,24 +137,25 @@ TEST_CASE("http_sd fetch reads groups and reports failures with the URL", "[http
 TEST_CASE("http_sd poller refreshes and keeps the last groups on failure", "[http_sd]") {
   SdServer sd;
   sd.set(R"([{"targets": ["a:1"]}])");
-  target_allocator::Config config;
-  config.http_sd.push_back({"web", "http_sd_configs[0]", {sd.url(), std::chrono::milliseconds(100)}});
-  std::atomic<int> errors{0};
-  target_allocator::DiscoveryRunner runner(config, [&](const std::string&) { ++errors; });
-  runner.start();
+  std::optional<Runtime> rt;
+  rt.emplace("collectors: [c]\nconfig: {scrape_configs: [{job_name: web, http_sd_configs: [{url: '" + sd.url() +
+             "', refresh_interval: 100ms}]}]}");
   auto addresses_now = [&] {
     std::set<std::string> out;
-    for (const auto& t : runner.targets()) out.insert(std::string(t.address));
+    const auto assigned = rt->ta.assignment().second;
+    if (assigned.count("c"))
+      for (const auto& t : assigned.at("c")) out.insert(t.substr(t.rfind('/') + 1));
     return out;
   };
   CHECK(eventually([&] { return addresses_now() == std::set<std::string>{"a:1"}; }));
+  const int before = sd.requests();
   sd.set("not json");
-  CHECK(eventually([&] { return errors > 0; }));
+  CHECK(eventually([&] { return sd.requests() >= before + 2; }));
   CHECK(addresses_now() == std::set<std::string>{"a:1"});  // kept, as Prometheus does
   sd.set(R"([{"targets": ["b:1", "c:1"]}])");
   CHECK(eventually([&] { return addresses_now() == std::set<std::string>{"b:1", "c:1"}; }));
-  CHECK(runner.targets().front().job.text() == "web");
-  runner.stop();
+  CHECK(rt->ta.assignment().second.at("c").front().starts_with("web/"));
+  rt.reset();
   const int after_stop = sd.requests();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   CHECK(sd.requests() == after_stop);
@@ -142,8 +164,8 @@ TEST_CASE("http_sd poller refreshes and keeps the last groups on failure", "[htt
 TEST_CASE("http_sd_configs config entries are validated with the field named", "[http_sd][config]") {
   auto error = [](const std::string& sd) {
     try {
-      target_allocator::load_config("config: {scrape_configs: [{job_name: a, http_sd_configs: [" + sd + "]}]}", "t");
-    } catch (const target_allocator::ConfigError& e) {
+      allocation::runtime::load_config("config: {scrape_configs: [{job_name: a, http_sd_configs: [" + sd + "]}]}", "t");
+    } catch (const allocation::runtime::ConfigError& e) {
       return std::string(e.what());
     }
     return std::string("no error");
@@ -156,7 +178,7 @@ TEST_CASE("http_sd_configs config entries are validated with the field named", "
         f + ".refresh_interval: must be a positive duration such as 30s");
   CHECK_THAT(error("{url: 'http://x/sd', basic_auth: {username: u}}"),
              Catch::StartsWith(f + ".basic_auth: not supported"));
-  auto c = target_allocator::load_config(
+  auto c = allocation::runtime::load_config(
       "config: {scrape_configs: [{job_name: a, http_sd_configs: [{url: 'https://sd:8443/x?y=1', refresh_interval: "
       "1m30s}]}]}",
       "t");
@@ -166,27 +188,19 @@ TEST_CASE("http_sd_configs config entries are validated with the field named", "
   CHECK(c.http_sd[0].sd.refresh_interval == std::chrono::seconds(90));
 }
 
-TEST_CASE("target-allocator serves http_sd targets filtered by relabel_configs and follows changes", "[http_sd][cli]") {
+TEST_CASE("target-allocator serves http_sd targets filtered by relabel_configs and follows changes", "[http_sd]") {
   SdServer sd;
   sd.set(R"([{"targets": ["10.0.0.1:80", "10.0.0.2:80"], "labels": {"env": "prod"}},
              {"targets": ["10.0.0.3:80"], "labels": {"env": "dev"}}])");
-  const auto path = std::filesystem::temp_directory_path() / ("ta-httpsd-" + std::to_string(::getpid()) + ".yaml");
-  std::ofstream(path) << "allocation_strategy: consistent-hashing\nfilter_strategy: relabel-config\n"
-                         "collectors: [c1, c2]\nconfig:\n  scrape_configs:\n    - job_name: web\n"
-                         "      http_sd_configs: [{url: '" +
-                             sd.url() +
-                             "', refresh_interval: 1s}]\n"
-                             "      static_configs: [{targets: ['10.0.0.9:80'], labels: {env: prod}}]\n"
-                             "      relabel_configs: [{source_labels: [env], regex: prod, action: keep}]\n";
-  int out[2];
-  REQUIRE(::pipe(out) == 0);
-  Child ta{
-      spawn({AO_BIN_DIR "/target-allocator", "--config-file", path.string(), "--listen-addr", "127.0.0.1:0"}, out[1])};
-  ::close(out[1]);
-  const int port = read_listening_port(out[0]);
-  ::close(out[0]);
-  REQUIRE(port > 0);
-  httplib::Client client("127.0.0.1", port);
+  Runtime rt(
+      "allocation_strategy: consistent-hashing\nfilter_strategy: relabel-config\n"
+      "collectors: [c1, c2]\nconfig:\n  scrape_configs:\n    - job_name: web\n"
+      "      http_sd_configs: [{url: '" +
+      sd.url() +
+      "', refresh_interval: 1s}]\n"
+      "      static_configs: [{targets: ['10.0.0.9:80'], labels: {env: prod}}]\n"
+      "      relabel_configs: [{source_labels: [env], regex: prod, action: keep}]\n");
+  httplib::Client client("127.0.0.1", rt.ta.port());
   auto served = [&] { return all_addresses(get(client, "/jobs/web/targets")); };
   CHECK(eventually([&] { return served() == std::set<std::string>{"10.0.0.1:80", "10.0.0.2:80", "10.0.0.9:80"}; }));
   CHECK_THAT(get(client, "/jobs/web/targets"), Catch::Contains("\"__meta_url\":\"" + sd.url() + "\""));
@@ -196,43 +210,4 @@ TEST_CASE("target-allocator serves http_sd targets filtered by relabel_configs a
   const auto c1 = addresses(get(client, "/jobs/web/targets?collector_id=c1"));
   const auto c2 = addresses(get(client, "/jobs/web/targets?collector_id=c2"));
   CHECK(c1.size() + c2.size() == 2);
-  ta.terminate();
-  CHECK(WIFEXITED(ta.status));
-  CHECK(WEXITSTATUS(ta.status) == 0);
-  std::filesystem::remove(path);
-}
-
-TEST_CASE("discovery runner pulls a marked source once per targets call", "[http_sd]") {
-  target_allocator::Config config;
-  config.targets.push_back({});
-  REQUIRE(allocation::make_target(allocation::Name::intern("static"), nullptr,
-                                  std::make_shared<const allocation::LabelSet>(
-                                      std::vector<allocation::Label>{{allocation::Names::get().address, "s:1"}}),
-                                  config.targets.back()));
-  target_allocator::DiscoveryRunner runner(config);
-  int pulls = 0;
-  std::string address = "a:1";
-  const auto id = runner.add_source("pulled", [&] {
-    ++pulls;
-    allocation::TargetGroup g;
-    g.targets.push_back(std::make_shared<const allocation::LabelSet>(
-        std::vector<allocation::Label>{{allocation::Names::get().address, address}}));
-    return std::vector<allocation::TargetGroup>{g};
-  });
-  for (int i = 0; i < 100; ++i) runner.mark_changed(id);
-  REQUIRE(runner.wait_for_change());
-  auto targets = runner.targets();
-  CHECK(pulls == 1);
-  REQUIRE(targets.size() == 2);
-  CHECK(targets[0].address == "s:1");
-  CHECK(targets[1].address == "a:1");
-  CHECK(targets[1].job.text() == "pulled");
-  // Unmarked: the last pulled groups are reused.
-  address = "b:1";
-  CHECK(runner.targets()[1].address == "a:1");
-  CHECK(pulls == 1);
-  runner.mark_changed(id);
-  CHECK(runner.targets()[1].address == "b:1");
-  runner.request_stop();
-  CHECK_FALSE(runner.wait_for_change());
 }

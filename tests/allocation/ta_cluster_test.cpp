@@ -1,4 +1,4 @@
-// The target-allocator binary against an in-process simcluster: collectors
+// The target allocator (in-process) against an in-process simcluster: collectors
 // discovered from pods (collector_selector, readiness from the Ready
 // condition) and jobs rendered from ServiceMonitors (prometheus_cr) whose
 // kubernetes_sd targets are allocated and served.
@@ -9,6 +9,7 @@
 #include "k8s/sim/loader.hpp"
 #include "k8s/sim/server.hpp"
 #include "k8s/sim_fixture.hpp"
+#include "ta_runtime_fixture.hpp"
 
 using namespace http_test;
 
@@ -22,39 +23,24 @@ std::string write_file(const std::string& name, const std::string& text) {
   return path.string();
 }
 
-// A running target-allocator watching `api`; stops on destruction.
+// The allocator in-process, watching `api` through a kubeconfig file.
 struct Allocator {
-  std::string kubeconfig, config;
-  Child child;
+  std::string kubeconfig;
+  std::unique_ptr<ta_test::Runtime> rt;
   int port = -1;
 
-  Allocator(k8s::sim::Server& api, const std::string& config_text, std::vector<std::string> extra = {}) {
+  Allocator(k8s::sim::Server& api, const std::string& config_text,
+            const std::function<void(actors::ta::RuntimeOptions&)>& tweak = {}) {
     kubeconfig = write_file("ta-cluster-kubeconfig", api.kubeconfig());
-    config = write_file("ta-cluster-config.yaml", config_text);
-    std::vector<std::string> argv{AO_BIN_DIR "/target-allocator",
-                                  "--config-file",
-                                  config,
-                                  "--listen-addr",
-                                  "127.0.0.1:0",
-                                  "--kubeconfig-path",
-                                  kubeconfig};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    int out[2];
-    REQUIRE(::pipe(out) == 0);
-    child.pid = spawn(argv, out[1]);
-    ::close(out[1]);
-    std::string line;
-    char c = 0;
-    while (::read(out[0], &c, 1) == 1 && c != '\n') line += c;
-    ::close(out[0]);
-    const std::string prefix = "listening on http://127.0.0.1:";
-    if (line.starts_with(prefix)) port = std::stoi(line.substr(prefix.size()));
-    REQUIRE(port > 0);
+    rt = std::make_unique<ta_test::Runtime>(config_text, [&](actors::ta::RuntimeOptions& o) {
+      o.kubeconfig_path = kubeconfig;
+      if (tweak) tweak(o);
+    });
+    port = rt->port();
   }
   ~Allocator() {
-    child.terminate();
+    rt.reset();
     std::filesystem::remove(kubeconfig);
-    std::filesystem::remove(config);
   }
   std::string get(const std::string& path) {
     httplib::Client client("127.0.0.1", port);
@@ -94,7 +80,7 @@ std::string static_job(int targets) {
 
 }  // namespace
 
-TEST_CASE("target-allocator discovers collectors from pods and follows their readiness", "[allocation][cli][cluster]") {
+TEST_CASE("target-allocator discovers collectors from pods and follows their readiness", "[allocation][cluster]") {
   simtest::SimFixture sim;
   k8s::sim::Server api(sim.cluster, {});
   api.start();
@@ -109,7 +95,7 @@ TEST_CASE("target-allocator discovers collectors from pods and follows their rea
                "collectors: [static-ignored]\n"
                "config:\n  scrape_configs:\n" +
                    static_job(20),
-               {"--collector-namespace", "default"});
+               [](actors::ta::RuntimeOptions& o) { o.collector_namespace = "default"; });
 
   // Only the Ready selected pod gets targets; the unready one is known.
   REQUIRE(eventually([&] { return ta.share("static", "col-0").size() == 20; }));
@@ -161,7 +147,7 @@ std::set<std::string> job_names(const std::string& scrape_configs) {
 
 }  // namespace
 
-TEST_CASE("target-allocator serves jobs rendered from selected ServiceMonitors", "[allocation][cli][cluster]") {
+TEST_CASE("target-allocator serves jobs rendered from selected ServiceMonitors", "[allocation][cluster]") {
   simtest::SimFixture sim;
   k8s::sim::load_manifests(sim.cluster, {"deploy/crds"});  // tests run from the source tree
   k8s::sim::Server api(sim.cluster, {});
@@ -244,7 +230,7 @@ model::Value served_basic_auth(Allocator& ta, const std::string& job) {
 
 }  // namespace
 
-TEST_CASE("target-allocator renders ServiceMonitor credentials from watched Secrets", "[allocation][cli][cluster]") {
+TEST_CASE("target-allocator renders ServiceMonitor credentials from watched Secrets", "[allocation][cluster]") {
   simtest::SimFixture sim;
   k8s::sim::load_manifests(sim.cluster, {"deploy/crds"});
   k8s::sim::Server api(sim.cluster, {});
@@ -277,7 +263,7 @@ TEST_CASE("target-allocator renders ServiceMonitor credentials from watched Secr
 }
 
 TEST_CASE("two target-allocator replicas with --leader-elect: one is Ready and the standby takes over",
-          "[allocation][cli][cluster][leader]") {
+          "[allocation][cluster][leader]") {
   simtest::SimFixture sim;
   k8s::sim::Server api(sim.cluster, {});
   api.start();
@@ -286,11 +272,15 @@ TEST_CASE("two target-allocator replicas with --leader-elect: one is Ready and t
       "config:\n  scrape_configs:\n" +
       static_job(4);
   auto replica = [&](const std::string& id) {
-    return std::make_unique<Allocator>(
-        api, config,
-        std::vector<std::string>{"--leader-elect", "--leader-elect-namespace", "default", "--leader-elect-identity", id,
-                                 "--leader-elect-lease-duration", "1s", "--leader-elect-renew-deadline", "700ms",
-                                 "--leader-elect-retry-period", "100ms"});
+    return std::make_unique<Allocator>(api, config, [&](actors::ta::RuntimeOptions& o) {
+      o.leader_elect = true;
+      o.lease = {id,
+                 "default",
+                 "target-allocator",
+                 std::chrono::seconds(1),
+                 std::chrono::milliseconds(700),
+                 std::chrono::milliseconds(100)};
+    });
   };
   auto ready = [](Allocator& ta) {
     httplib::Client client("127.0.0.1", ta.port);
@@ -305,7 +295,7 @@ TEST_CASE("two target-allocator replicas with --leader-elect: one is Ready and t
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   CHECK(ready(*first));
   CHECK_FALSE(ready(*second));
-  first.reset();  // SIGTERM: the Lease is handed back
+  first.reset();  // stop(): the Lease is handed back
   const auto stopped = std::chrono::steady_clock::now();
   REQUIRE(eventually([&] { return ready(*second); }));
   // Lease duration plus a retry period, with slack for a loaded machine.

@@ -8,10 +8,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cmd/target-allocator/config.hpp"
+#include "actors/allocation/runtime.hpp"
+#include "allocation/runtime/config.hpp"
 
-using target_allocator::ConfigError;
-using target_allocator::load_config;
+using allocation::runtime::ConfigError;
+using allocation::runtime::load_config;
 
 TEST_CASE("the target allocator config reads strategies collectors and static targets", "[allocation][config]") {
   auto c = load_config(R"(
@@ -117,7 +118,7 @@ TEST_CASE("check_kubeconfig needs a current context with a server", "[allocation
   };
   auto error = [](const std::string& path, const std::string& sa_dir = "/nonexistent") {
     try {
-      target_allocator::check_kubeconfig(path, sa_dir);
+      actors::ta::check_kubeconfig(path, sa_dir);
     } catch (const ConfigError& e) {
       return std::string(e.what());
     }
@@ -127,7 +128,7 @@ TEST_CASE("check_kubeconfig needs a current context with a server", "[allocation
 contexts: [{name: dev, context: {cluster: c}}]
 clusters: [{name: c, cluster: {server: "https://10.0.0.1:443"}}]
 )");
-  CHECK(target_allocator::check_kubeconfig(good) == "https://10.0.0.1:443");
+  CHECK(actors::ta::check_kubeconfig(good) == "https://10.0.0.1:443");
   CHECK(error((dir / "missing").string()) == "--kubeconfig-path: cannot read " + (dir / "missing").string());
   CHECK_THAT(error(write("noctx", "clusters: []\n")), Catch::EndsWith("current-context: is not set"));
   CHECK_THAT(error(write("nocluster", "current-context: dev\ncontexts: [{name: dev, context: {cluster: c}}]\n")),

@@ -1,6 +1,6 @@
-// The target-allocator binary: exit code 2 with the field named on a bad
-// config, and a real Prometheus discovering one collector's share from the
-// running binary.
+// The target-allocator binary's exit code 2 with the field named on a bad
+// config; a real Prometheus discovering one collector's share from the
+// allocator (in-process), and its mutual-TLS listener.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -9,6 +9,7 @@
 
 #include "http_fixtures.hpp"
 #include "mutual_tls.hpp"
+#include "ta_runtime_fixture.hpp"
 
 using namespace http_test;
 
@@ -32,16 +33,6 @@ int run(const std::filesystem::path& config, std::string& err, const std::string
   while (std::fgets(buf, sizeof buf, p)) err += buf;
   const int status = ::pclose(p);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-// Reads "listening on http://127.0.0.1:PORT" from `fd`; returns PORT or -1.
-int read_port(int fd) {
-  std::string line;
-  char c = 0;
-  while (::read(fd, &c, 1) == 1 && c != '\n') line += c;
-  const std::string prefix = "listening on http://127.0.0.1:";
-  if (!line.starts_with(prefix)) return -1;
-  return std::stoi(line.substr(prefix.size()));
 }
 
 }  // namespace
@@ -90,10 +81,9 @@ TEST_CASE("target-allocator refuses Kubernetes discovery without a cluster conne
   for (const auto& p : {sd, plain}) std::filesystem::remove(p);
 }
 
-TEST_CASE("Prometheus discovers one collector's share from the target-allocator binary",
-          "[allocation][cli][prometheus]") {
+TEST_CASE("Prometheus discovers one collector's share from the target allocator", "[allocation][prometheus]") {
   REQUIRE(std::filesystem::exists("/usr/bin/prometheus"));
-  auto path = write_config("ta-e2e", R"(allocation_strategy: consistent-hashing
+  ta_test::Runtime rt(R"(allocation_strategy: consistent-hashing
 collectors: [c1, c2]
 config:
   scrape_configs:
@@ -102,13 +92,7 @@ config:
         - targets: ["127.0.0.1:21000", "127.0.0.1:21001", "127.0.0.1:21002", "127.0.0.1:21003"]
         - targets: ["127.0.0.1:21004", "127.0.0.1:21005"]
 )");
-  int out[2];
-  REQUIRE(::pipe(out) == 0);
-  Child ta{spawn({kBinary, "--config-file", path.string(), "--listen-addr", "127.0.0.1:0"}, out[1])};
-  ::close(out[1]);
-  const int port = read_port(out[0]);
-  ::close(out[0]);
-  REQUIRE(port > 0);
+  const int port = rt.port();
   httplib::Client client("127.0.0.1", port);
   get(client, "/readyz");
   const auto c1 = addresses(get(client, "/jobs/node/targets?collector_id=c1"));
@@ -125,37 +109,28 @@ config:
   CHECK_THAT(metrics, Catch::Contains("opentelemetry_allocator_time_to_allocate_count{method=\"SetTargets\","
                                       "strategy=\"consistent-hashing\"} 1"));
   CHECK(prometheus_discovers(port, "node", "/jobs/node/targets?collector_id=c1", c1) == c1);
-  ta.terminate();
-  CHECK(WIFEXITED(ta.status));
-  CHECK(WEXITSTATUS(ta.status) == 0);
-  std::filesystem::remove(path);
 }
 
-TEST_CASE("target-allocator --enable-https-server serves credentials over mutual TLS only", "[allocation][cli][tls]") {
+TEST_CASE("target-allocator --enable-https-server serves credentials over mutual TLS only", "[allocation][tls]") {
   testutil::MutualTls m;
-  auto path = write_config("ta-https", R"(collectors: [c1]
+  ta_test::Runtime rt(R"(collectors: [c1]
 config:
   scrape_configs:
     - job_name: secured
       basic_auth: {username: u, password: hunter2}
       static_configs: [{targets: ["10.0.0.1:80"]}]
-)");
-  int out[2];
-  REQUIRE(::pipe(out) == 0);
-  Child ta{spawn({kBinary, "--config-file", path.string(), "--listen-addr", "127.0.0.1:0", "--enable-https-server",
-                  "--listen-addr-https", "127.0.0.1:0", "--https-ca-file", m.path("ca.crt"), "--https-tls-cert-file",
-                  m.path("server.crt"), "--https-tls-key-file", m.path("server.key")},
-                 out[1])};
-  ::close(out[1]);
-  const int port = read_port(out[0]);
-  std::string line;
-  char c = 0;
-  while (::read(out[0], &c, 1) == 1 && c != '\n') line += c;
-  ::close(out[0]);
-  REQUIRE(port > 0);
-  const std::string prefix = "serving credentials over mutual TLS on https://127.0.0.1:";
-  REQUIRE(line.starts_with(prefix));
-  const int https_port = std::stoi(line.substr(prefix.size()));
+)",
+                      [&](actors::ta::RuntimeOptions& o) {
+                        allocation::HttpsOptions& tls = o.server.https.emplace();
+                        tls.host = "127.0.0.1";
+                        tls.port = 0;
+                        tls.client_ca_file = m.path("ca.crt");
+                        tls.cert_file = m.path("server.crt");
+                        tls.key_file = m.path("server.key");
+                      });
+  const int port = rt.port();
+  const int https_port = rt.ta.https_port();
+  REQUIRE(https_port > 0);
 
   httplib::Client plain("127.0.0.1", port);
   CHECK_THAT(get(plain, "/scrape_configs"), Catch::Contains(R"("password":"<secret>")"));
@@ -168,5 +143,4 @@ config:
   httplib::SSLClient without_cert("127.0.0.1", https_port);
   without_cert.enable_server_certificate_verification(false);
   CHECK_FALSE(without_cert.Get("/scrape_configs"));
-  std::filesystem::remove(path);
 }

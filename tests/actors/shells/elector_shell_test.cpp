@@ -26,13 +26,14 @@ struct fixture : shells::api_fixture {
   std::int64_t mono_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(sched.clock().now().time_since_epoch()).count();
   }
-  void start() {
+  // with_writer = false: the target allocator's elector (on_change only).
+  void start(bool with_writer = true) {
     ElectorConfig ec;
     ec.leader.identity = "me";
     ec.leader.ns = "ops";
     ec.leader.name = "ao";
     ec.client = &client;
-    ec.writer = caf::actor_cast<writer_actor>(writer);
+    if (with_writer) ec.writer = caf::actor_cast<writer_actor>(writer);
     ec.on_change = [this](bool leading) { changes.push_back(leading); };
     ec.fence = std::make_shared<core::LeaseFence>(ec.leader.renew_deadline, [this] { return mono_ms(); });
     ec.wall_ms = [this] { return 1714564800000 + mono_ms(); };
@@ -62,6 +63,16 @@ CAF_TEST(a missing Lease is created and the writer told to lead) {
   expect_leader(true);
   CAF_CHECK_EQUAL(api->lines(), (std::vector<std::string>{"GET " + kLeases + "/ao", "POST " + kLeases}));
   CAF_CHECK_EQUAL(changes, std::vector<bool>{true});
+}
+
+CAF_TEST(an elector without a writer reports leadership through on_change only) {
+  start(false);
+  CAF_CHECK_EQUAL(changes, std::vector<bool>{true});
+  api->script("GET", "/leases/ao", ScriptedTransport::ok(lease("other", "2024-05-01T12:00:00.000000Z")), 100);
+  next_round();  // another live holder: step down at once
+  CAF_CHECK_EQUAL(changes, (std::vector<bool>{true, false}));
+  // No leader_atom reached the writer, in either direction.
+  CAF_CHECK(writer->mailbox().empty());
 }
 
 CAF_TEST(a live holder is waited out until its lease expires) {

@@ -1,15 +1,12 @@
 // load_config: reads the config file and the static_configs targets.
-#include "config.hpp"
+#include "allocation/runtime/config.hpp"
 
-#include <cstdlib>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "allocation/relabel.hpp"
 #include "model/parse.hpp"
 
-namespace target_allocator {
+namespace allocation::runtime {
 
 namespace {
 
@@ -163,50 +160,4 @@ Config load_config(std::string_view text, std::string_view source) {
   return out;
 }
 
-namespace {
-
-const Value& named_entry(const Value& doc, std::string_view list, const std::string& name, const std::string& file) {
-  const Value* items = doc.find(list);
-  if (items && items->is_array()) {
-    for (const auto& item : items->as_array()) {
-      const Value* n = item.is_object() ? item.find("name") : nullptr;
-      const Value* body = item.is_object() ? item.find(list.substr(0, list.size() - 1)) : nullptr;
-      if (n && n->is_string() && n->as_string() == name && body && body->is_object()) return *body;
-    }
-  }
-  fail(file + ": " + std::string(list), "no entry named \"" + name + "\"");
-}
-
-}  // namespace
-
-std::string check_kubeconfig(const std::string& path, const std::string& sa_dir) {
-  if (path.empty()) {
-    const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
-    if (!host || !*host)
-      fail("--kubeconfig-path", "not set and not running in a cluster (KUBERNETES_SERVICE_HOST is unset)");
-    if (!std::ifstream(sa_dir + "/token"))
-      fail("--kubeconfig-path", "not set and the service-account token " + sa_dir + "/token is unreadable");
-    const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
-    return std::string("https://") + host + ":" + (port && *port ? port : "443");
-  }
-  std::ifstream in(path);
-  if (!in) fail("--kubeconfig-path", "cannot read " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::vector<model::Document> docs;
-  try {
-    docs = model::parse_documents(text.str(), path);
-  } catch (const std::exception& e) {
-    fail("--kubeconfig-path", e.what());
-  }
-  if (docs.size() != 1 || !docs[0].value.is_object()) fail(path, "must hold one YAML object");
-  const Value& doc = docs[0].value;
-  const std::string context = string_field(doc, "current-context");
-  if (context.empty()) fail(path + ": current-context", "is not set");
-  const std::string cluster = string_field(named_entry(doc, "contexts", context, path), "cluster");
-  const std::string server = string_field(named_entry(doc, "clusters", cluster, path), "server");
-  if (server.empty()) fail(path + ": clusters[" + cluster + "].server", "is not set");
-  return server;
-}
-
-}  // namespace target_allocator
+}  // namespace allocation::runtime

@@ -22,7 +22,7 @@
 #include "allocation/target.hpp"
 #include "model/value.hpp"
 
-namespace target_allocator {
+namespace allocation::runtime {
 
 class ConfigError : public std::runtime_error {
  public:
@@ -67,11 +67,4 @@ Config load_config(std::string_view text, std::string_view source);
 // its static targets and sd configs, as load_config does for the file's.
 void read_scrape_job(const model::Value& job, const std::string& field, Config& out);
 
-// Checks that `path` (or, when empty, the in-cluster service account) gives a
-// cluster connection: a readable kubeconfig whose current-context names a
-// cluster with a server. Returns the server URL; throws ConfigError naming
-// the file and field (or the in-cluster variable or file) otherwise.
-std::string check_kubeconfig(const std::string& path,
-                             const std::string& sa_dir = "/var/run/secrets/kubernetes.io/serviceaccount");
-
-}  // namespace target_allocator
+}  // namespace allocation::runtime

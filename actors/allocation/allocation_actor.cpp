@@ -1,0 +1,191 @@
+// The allocation journal and the allocation actor.
+#include "actors/allocation/allocation_actor.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <system_error>
+
+#include <spdlog/spdlog.h>
+
+#include "allocation/runtime/state.hpp"
+
+namespace actors {
+
+namespace {
+
+using allocation::runtime::Input;
+using allocation::runtime::InputType;
+
+std::int64_t system_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+InputPtr reallocate_input() {
+  auto in = std::make_shared<Input>();
+  in->type = InputType::reallocate;
+  return in;
+}
+
+// --- journal -----------------------------------------------------------------
+
+struct JournalState {
+  AllocationJournalConfig cfg;
+  int fd = -1;
+  std::uint64_t seq = 0;
+  ~JournalState() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+void write_line(int fd, const std::string& line) {
+  std::size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw std::system_error(errno, std::generic_category(), "writing the allocator journal");
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+// What the file gets: Secret data redacted (the live fold still sees it;
+// no assignment depends on a Secret's values).
+std::string recorded_line(const JournalState& st, const Input& in) {
+  if (in.type != InputType::watch || !in.watch.object || !st.cfg.redaction) return encode_input(in);
+  const model::Value* kind = in.watch.object->find("kind");
+  if (!kind || !kind->is_string() || kind->as_string() != "Secret") return encode_input(in);
+  Input copy = in;
+  copy.watch.object = std::make_shared<const model::Value>(core::redact("Secret", *in.watch.object, *st.cfg.redaction));
+  return encode_input(copy);
+}
+
+using Journal = allocation_journal_actor::stateful_pointer<JournalState>;
+
+allocation_journal_actor::behavior_type journal_behavior(Journal self, AllocationJournalConfig cfg, int fd) {
+  auto& st = self->state;
+  st.cfg = std::move(cfg);
+  st.fd = fd;
+  if (!st.cfg.wall_ms) st.cfg.wall_ms = system_ms;
+  return {
+      [=](input_atom, const InputPtr& in) {
+        auto& st = self->state;
+        auto stamped = std::make_shared<Input>(*in);
+        stamped->seq = ++st.seq;
+        stamped->time_ms = st.cfg.wall_ms();
+        if (st.fd >= 0) {
+          try {
+            write_line(st.fd, recorded_line(st, *stamped));
+          } catch (const std::system_error& e) {
+            // Serving goes on; a journal with a gap would replay wrongly, so it stops here.
+            spdlog::error("msg=\"allocator journal stopped\" path={} seq={} error=\"{}\"", st.cfg.path, stamped->seq,
+                          e.what());
+            ::close(st.fd);
+            st.fd = -1;
+          }
+        }
+        self->send(st.cfg.target, input_atom::value, InputPtr(std::move(stamped)));
+      },
+      [=](stats_atom) -> std::uint64_t { return self->state.seq; },
+  };
+}
+
+// --- allocation actor ----------------------------------------------------------
+
+struct AllocState {
+  AllocationHooks hooks;
+  allocation::runtime::State state;
+  std::uint64_t seq = 0;
+  bool requested = false;  // a reallocate request is in flight
+  std::optional<allocation::TimePoint> wake;
+};
+
+using Alloc = allocation_actor::stateful_pointer<AllocState>;
+
+void request(Alloc self, std::optional<std::chrono::milliseconds> after = std::nullopt) {
+  auto journal = caf::actor_cast<allocation_journal_actor>(self->current_sender());
+  if (!journal) return;
+  if (after)
+    self->delayed_send(journal, *after, input_atom::value, reallocate_input());
+  else
+    self->send(journal, input_atom::value, reallocate_input());
+}
+
+void perform(Alloc self, const Input& in, const allocation::runtime::Effects& fx, double seconds) {
+  auto& st = self->state;
+  auto& h = st.hooks;
+  for (const auto& line : fx.logs)
+    if (h.log) h.log(line);
+  for (const auto& name : fx.discovery)
+    if (h.discovery_event) h.discovery_event(name);
+  if (fx.sources_changed && h.sources) h.sources(st.state);
+  if (h.allocated && (fx.targets_set || fx.collectors_set))
+    h.allocated(fx.targets_set ? "SetTargets" : "SetCollectors", st.state.allocator().strategy_name(), seconds);
+  if (fx.reallocated && h.publish) h.publish(st.state);
+  if (in.type == InputType::reallocate) st.requested = false;
+  if (fx.pending && !st.requested) {
+    st.requested = true;
+    request(self);
+  }
+  // A grace period ends: one timer per distinct deadline.
+  if (fx.wake && fx.wake != st.wake) {
+    st.wake = fx.wake;
+    auto now = st.state.now();
+    auto d = std::chrono::duration_cast<std::chrono::milliseconds>(*fx.wake - now) + std::chrono::milliseconds(1);
+    request(self, std::max(d, std::chrono::milliseconds(1)));
+  }
+}
+
+allocation_actor::behavior_type alloc_behavior(Alloc self, AllocationHooks hooks) {
+  self->state.hooks = std::move(hooks);
+  return {
+      [=](input_atom, const InputPtr& in) {
+        auto& st = self->state;
+        st.seq = in->seq;
+        const auto start = std::chrono::steady_clock::now();
+        const auto fx = st.state.apply(*in);
+        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+        perform(self, *in, fx, took.count());
+      },
+      [=](assignment_atom) -> caf::result<std::uint64_t, AssignmentPtr> {
+        auto& st = self->state;
+        auto out = std::make_shared<allocation::runtime::Assignment>();
+        if (st.state.configured()) *out = allocation::runtime::assignment_of(st.state.allocator());
+        return {st.seq, AssignmentPtr(std::move(out))};
+      },
+  };
+}
+
+}  // namespace
+
+allocation_journal_actor spawn_allocation_journal(caf::actor_system& sys, AllocationJournalConfig cfg) {
+  int fd = -1;
+  if (!cfg.path.empty()) {
+    fd = ::open(cfg.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) throw std::system_error(errno, std::generic_category(), "opening " + cfg.path);
+    try {
+      write_line(fd, allocation::runtime::encode_header());
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+  }
+  return sys.spawn<caf::detached>(journal_behavior, std::move(cfg), fd);
+}
+
+allocation_actor spawn_allocation_actor(caf::actor_system& sys, AllocationHooks hooks) {
+  return sys.spawn(alloc_behavior, std::move(hooks));
+}
+
+AllocationPipeline spawn_allocation_pipeline(caf::actor_system& sys, AllocationHooks hooks,
+                                             AllocationJournalConfig journal) {
+  AllocationPipeline p;
+  p.allocator = spawn_allocation_actor(sys, std::move(hooks));
+  journal.target = p.allocator;
+  p.journal = spawn_allocation_journal(sys, std::move(journal));
+  return p;
+}
+
+}  // namespace actors

@@ -1,0 +1,195 @@
+// TargetAllocator: the allocator's actors, server, sources and elector.
+#include "actors/allocation/runtime.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <future>
+#include <iostream>
+
+#include "actors/allocation/allocation_actor.hpp"
+#include "actors/allocation/sources_actor.hpp"
+#include "actors/controller.hpp"
+#include "actors/elector_actor.hpp"
+#include "allocation/runtime/config.hpp"
+#include "k8s/client/client.hpp"
+#include "k8s/client/curl_transport.hpp"
+
+namespace actors::ta {
+
+namespace {
+
+using allocation::runtime::ConfigError;
+
+// Upstream's order: the flag, then the config key, then $OTELCOL_NAMESPACE.
+std::string collector_namespace(const RuntimeOptions& o, const allocation::runtime::Config& config) {
+  if (!o.collector_namespace.empty()) return o.collector_namespace;
+  if (!config.collector_namespace.empty()) return config.collector_namespace;
+  const char* env = std::getenv("OTELCOL_NAMESPACE");
+  return env && *env ? env : "default";
+}
+
+// --kubeconfig-path, or the in-cluster service account when it is empty.
+k8s::ClusterConfig cluster_config(const std::string& kubeconfig_path, const std::string& field) {
+  try {
+    check_kubeconfig(kubeconfig_path);  // names the missing piece
+    return kubeconfig_path.empty() ? k8s::in_cluster() : k8s::from_kubeconfig(kubeconfig_path);
+  } catch (const std::exception& e) {
+    throw ConfigError(field + " needs the Kubernetes API: " + e.what());
+  }
+}
+
+constexpr auto kFirstAllocation = std::chrono::seconds(60);
+
+}  // namespace
+
+struct TargetAllocator::Impl {
+  RuntimeOptions options;
+  std::string collector_ns;
+  std::optional<k8s::ClusterConfig> cluster;
+  std::unique_ptr<k8s::Client> client, elector_client;  // outlive the actors
+  allocation::AllocationServer server;
+  std::promise<void> first_publish;
+  bool published = false, started = false, stopped = false;
+  caf::actor_system_config caf_config;
+  std::unique_ptr<caf::actor_system> sys;  // declared last: destroyed (and joined) first
+  AllocationPipeline pipeline;
+  sources_actor sources;
+  elector_actor elector;
+
+  explicit Impl(RuntimeOptions o, allocation::ServerOptions server_options)
+      : options(std::move(o)), server(std::move(server_options)) {}
+
+  void log(const std::string& line) const { options.log(line); }
+  AllocationHooks hooks();
+  void start_elector();
+};
+
+AllocationHooks TargetAllocator::Impl::hooks() {
+  AllocationHooks h;
+  h.publish = [this](const allocation::runtime::State& st) {
+    server.publish(st.allocator(), st.scrape_configs());
+    if (!published) {
+      published = true;
+      first_publish.set_value();
+    }
+  };
+  h.sources = [this](const allocation::runtime::State& st) {
+    caf::anon_send(sources, sources_atom::value,
+                   std::make_shared<const std::vector<allocation::runtime::WatchSource>>(st.watches()),
+                   std::make_shared<const std::vector<allocation::runtime::HttpSdSource>>(st.http_sd()));
+  };
+  h.log = [this](const std::string& line) { log(line); };
+  h.allocated = [this](const char* method, std::string_view strategy, double seconds) {
+    server.metrics().observe_time_to_allocate(method, strategy, seconds);
+  };
+  h.discovery_event = [this](const std::string& name) { server.metrics().count_event(name); };
+  return h;
+}
+
+TargetAllocator::TargetAllocator(RuntimeOptions o) {
+  if (!o.log) o.log = [](const std::string& m) { std::cerr << "target-allocator: " << m << std::endl; };
+  auto config = allocation::runtime::load_config(o.config_text, o.config_path);
+  allocation::make_strategy(config.strategy);  // validate before serving
+  if (o.prometheus_cr_watcher) config.kubernetes_fields.push_back("--enable-prometheus-cr-watcher");
+  if (o.leader_elect) config.kubernetes_fields.push_back("--leader-elect");
+  allocation::ServerOptions server_options = o.server;
+  server_options.require_leadership = o.leader_elect;
+  impl_ = std::make_unique<Impl>(std::move(o), std::move(server_options));
+  impl_->collector_ns = collector_namespace(impl_->options, config);
+  if (!config.kubernetes_fields.empty())
+    impl_->cluster = cluster_config(impl_->options.kubeconfig_path, config.kubernetes_fields.front());
+}
+
+TargetAllocator::~TargetAllocator() {
+  stop();
+}
+
+void TargetAllocator::start() {
+  Impl& im = *impl_;
+  if (im.started) return;
+  im.started = true;
+  tune_actor_system(im.caf_config);
+  im.sys = std::make_unique<caf::actor_system>(im.caf_config);
+  if (im.cluster)
+    im.client = std::make_unique<k8s::Client>(
+        k8s::make_curl_transport(*im.cluster, {.user_agent = "agent-operator-target-allocator"}));
+  AllocationJournalConfig journal;
+  journal.path = im.options.journal_path;
+  journal.redaction = std::make_shared<core::RedactionPolicy>();
+  im.pipeline = spawn_allocation_pipeline(*im.sys, im.hooks(), std::move(journal));
+  im.sources = spawn_sources(*im.sys, {im.pipeline.journal, im.client.get(), [&im](auto& l) { im.log(l); }});
+  auto config = std::make_shared<allocation::runtime::Input>();
+  config->type = allocation::runtime::InputType::config;
+  config->config = {im.options.config_text, im.options.config_path, im.options.prometheus_cr_watcher, im.collector_ns};
+  caf::anon_send(im.pipeline.journal, input_atom::value, InputPtr(std::move(config)));
+  if (im.first_publish.get_future().wait_for(kFirstAllocation) != std::future_status::ready)
+    throw std::runtime_error("no allocation within 60 s of start");
+  im.server.start();
+  im.start_elector();
+}
+
+// --leader-elect: the operator's elector actor on its own client, flipping
+// the server's readiness. The Lease lives in --leader-elect-namespace, else
+// the collector namespace.
+void TargetAllocator::Impl::start_elector() {
+  if (!options.leader_elect || !cluster) return;
+  ElectorConfig ec;
+  ec.leader = options.lease;
+  if (ec.leader.ns.empty()) ec.leader.ns = collector_ns;
+  // The elector retries every retry period itself, and an answer later than
+  // the renew deadline is worthless; both keep shutdown quick.
+  k8s::ClientOptions co;
+  co.timeout = ec.leader.renew_deadline;
+  co.max_retries = 0;
+  co.user_agent = co.field_manager = "target-allocator";
+  elector_client = std::make_unique<k8s::Client>(k8s::make_curl_transport(*cluster), co);
+  ec.client = elector_client.get();
+  ec.on_change = [this](bool leading) { server.set_leading(leading); };
+  ec.log = [this](const std::string& line) { log(line); };
+  elector = spawn_elector(*sys, std::move(ec));
+}
+
+void TargetAllocator::stop() {
+  Impl& im = *impl_;
+  if (!im.started || im.stopped) return;
+  im.stopped = true;
+  if (im.elector) {
+    caf::scoped_actor self{*im.sys};
+    // The standby takes over on its next round instead of waiting out the lease.
+    self->request(im.elector, im.options.lease.renew_deadline, release_atom::value)
+        .receive([](bool) {}, [](caf::error&) {});
+    self->send_exit(im.elector, caf::exit_reason::user_shutdown);
+  }
+  caf::anon_send_exit(im.sources, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(im.pipeline.journal, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(im.pipeline.allocator, caf::exit_reason::user_shutdown);
+  im.sys->await_all_actors_done();
+  im.server.stop();
+}
+
+int TargetAllocator::port() const {
+  return impl_->server.port();
+}
+
+int TargetAllocator::https_port() const {
+  return impl_->server.https_port();
+}
+
+allocation::AllocationServer& TargetAllocator::server() {
+  return impl_->server;
+}
+
+std::pair<std::uint64_t, allocation::runtime::Assignment> TargetAllocator::assignment() {
+  Impl& im = *impl_;
+  std::pair<std::uint64_t, allocation::runtime::Assignment> out;
+  caf::scoped_actor self{*im.sys};
+  self->request(im.pipeline.allocator, std::chrono::seconds(30), assignment_atom::value)
+      .receive(
+          [&](std::uint64_t seq, const AssignmentPtr& a) {
+            out = {seq, *a};
+          },
+          [](caf::error&) { throw std::runtime_error("the allocation actor did not answer"); });
+  return out;
+}
+
+}  // namespace actors::ta

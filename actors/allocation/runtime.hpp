@@ -1,0 +1,69 @@
+// The target allocator as one object: informers and http_sd pollers
+// (sources actor) -> allocation journal -> allocation actor (the pure
+// allocation::runtime::State) -> the HTTP server's published snapshot,
+// plus the Lease elector (the operator's elector actor) with --leader-elect.
+// cmd/target-allocator only parses flags and calls this; tests run it
+// in-process.
+// Contract: the constructor validates the config (throws
+// allocation::runtime::ConfigError naming the field, or
+// std::invalid_argument for a bad strategy) and, when the config or the
+// options need the Kubernetes API, the cluster connection (ConfigError
+// "<field> needs the Kubernetes API: ..."). start() records the config as
+// the journal's first input, waits until the first allocation is
+// published, then binds (throws std::runtime_error when it cannot) and
+// starts discovery and the elector. stop() (also the destructor) hands the
+// Lease back when leading, stops discovery, the actors and the server.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "allocation/runtime/replay.hpp"
+#include "allocation/server.hpp"
+#include "k8s/client/config.hpp"
+#include "k8s/lease/leader.hpp"
+
+namespace actors::ta {
+
+struct RuntimeOptions {
+  std::string config_text, config_path;
+  allocation::ServerOptions server;
+  std::string kubeconfig_path;  // "" = the in-cluster service account
+  bool prometheus_cr_watcher = false;
+  std::string collector_namespace;  // the flag; then the config key, then $OTELCOL_NAMESPACE
+  bool leader_elect = false;
+  k8s::lease::LeaderConfig lease;               // ns "" = the collector namespace
+  std::string journal_path;                     // "" = no journal
+  std::function<void(const std::string&)> log;  // default: stderr, "target-allocator: " prefix
+};
+
+// Checks that `path` (or, when empty, the in-cluster service account) gives
+// a cluster connection: a readable kubeconfig whose current-context names a
+// cluster with a server. Returns the server URL; throws ConfigError naming
+// the file and field (or the in-cluster variable or file) otherwise.
+std::string check_kubeconfig(const std::string& path,
+                             const std::string& sa_dir = "/var/run/secrets/kubernetes.io/serviceaccount");
+
+class TargetAllocator {
+ public:
+  explicit TargetAllocator(RuntimeOptions options);
+  ~TargetAllocator();
+  TargetAllocator(const TargetAllocator&) = delete;
+  TargetAllocator& operator=(const TargetAllocator&) = delete;
+
+  void start();
+  void stop();
+  int port() const;
+  int https_port() const;
+  allocation::AllocationServer& server();
+  // The allocation actor's last applied seq and its assignment.
+  std::pair<std::uint64_t, allocation::runtime::Assignment> assignment();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace actors::ta

@@ -1,0 +1,186 @@
+// The sources actor: reflectors and http_sd pollers for the allocator.
+#include "actors/allocation/sources_actor.hpp"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "k8s/client/reflector.hpp"
+
+namespace actors {
+
+namespace {
+
+using allocation::runtime::HttpSdSource;
+using allocation::runtime::Input;
+using allocation::runtime::InputType;
+using allocation::runtime::WatchSource;
+
+allocation::discovery::Change change_of(k8s::WatchType t) {
+  using allocation::discovery::Change;
+  if (t == k8s::WatchType::added) return Change::added;
+  return t == k8s::WatchType::modified ? Change::modified : Change::deleted;
+}
+
+// "scheme://host[:port]" and the rest ("/path?query", "/" when empty).
+std::pair<std::string, std::string> split_url(const std::string& url) {
+  const auto host_start = url.find("://") + 3;
+  const auto path_start = url.find_first_of("/?", host_start);
+  if (path_start == std::string::npos) return {url, "/"};
+  std::string path = url.substr(path_start);
+  if (path.front() == '?') path = "/" + path;
+  return {url.substr(0, path_start), path};
+}
+
+struct PollerState {
+  HttpSdSource source;
+  allocation_journal_actor journal;
+};
+
+http_sd_poller_actor::behavior_type poller(http_sd_poller_actor::stateful_pointer<PollerState> self,
+                                           HttpSdSource source, allocation_journal_actor journal) {
+  self->state.source = std::move(source);
+  self->state.journal = journal;
+  self->send(self, tick_atom::value);
+  return {
+      [=](tick_atom) {
+        auto in = std::make_shared<Input>();
+        in->type = InputType::http_sd;
+        in->http_sd = fetch_http_sd(self->state.source);
+        self->send(self->state.journal, input_atom::value, InputPtr(std::move(in)));
+        self->delayed_send(self, self->state.source.config.refresh_interval, tick_atom::value);
+      },
+  };
+}
+
+struct Watch {
+  WatchSource source;
+  std::unique_ptr<k8s::Reflector> reflector;
+};
+
+struct SourcesState {
+  SourcesConfig cfg;
+  std::map<std::string, Watch> watches;
+  std::map<std::string, std::pair<std::string, http_sd_poller_actor>> pollers;  // id -> (url, poller)
+  ~SourcesState() {
+    for (auto& [id, w] : watches) w.reflector->stop();
+    for (auto& [id, p] : pollers) caf::anon_send_exit(p.second, caf::exit_reason::user_shutdown);
+  }
+};
+
+using Sources = sources_actor::stateful_pointer<SourcesState>;
+
+void log(Sources self, const std::string& line) {
+  if (self->state.cfg.log) self->state.cfg.log(line);
+}
+
+std::unique_ptr<k8s::Reflector> start_watch(Sources self, const WatchSource& w) {
+  const k8s::Resource* resource = k8s::resource_for_kind(w.kind);
+  if (!resource) {
+    log(self, w.field + ": cannot watch unknown kind " + w.kind);
+    return nullptr;
+  }
+  k8s::ReflectorOptions options;
+  options.ns = w.ns;
+  options.label_selector = w.label_selector;
+  options.field_selector = w.field_selector;
+  auto sink = [journal = self->state.cfg.journal, id = w.id](k8s::ObjectEvent e) {
+    auto in = std::make_shared<Input>();
+    in->type = InputType::watch;
+    in->watch = {id, change_of(e.type), std::move(e.object)};
+    caf::anon_send(journal, input_atom::value, InputPtr(std::move(in)));
+  };
+  auto on_error = [logger = self->state.cfg.log, field = w.field, plural = resource->plural](const k8s::Result& r) {
+    if (logger) logger(field + ": watching " + plural + ": " + r.error);
+  };
+  auto reflector = std::make_unique<k8s::Reflector>(*self->state.cfg.client, *resource, options, std::move(sink),
+                                                    nullptr, std::move(on_error));
+  reflector->start();
+  return reflector;
+}
+
+void update_watches(Sources self, const std::vector<WatchSource>& wanted) {
+  auto& watches = self->state.watches;
+  for (auto it = watches.begin(); it != watches.end();) {
+    auto same = std::find(wanted.begin(), wanted.end(), it->second.source);
+    if (same != wanted.end()) {
+      ++it;
+      continue;
+    }
+    it->second.reflector->stop();  // no event arrives after this
+    it = watches.erase(it);
+  }
+  for (const auto& w : wanted) {
+    if (watches.count(w.id)) continue;
+    if (!self->state.cfg.client) {
+      log(self, w.field + ": no cluster connection; not watching " + w.kind);
+      continue;
+    }
+    if (auto r = start_watch(self, w)) watches.emplace(w.id, Watch{w, std::move(r)});
+  }
+}
+
+void update_pollers(Sources self, const std::vector<HttpSdSource>& wanted) {
+  auto& pollers = self->state.pollers;
+  for (auto it = pollers.begin(); it != pollers.end();) {
+    bool keep = std::any_of(wanted.begin(), wanted.end(), [&](const HttpSdSource& s) {
+      return s.id == it->first && s.config.url == it->second.first;
+    });
+    if (keep) {
+      ++it;
+      continue;
+    }
+    caf::anon_send_exit(it->second.second, caf::exit_reason::user_shutdown);
+    it = pollers.erase(it);
+  }
+  for (const auto& s : wanted)
+    if (!pollers.count(s.id))
+      pollers.emplace(s.id, std::make_pair(s.config.url, self->home_system().spawn<caf::detached>(
+                                                             poller, s, self->state.cfg.journal)));
+}
+
+sources_actor::behavior_type sources_behavior(Sources self, SourcesConfig cfg) {
+  self->state.cfg = std::move(cfg);
+  return {
+      [=](sources_atom, const WatchSourcesPtr& watches, const HttpSdSourcesPtr& http_sd) {
+        update_watches(self, *watches);
+        update_pollers(self, *http_sd);
+      },
+  };
+}
+
+}  // namespace
+
+sources_actor spawn_sources(caf::actor_system& sys, SourcesConfig cfg) {
+  return sys.spawn<caf::detached>(sources_behavior, std::move(cfg));
+}
+
+allocation::runtime::HttpSdInput fetch_http_sd(const HttpSdSource& source) {
+  const auto& config = source.config;
+  allocation::runtime::HttpSdInput out;
+  out.source = source.id;
+  const auto [origin, path] = split_url(config.url);
+  httplib::Client client(origin);
+  client.set_url_encode(false);  // the configured URL is sent as written
+  const auto timeout =
+      std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(config.refresh_interval).count());
+  client.set_connection_timeout(std::min<std::int64_t>(timeout, 10), 0);
+  client.set_read_timeout(std::min<std::int64_t>(timeout, 10), 0);  // bounds how long a stop waits
+  const httplib::Headers headers = {
+      {"Accept", "application/json"},
+      {"User-Agent", "agent-operator-target-allocator"},
+      {"X-Prometheus-Refresh-Interval-Seconds", std::to_string(config.refresh_interval.count() / 1000)}};
+  auto res = client.Get(path.c_str(), headers);
+  if (!res) {
+    out.error = httplib::to_string(res.error());
+    return out;
+  }
+  out.status = res->status;
+  out.content_type = res->get_header_value("Content-Type");
+  out.body = std::move(res->body);
+  return out;
+}
+
+}  // namespace actors

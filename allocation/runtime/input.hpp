@@ -1,0 +1,90 @@
+// The target allocator's inputs, as its journal records them: everything
+// that changes what it serves arrives as one Input, is stamped with a seq
+// and a time by the journal, and is then folded by runtime::State.
+// Contract: encoding is pure and byte-deterministic (compact JSON, sorted
+// keys, one line with its '\n'); decode_input() throws InputError naming
+// the 1-based line and the field. A journal is a header line
+// {"format":"target-allocator-journal","version":1} and one Input per line.
+// Types:
+//  - config: the config file's text, its path, and the command-line values
+//    that change its meaning (the Prometheus CR watcher flag, the collector
+//    namespace);
+//  - watch: one watch event (the id of the watch that saw it, the change,
+//    the object; Secret data is redacted by the shell that records it);
+//  - http_sd: one poll of an http_sd_configs URL (status, Content-Type and
+//    body as received, or the transport error);
+//  - reallocate: apply what changed since the last one (the live runtime
+//    asks for one after a burst of inputs, or when a grace period ends).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "allocation/discovery/kubernetes_index.hpp"
+#include "model/value.hpp"
+
+namespace allocation::runtime {
+
+inline constexpr const char* kJournalFormat = "target-allocator-journal";
+inline constexpr int kJournalVersion = 1;
+
+enum class InputType { config, watch, http_sd, reallocate };
+
+struct ConfigInput {
+  std::string text, path;
+  bool prometheus_cr_watcher = false;  // --enable-prometheus-cr-watcher
+  std::string collector_namespace;     // resolved from flag, config and environment
+};
+
+struct WatchInput {
+  std::string watch;  // a WatchSource id
+  discovery::Change change = discovery::Change::added;
+  discovery::ObjectPtr object;
+};
+
+struct HttpSdInput {
+  std::string source;  // an HttpSdSource id
+  int status = 0;      // 0: transport error
+  std::string content_type, body, error;
+};
+
+struct Input {
+  std::uint64_t seq = 0;
+  std::int64_t time_ms = 0;  // Unix epoch milliseconds
+  InputType type = InputType::reallocate;
+  ConfigInput config;
+  WatchInput watch;
+  HttpSdInput http_sd;
+};
+
+using InputPtr = std::shared_ptr<const Input>;
+
+class InputError : public std::runtime_error {
+ public:
+  InputError(std::size_t line, const std::string& message)
+      : std::runtime_error("line " + std::to_string(line) + ": " + message), line_(line) {}
+  std::size_t line() const { return line_; }
+
+ private:
+  std::size_t line_;
+};
+
+const char* input_type_name(InputType t);
+const char* change_name(discovery::Change c);  // "ADDED", "MODIFIED", "DELETED"
+std::optional<discovery::Change> parse_change(std::string_view s);
+
+std::string encode_header();
+std::string encode_input(const Input& in);
+// Throws InputError when `line` is not this journal's header.
+void decode_header(std::string_view line);
+Input decode_input(std::string_view line, std::size_t line_no);
+
+// One line of summary for logs and --explain ("seq 12 watch collectors
+// MODIFIED default/col-1"); never includes object contents or bodies.
+std::string describe(const Input& in);
+
+}  // namespace allocation::runtime

@@ -1,0 +1,114 @@
+// The target allocator as a fold over its inputs (runtime/input.hpp): the
+// config, the discovery indexes (kubernetes_sd, http_sd, collector pods,
+// Prometheus CRs) and the Allocator, advanced one Input at a time. The live
+// allocation actor and `target-allocator replay` run this same code, so a
+// recorded journal replays to the same assignment.
+// Contract: pure and single-threaded; time is each input's time_ms (the
+// Allocator's clock is set from it), never the system clock. Inputs other
+// than `reallocate` only update indexes and mark what changed; a
+// `reallocate` input applies the changes to the Allocator, exactly as the
+// serving loop did: collectors, then readiness refresh when due, then
+// targets. The discovery the config needs (watches and http_sd sources,
+// including those of Prometheus CR jobs) is published by watches() and
+// http_sd() with ids derived from the config alone; Effects says when they
+// changed. A watch input whose id is not (or no longer) wanted is ignored.
+// The first config input configures the state; a later one is reported and
+// ignored (changes need a restart).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "allocation/allocator.hpp"
+#include "allocation/discovery/collectors.hpp"
+#include "allocation/discovery/prometheus_cr.hpp"
+#include "allocation/filter.hpp"
+#include "allocation/runtime/config.hpp"
+#include "allocation/runtime/input.hpp"
+
+namespace allocation::runtime {
+
+// One list+watch the runtime must run; its events arrive as watch inputs
+// carrying `id`.
+struct WatchSource {
+  std::string id;    // "collectors", "cr/<Kind>", "sd/<n>/<i>", "cr-sd/<job>/<n>@<hash>/<i>"
+  std::string kind;  // "Pod", "ServiceMonitor", ...
+  std::string ns, label_selector, field_selector;
+  std::string field;  // what needs it, for logs
+  friend bool operator==(const WatchSource&, const WatchSource&) = default;
+};
+
+// One http_sd_configs URL to poll; its answers arrive as http_sd inputs.
+struct HttpSdSource {
+  std::string id;  // "<job>/<n>"
+  std::string job, field;
+  discovery::HttpSdConfig config;
+};
+
+struct Effects {
+  bool reallocated = false;  // a reallocate ran: publish the result
+  bool collectors_set = false, targets_set = false;
+  bool pending = false;                // changes wait for a reallocate input
+  std::optional<TimePoint> wake;       // when a reallocate is due for a grace period
+  bool sources_changed = false;        // watches() or http_sd() changed
+  std::vector<std::string> logs;       // problems, one line each, without secret values
+  std::vector<std::string> discovery;  // allocator metric event names ("discovery", ...)
+};
+
+class State {
+ public:
+  State();
+  ~State();
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+
+  Effects apply(const Input& in);
+
+  bool configured() const { return allocator_ != nullptr; }
+  const Allocator& allocator() const { return *allocator_; }  // only when configured()
+  const Config& config() const { return config_; }
+  const model::Value& scrape_configs() const { return scrape_configs_; }
+  const std::vector<WatchSource>& watches() const { return watches_; }
+  const std::vector<HttpSdSource>& http_sd() const { return http_sources_; }
+  TimePoint now() const { return clock_.now(); }
+
+ private:
+  struct SdConsumer;
+  struct Route {
+    enum class To { collectors, cr, sd } to = To::sd;
+    std::string consumer;  // for sd
+    discovery::Kind kind = discovery::Kind::pod;
+    std::string kind_name;
+  };
+
+  void configure(const ConfigInput& in, Effects& fx);
+  void on_watch(const WatchInput& in, Effects& fx);
+  void on_http_sd(const HttpSdInput& in, Effects& fx);
+  void reallocate(Effects& fx);
+  void render_cr(Effects& fx);
+  void add_consumer(const std::string& key, const KubernetesSdJob& job);
+  void rebuild_sources();
+  TargetList all_targets();
+
+  ManualClock clock_;
+  Config config_;
+  std::unique_ptr<Allocator> allocator_;
+  std::optional<RelabelFilter> filter_;
+  std::optional<discovery::CollectorSet> collectors_;
+  std::optional<discovery::PrometheusCrIndex> cr_;
+  TargetList static_targets_, cr_static_targets_;
+  model::Value scrape_configs_ = model::Value::array();
+  std::map<std::string, std::unique_ptr<SdConsumer>> consumers_;  // by key: file ones, then CR ones
+  std::vector<std::string> consumer_order_;
+  std::map<std::string, std::vector<TargetGroup>> http_groups_;  // by source id
+  std::vector<HttpSdSource> http_sources_;
+  std::vector<WatchSource> watches_;
+  std::map<std::string, Route> routes_;  // watch id -> consumer
+  std::vector<std::string> cr_problems_;
+  bool targets_dirty_ = false, collectors_dirty_ = false, cr_dirty_ = false;
+};
+
+}  // namespace allocation::runtime
