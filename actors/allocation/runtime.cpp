@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <future>
 #include <iostream>
+#include <utility>
 
 #include "actors/allocation/allocation_actor.hpp"
 #include "actors/allocation/sources_actor.hpp"
@@ -44,6 +45,7 @@ constexpr auto kFirstAllocation = std::chrono::seconds(60);
 
 struct TargetAllocator::Impl {
   RuntimeOptions options;
+  std::shared_ptr<const allocation::runtime::Config> config;  // parsed once, by the constructor
   std::string collector_ns;
   std::optional<k8s::ClusterConfig> cluster;
   std::unique_ptr<k8s::Client> client, elector_client;  // outlive the actors
@@ -90,14 +92,15 @@ TargetAllocator::TargetAllocator(RuntimeOptions o) {
   if (!o.log) o.log = [](const std::string& m) { std::cerr << "target-allocator: " << m << std::endl; };
   auto config = allocation::runtime::load_config(o.config_text, o.config_path);
   allocation::make_strategy(config.strategy);  // validate before serving
-  if (o.prometheus_cr_watcher) config.kubernetes_fields.push_back("--enable-prometheus-cr-watcher");
-  if (o.leader_elect) config.kubernetes_fields.push_back("--leader-elect");
+  std::vector<std::string> needs_api = config.kubernetes_fields;
+  if (o.prometheus_cr_watcher) needs_api.push_back("--enable-prometheus-cr-watcher");
+  if (o.leader_elect) needs_api.push_back("--leader-elect");
   allocation::ServerOptions server_options = o.server;
   server_options.require_leadership = o.leader_elect;
   impl_ = std::make_unique<Impl>(std::move(o), std::move(server_options));
   impl_->collector_ns = collector_namespace(impl_->options, config);
-  if (!config.kubernetes_fields.empty())
-    impl_->cluster = cluster_config(impl_->options.kubeconfig_path, config.kubernetes_fields.front());
+  if (!needs_api.empty()) impl_->cluster = cluster_config(impl_->options.kubeconfig_path, needs_api.front());
+  impl_->config = std::make_shared<const allocation::runtime::Config>(std::move(config));
 }
 
 TargetAllocator::~TargetAllocator() {
@@ -120,7 +123,8 @@ void TargetAllocator::start() {
   im.sources = spawn_sources(*im.sys, {im.pipeline.journal, im.client.get(), [&im](auto& l) { im.log(l); }});
   auto config = std::make_shared<allocation::runtime::Input>();
   config->type = allocation::runtime::InputType::config;
-  config->config = {im.options.config_text, im.options.config_path, im.options.prometheus_cr_watcher, im.collector_ns};
+  config->config = {im.options.config_text, im.options.config_path, im.options.prometheus_cr_watcher, im.collector_ns,
+                    std::exchange(im.config, nullptr)};
   caf::anon_send(im.pipeline.journal, input_atom::value, InputPtr(std::move(config)));
   if (im.first_publish.get_future().wait_for(kFirstAllocation) != std::future_status::ready)
     throw std::runtime_error("no allocation within 60 s of start");

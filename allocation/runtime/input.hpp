@@ -34,10 +34,16 @@ inline constexpr int kJournalVersion = 1;
 
 enum class InputType { config, watch, http_sd, reallocate };
 
+struct Config;
+
 struct ConfigInput {
   std::string text, path;
   bool prometheus_cr_watcher = false;  // --enable-prometheus-cr-watcher
   std::string collector_namespace;     // resolved from flag, config and environment
+  // load_config(text, path) when the caller already parsed it (the live
+  // runtime validates the file before starting); never journaled, so a
+  // replay parses the text.
+  std::shared_ptr<const Config> parsed;
 };
 
 struct WatchInput {

@@ -75,34 +75,32 @@ void State::configure(const ConfigInput& in, Effects& fx) {
   }
   std::unique_ptr<Strategy> strategy;
   try {
-    config_ = load_config(in.text, in.path);
-    strategy = make_strategy(config_.strategy);
-    if (config_.filter_strategy == "relabel-config") {
+    config_ = in.parsed ? in.parsed : std::make_shared<const Config>(load_config(in.text, in.path));
+    strategy = make_strategy(config_->strategy);
+    if (config_->filter_strategy == "relabel-config") {
       filter_.emplace();
-      filter_->set_scrape_configs(config_.scrape_configs);
+      filter_->set_scrape_configs(config_->scrape_configs);
     }
   } catch (const std::exception& e) {
     fx.logs.push_back(std::string("config ") + in.path + ": " + e.what());
-    config_ = {};
+    config_.reset();
     filter_.reset();
     return;
   }
   allocator_ = std::make_unique<Allocator>(std::move(strategy), AllocatorOptions{}, clock_);
-  static_targets_ = config_.targets;
-  scrape_configs_ = config_.scrape_configs;
-  for (std::size_t n = 0; n < config_.http_sd.size(); ++n) {
-    const auto& sd = config_.http_sd[n];
+  for (std::size_t n = 0; n < config_->http_sd.size(); ++n) {
+    const auto& sd = config_->http_sd[n];
     http_sources_.push_back({sd.job + "/" + std::to_string(n), sd.job, sd.field, sd.sd});
   }
-  for (std::size_t n = 0; n < config_.kubernetes_sd.size(); ++n)
-    add_consumer("sd/" + std::to_string(n), config_.kubernetes_sd[n]);
-  if (config_.collector_selector) {
-    collectors_.emplace(*config_.collector_selector);
+  for (std::size_t n = 0; n < config_->kubernetes_sd.size(); ++n)
+    add_consumer("sd/" + std::to_string(n), config_->kubernetes_sd[n]);
+  if (config_->collector_selector) {
+    collectors_.emplace(*config_->collector_selector);
     watches_.push_back({"collectors", "Pod", in.collector_namespace,
-                        discovery::selector_text(*config_.collector_selector), "", "collector_selector"});
+                        discovery::selector_text(*config_->collector_selector), "", "collector_selector"});
   }
-  if (config_.prometheus_cr.enabled || in.prometheus_cr_watcher) {
-    auto cr = config_.prometheus_cr;
+  if (config_->prometheus_cr.enabled || in.prometheus_cr_watcher) {
+    auto cr = config_->prometheus_cr;
     cr.enabled = true;
     // Secrets and ConfigMaps hold the credentials monitors reference; Helm
     // release Secrets are the bulk of most clusters' Secrets and never do.
@@ -187,7 +185,7 @@ void State::reallocate(Effects& fx) {
   if (!configured()) return;
   if (cr_dirty_) render_cr(fx);
   if (collectors_dirty_) {
-    allocator_->set_collectors(collectors_ ? collectors_->collectors() : static_collectors(config_.collectors));
+    allocator_->set_collectors(collectors_ ? collectors_->collectors() : static_collectors(config_->collectors));
     collectors_dirty_ = false;
     fx.collectors_set = true;
   }
@@ -210,7 +208,7 @@ void State::render_cr(Effects& fx) {
   cr_dirty_ = false;
   std::vector<std::string> problems;
   const model::Value rendered = cr_->jobs(problems);
-  scrape_configs_ = config_.scrape_configs;
+  scrape_configs_ = config_->scrape_configs;
   cr_static_targets_.clear();
   std::vector<std::pair<std::string, KubernetesSdJob>> wanted;
   for (const auto& job : rendered.as_array()) {
@@ -256,7 +254,7 @@ void State::render_cr(Effects& fx) {
 // Static targets, then http_sd sources in config order, then kubernetes_sd
 // consumers (the file's, then the CR jobs').
 TargetList State::all_targets() {
-  TargetList out = static_targets_;
+  TargetList out = config_->targets;
   out.insert(out.end(), cr_static_targets_.begin(), cr_static_targets_.end());
   for (const auto& source : http_sources_) {
     auto groups = http_groups_.find(source.id);

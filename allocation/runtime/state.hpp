@@ -69,8 +69,9 @@ class State {
 
   bool configured() const { return allocator_ != nullptr; }
   const Allocator& allocator() const { return *allocator_; }  // only when configured()
-  const Config& config() const { return config_; }
-  const model::Value& scrape_configs() const { return scrape_configs_; }
+  const Config& config() const { return *config_; }           // only when configured()
+  // The config's scrape configs, plus the rendered Prometheus CR jobs.
+  const model::Value& scrape_configs() const { return cr_ ? scrape_configs_ : config_->scrape_configs; }
   const std::vector<WatchSource>& watches() const { return watches_; }
   const std::vector<HttpSdSource>& http_sd() const { return http_sources_; }
   TimePoint now() const { return clock_.now(); }
@@ -94,13 +95,13 @@ class State {
   TargetList all_targets();
 
   ManualClock clock_;
-  Config config_;
+  std::shared_ptr<const Config> config_;  // shared with the input that carried it parsed
   std::unique_ptr<Allocator> allocator_;
   std::optional<RelabelFilter> filter_;
   std::optional<discovery::CollectorSet> collectors_;
   std::optional<discovery::PrometheusCrIndex> cr_;
-  TargetList static_targets_, cr_static_targets_;
-  model::Value scrape_configs_ = model::Value::array();
+  TargetList cr_static_targets_;
+  model::Value scrape_configs_ = model::Value::array();           // with Prometheus CRs only
   std::map<std::string, std::unique_ptr<SdConsumer>> consumers_;  // by key: file ones, then CR ones
   std::vector<std::string> consumer_order_;
   std::map<std::string, std::vector<TargetGroup>> http_groups_;  // by source id

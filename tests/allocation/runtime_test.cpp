@@ -55,7 +55,7 @@ std::string error_of(const std::string& line) {
 
 }  // namespace
 
-TEST_CASE("allocator inputs round-trip through journal lines; bad lines name the line and field",
+TEST_CASE("allocator inputs round-trip through journal lines and bad lines name the line and field",
           "[allocation][runtime]") {
   Input w = watch_input("collectors", allocation::discovery::Change::modified, pod_json("c-0", true));
   w.seq = 3;
