@@ -25,12 +25,12 @@
 #include <thread>
 #include <vector>
 
-#include "../tests/k8s/process.hpp"
 #include "actors/controller.hpp"
 #include "actors/protocol.hpp"
 #include "k8s/client/config.hpp"
 #include "k8s/client/curl_transport.hpp"
 #include "k8s/sim/generate.hpp"
+#include "k8s/sim/process.hpp"
 #include "model/hierarchy.hpp"
 #include "model/parse.hpp"
 #include "model/yaml_emit.hpp"
@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
   }
   auto spec = k8s::sim::parse_generate_spec(spec_text(flags.quick));
   std::string kubeconfig = "/tmp/operator-load-" + std::to_string(::getpid()) + ".kubeconfig";
-  testutil::Child sim({std::string(AO_BIN_DIR) + "/simcluster", "--listen", "127.0.0.1:0", "--kubeconfig-out",
+  k8s::sim::Child sim({std::string(AO_BIN_DIR) + "/simcluster", "--listen", "127.0.0.1:0", "--kubeconfig-out",
                        kubeconfig, "--crds", std::string(AO_SOURCE_DIR) + "/deploy/crds", "--generate",
                        spec_text(flags.quick)});
   if (!sim.read_until([](const std::string& out) { return out.find("listening on") != std::string::npos; },

@@ -15,9 +15,9 @@
 #include <random>
 #include <thread>
 
-#include "../k8s/process.hpp"
 #include "actors/core/journal_file.hpp"
 #include "k8s/sim/cluster.hpp"
+#include "k8s/sim/process.hpp"
 #include "k8s/sim/server.hpp"
 
 namespace {
@@ -42,25 +42,25 @@ struct TempDir {
 TEST_CASE("demo reconciles the examples and kubectl sees the result", "[e2e][cli]") {
   TempDir dir;
   std::string kc = dir.file("demo.kubeconfig");
-  testutil::Child demo({bin(), "demo", "--for", "60s", "--kubeconfig-out", kc});
+  k8s::sim::Child demo({bin(), "demo", "--for", "60s", "--kubeconfig-out", kc});
   REQUIRE(demo.read_until([](const std::string& out) { return out.find("running for") != std::string::npos; },
                           std::chrono::seconds(60)));
   CHECK(demo.output().find("create StatefulSet monitoring/grafana-agent-shard-1") != std::string::npos);
   CHECK(demo.output().find("Reconciled=True") != std::string::npos);
-  auto sts = testutil::run({"kubectl", "--kubeconfig", kc, "get", "statefulsets", "-n", "monitoring", "-o", "name"});
+  auto sts = k8s::sim::run({"kubectl", "--kubeconfig", kc, "get", "statefulsets", "-n", "monitoring", "-o", "name"});
   REQUIRE(sts.code == 0);
   CHECK(sts.out == "statefulset.apps/grafana-agent\nstatefulset.apps/grafana-agent-shard-1\n");
-  auto ga = testutil::run({"kubectl", "--kubeconfig", kc, "get", "grafanaagents", "-A"});
+  auto ga = k8s::sim::run({"kubectl", "--kubeconfig", kc, "get", "grafanaagents", "-A"});
   REQUIRE(ga.code == 0);
   CHECK(ga.out.find("RECONCILED") != std::string::npos);
   CHECK(ga.out.find("True") != std::string::npos);
   // A change made with kubectl is reconciled by the running demo.
-  auto patch = testutil::run({"kubectl", "--kubeconfig", kc, "patch", "grafanaagent", "grafana-agent", "-n",
+  auto patch = k8s::sim::run({"kubectl", "--kubeconfig", kc, "patch", "grafanaagent", "grafana-agent", "-n",
                               "monitoring", "--type", "merge", "-p", R"({"spec":{"metrics":{"shards":1}}})"});
   REQUIRE(patch.code == 0);
   bool pruned = false;
   for (int i = 0; i < 100 && !pruned; ++i) {
-    auto now = testutil::run({"kubectl", "--kubeconfig", kc, "get", "statefulsets", "-n", "monitoring", "-o", "name"});
+    auto now = k8s::sim::run({"kubectl", "--kubeconfig", kc, "get", "statefulsets", "-n", "monitoring", "-o", "name"});
     pruned = now.out == "statefulset.apps/grafana-agent\n";
     if (!pruned) usleep(100'000);
   }
@@ -69,13 +69,13 @@ TEST_CASE("demo reconciles the examples and kubectl sees the result", "[e2e][cli
 }
 
 TEST_CASE("run explains a missing kubeconfig and unknown flags", "[e2e][cli]") {
-  auto missing = testutil::run({bin(), "run", "--kubeconfig", "/nonexistent/kubeconfig"});
+  auto missing = k8s::sim::run({bin(), "run", "--kubeconfig", "/nonexistent/kubeconfig"});
   CHECK(missing.code == 2);
   CHECK(missing.err.find("/nonexistent/kubeconfig") != std::string::npos);
-  auto unknown = testutil::run({bin(), "run", "--no-such-flag"});
+  auto unknown = k8s::sim::run({bin(), "run", "--no-such-flag"});
   CHECK(unknown.code == 2);
   CHECK(unknown.err.find("--no-such-flag") != std::string::npos);
-  auto dur = testutil::run({bin(), "demo", "--debounce", "soon"});
+  auto dur = k8s::sim::run({bin(), "demo", "--debounce", "soon"});
   CHECK(dur.code == 2);
   CHECK(dur.err.find("--debounce") != std::string::npos);
 }
@@ -147,7 +147,7 @@ TEST_CASE("run exits 1, without crashing, when the API server is unreachable", "
   for (const char* listen : {"", "127.0.0.1:0"}) {
     std::vector<std::string> argv{bin(), "run", "--kubeconfig", kc, "--sync-timeout", "2s"};
     if (*listen) argv.insert(argv.end(), {"--listen", listen});
-    auto r = testutil::run(argv);
+    auto r = k8s::sim::run(argv);
     INFO(r.err);
     CHECK(r.code == 1);
     CHECK(r.err.find("did not sync within 2000ms") != std::string::npos);
@@ -166,7 +166,7 @@ TEST_CASE("run names the kinds that never listed and why, when the CRDs are miss
   server.start();
   std::string kc = dir.file("nocrds.kubeconfig");
   std::ofstream(kc) << server.kubeconfig();
-  auto r = testutil::run({bin(), "run", "--kubeconfig", kc, "--sync-timeout", "2s"});
+  auto r = k8s::sim::run({bin(), "run", "--kubeconfig", kc, "--sync-timeout", "2s"});
   INFO(r.err);
   CHECK(r.code == 1);
   CHECK(r.err.find("did not sync within 2000ms") != std::string::npos);
@@ -178,7 +178,7 @@ TEST_CASE("run names the kinds that never listed and why, when the CRDs are miss
 
 TEST_CASE("run exits 0 on SIGTERM before its informers have synced", "[e2e][cli]") {
   TempDir dir;
-  testutil::Child op({bin(), "run", "--kubeconfig", closed_kubeconfig(dir, closed_port()), "--sync-timeout", "60s"});
+  k8s::sim::Child op({bin(), "run", "--kubeconfig", closed_kubeconfig(dir, closed_port()), "--sync-timeout", "60s"});
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // well into the informers' retries
   auto asked = std::chrono::steady_clock::now();
   CHECK(op.terminate() == 0);
@@ -187,17 +187,17 @@ TEST_CASE("run exits 0 on SIGTERM before its informers have synced", "[e2e][cli]
 
 TEST_CASE("replay reports unreadable and corrupt journals", "[e2e][cli]") {
   TempDir dir;
-  auto missing = testutil::run({bin(), "replay", dir.file("absent.jsonl")});
+  auto missing = k8s::sim::run({bin(), "replay", dir.file("absent.jsonl")});
   CHECK(missing.code == 2);
   CHECK(missing.err.find("absent.jsonl") != std::string::npos);
   std::string corrupt = dir.file("corrupt.jsonl");
   std::ofstream(corrupt) << "{\"flags\":{},\"format\":\"agent-operator-journal\",\"operator_version\":\"0.1.0\","
                             "\"version\":1}\nnot json\n{}\n";
-  auto bad = testutil::run({bin(), "replay", corrupt});
+  auto bad = k8s::sim::run({bin(), "replay", corrupt});
   CHECK(bad.code == 2);
   CHECK(bad.err.find("corrupt.jsonl") != std::string::npos);
   CHECK(bad.err.find("line 2") != std::string::npos);
-  auto until = testutil::run({bin(), "replay", corrupt, "--until", "x"});
+  auto until = k8s::sim::run({bin(), "replay", corrupt, "--until", "x"});
   CHECK(until.code == 2);
 }
 
@@ -207,7 +207,7 @@ TEST_CASE("run refuses a journal another process holds", "[e2e][cli]") {
   actors::core::FileJournalOptions o;
   o.path = journal;
   actors::core::FileJournal held(o);  // this test process is the other operator
-  auto r = testutil::run({bin(), "run", "--kubeconfig", closed_kubeconfig(dir, closed_port()), "--journal", journal,
+  auto r = k8s::sim::run({bin(), "run", "--kubeconfig", closed_kubeconfig(dir, closed_port()), "--journal", journal,
                           "--sync-timeout", "20s"});
   INFO(r.err);
   CHECK(r.code == 1);
@@ -234,7 +234,7 @@ TEST_CASE("replay rejects non-journal input fast and in bounded memory", "[e2e][
         std::pair{make("one-line.json", "{\"format\":"), std::string("not an agent-operator journal")},
         std::pair{make("long-line.jsonl", header + "{\"kind\":\""), std::string("line 2: line longer than")}}) {
     INFO(path);
-    auto r = testutil::run({bin(), "replay", path});
+    auto r = k8s::sim::run({bin(), "replay", path});
     CHECK(r.code == 2);
     CHECK(r.err.find(path) != std::string::npos);
     CHECK(r.err.find(message) != std::string::npos);
@@ -254,16 +254,16 @@ TEST_CASE("replay refuses a journal without a base state unless --partial", "[e2
                             "{\"kind\":\"Namespace\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Namespace\","
                             "\"metadata\":{\"name\":\"shop\"}},\"seq\":41,\"time\":\"2024-05-01T12:00:00.000Z\","
                             "\"type\":\"ADDED\"}\n";
-  auto refused = testutil::run({bin(), "replay", rotated});
+  auto refused = k8s::sim::run({bin(), "replay", rotated});
   CHECK(refused.code == 2);
   CHECK(refused.out.empty());
   CHECK(refused.err.find("no base state") != std::string::npos);
   CHECK(refused.err.find("seq 41") != std::string::npos);
   CHECK(refused.err.find("--partial") != std::string::npos);
-  auto partial = testutil::run({bin(), "replay", rotated, "--partial"});
+  auto partial = k8s::sim::run({bin(), "replay", rotated, "--partial"});
   CHECK(partial.code == 0);
   CHECK(partial.err.find("warning: ") != std::string::npos);
-  auto help = testutil::run({bin(), "replay", "--help"});
+  auto help = k8s::sim::run({bin(), "replay", "--help"});
   CHECK(help.code == 0);
   CHECK(help.out.find("JOURNAL.N ...") != std::string::npos);
   CHECK(help.out.find("--partial") != std::string::npos);

@@ -12,8 +12,8 @@
 #include <thread>
 
 #include "../eventually.hpp"
-#include "../k8s/process.hpp"
 #include "actors/core/writer_plan.hpp"
+#include "k8s/sim/process.hpp"
 #include "model/yaml_emit.hpp"
 #include "operator_fixture.hpp"
 
@@ -223,7 +223,7 @@ TEST_CASE("agent-operator run leads in $POD_NAMESPACE and releases the Lease on 
   std::string kc = std::string(dir) + "/kubeconfig";
   std::ofstream(kc) << f.server().kubeconfig();
   ::setenv("POD_NAMESPACE", "ops", 1);
-  testutil::Child op({std::string(AO_BIN_DIR) + "/agent-operator", "run", "--kubeconfig", kc, "--leader-elect",
+  k8s::sim::Child op({std::string(AO_BIN_DIR) + "/agent-operator", "run", "--kubeconfig", kc, "--leader-elect",
                       "--lease-duration", "15s", "--renew-deadline", "10s", "--retry-period", "200ms"});
   ::unsetenv("POD_NAMESPACE");
   auto holder = [&](const std::string& ns) {
@@ -269,7 +269,7 @@ TEST_CASE("a leader paused past its lease makes no write after it resumes", "[e2
   REQUIRE(mkdtemp(dir));
   std::string kc = std::string(dir) + "/kubeconfig";
   std::ofstream(kc) << f.server().kubeconfig();
-  testutil::Child paused({"sh", "-c",
+  k8s::sim::Child paused({"sh", "-c",
                           "exec " + std::string(AO_BIN_DIR) + "/agent-operator run --kubeconfig " + kc +
                               " --leader-elect --lease-duration 3s --renew-deadline 2s --retry-period 200ms 2>&1"});
   auto holder = [&] {

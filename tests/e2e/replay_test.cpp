@@ -7,7 +7,7 @@
 #include <map>
 #include <mutex>
 
-#include "../k8s/process.hpp"
+#include "k8s/sim/process.hpp"
 #include "model/render.hpp"
 #include "operator_fixture.hpp"
 
@@ -63,7 +63,7 @@ stringData: {username: "123456", password: rotated}
   for (std::uint64_t seq : checkpoints) {
     INFO("seq " << seq);
     auto r =
-        testutil::run({std::string(AO_BIN_DIR) + "/agent-operator", "replay", journal, "--until", std::to_string(seq)});
+        k8s::sim::run({std::string(AO_BIN_DIR) + "/agent-operator", "replay", journal, "--until", std::to_string(seq)});
     REQUIRE(r.code == 0);
     CHECK(r.out == rec.renders.at(seq));
   }
@@ -95,20 +95,20 @@ TEST_CASE("a journal across a restart replays without what was deleted meanwhile
   }
   REQUIRE(second_seq > first_seq);
   std::string bin = std::string(AO_BIN_DIR) + "/agent-operator";
-  auto before = testutil::run({bin, "replay", journal, "--until", std::to_string(first_seq)});
+  auto before = k8s::sim::run({bin, "replay", journal, "--until", std::to_string(first_seq)});
   REQUIRE(before.code == 0);
   CHECK(before.out == first.renders.at(first_seq));
-  auto after = testutil::run({bin, "replay", journal});
+  auto after = k8s::sim::run({bin, "replay", journal});
   INFO(after.err);
   REQUIRE(after.code == 0);
   CHECK(after.out == second.renders.at(second_seq));
   CHECK(after.out != first.renders.at(first_seq));  // the checkout job is gone from the config
   CHECK(after.err.find("base: start marker after seq") != std::string::npos);
-  auto explain = testutil::run({bin, "replay", journal, "--explain", "monitoring/grafana-agent"});
+  auto explain = k8s::sim::run({bin, "replay", journal, "--explain", "monitoring/grafana-agent"});
   REQUIRE(explain.code == 0);
   CHECK(explain.out.find("ServiceMonitor shop/checkout") == std::string::npos);
   CHECK(explain.out.find("PodLogs shop/checkout: in") != std::string::npos);  // not deleted
-  auto explain_before = testutil::run(
+  auto explain_before = k8s::sim::run(
       {bin, "replay", journal, "--until", std::to_string(first_seq), "--explain", "monitoring/grafana-agent"});
   CHECK(explain_before.out.find("ServiceMonitor shop/checkout: in") != std::string::npos);
   std::filesystem::remove_all(dir);

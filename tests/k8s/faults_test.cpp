@@ -200,7 +200,7 @@ TEST_CASE("kubectl works when faults are off", "[k8s][faults][kubectl]") {
 
 TEST_CASE("simcluster takes the fault flags", "[k8s][faults][cli]") {
   std::string bin = std::string(AO_BIN_DIR) + "/simcluster";
-  testutil::Child sim({bin, "--listen", "127.0.0.1:0", "--kubeconfig-out", "/dev/null", "--fault-429-rate", "1",
+  k8s::sim::Child sim({bin, "--listen", "127.0.0.1:0", "--kubeconfig-out", "/dev/null", "--fault-429-rate", "1",
                        "--fault-latency-ms", "1", "--fault-seed", "9"});
   REQUIRE(sim.read_until([](const std::string& out) { return out.find('\n') != std::string::npos; },
                          std::chrono::seconds(30)));
@@ -218,7 +218,7 @@ TEST_CASE("simcluster takes the fault flags", "[k8s][faults][cli]") {
   want.latency_ms = 1;
   CHECK(fault_config_from_json(config->body) == want);
   CHECK(sim.terminate() == 0);
-  auto bad = testutil::run({bin, "--kubeconfig-out", "/dev/null", "--fault-5xx-rate", "1.5"});
+  auto bad = k8s::sim::run({bin, "--kubeconfig-out", "/dev/null", "--fault-5xx-rate", "1.5"});
   CHECK(bad.code == 2);
   CHECK(bad.err.find("--fault-5xx-rate wants a rate") != std::string::npos);
 }

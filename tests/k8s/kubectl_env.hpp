@@ -11,10 +11,14 @@
 #include <vector>
 
 #include "k8s/sim/cluster.hpp"
+#include "k8s/sim/process.hpp"
 #include "k8s/sim/server.hpp"
-#include "process.hpp"
 
 namespace testutil {
+
+using k8s::sim::Child;
+using k8s::sim::run;
+using k8s::sim::RunResult;
 
 class KubectlEnv {
  public:

@@ -204,7 +204,7 @@ TEST_CASE("kubectl get --watch sees an update", "[k8s][kubectl][watch]") {
     return std::string("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: w}\ndata: {key: ") + value + "}\n";
   };
   REQUIRE(env.kubectl({"apply", "-f", "-"}, cm("before")).code == 0);
-  testutil::Child watch(env.kubectl_argv({"get", "configmap", "w", "--watch", "-o", "json"}));
+  k8s::sim::Child watch(env.kubectl_argv({"get", "configmap", "w", "--watch", "-o", "json"}));
   auto has = [](const char* text) {
     return [text](const std::string& out) { return out.find(text) != std::string::npos; };
   };

@@ -18,11 +18,15 @@
 #include <vector>
 
 #include "k8s/sim/cluster.hpp"
+#include "k8s/sim/process.hpp"
 #include "k8s/sim/server.hpp"
 #include "model/value.hpp"
-#include "process.hpp"
 
 namespace testutil {
+
+using k8s::sim::Child;
+using k8s::sim::run;
+using k8s::sim::RunResult;
 
 // One granted verb: (apiGroup, resource, verb), and the Role/ClusterRole
 // ("Kind/ns/name") that grants it.

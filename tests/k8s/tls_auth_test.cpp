@@ -137,7 +137,7 @@ TEST_CASE("a token works over plain HTTP too", "[k8s][tls]") {
 TEST_CASE("the official Python client lists, paginates, watches and patches", "[k8s][clients][python]") {
   testutil::KubectlEnv env(tls_options("py-token"));
   REQUIRE(env.kubectl({"apply", "-f", testutil::reference_path("crds")}).code == 0);
-  auto r = testutil::run(
+  auto r = k8s::sim::run(
       {"/usr/bin/python3", std::string(AO_SOURCE_DIR) + "/tests/clients/python_client.py", env.kubeconfig()});
   INFO(r.out << r.err);
   CHECK(r.code == 0);
@@ -151,7 +151,7 @@ TEST_CASE("the official JavaScript client lists, paginates, watches and patches"
   REQUIRE(std::filesystem::exists(dir + "/node_modules/@kubernetes/client-node/package.json"));
   testutil::KubectlEnv env(tls_options("js-token"));
   REQUIRE(env.kubectl({"apply", "-f", testutil::reference_path("crds")}).code == 0);
-  auto r = testutil::run({"node", dir + "/client.mjs", env.kubeconfig()});
+  auto r = k8s::sim::run({"node", dir + "/client.mjs", env.kubeconfig()});
   INFO(r.out << r.err);
   CHECK(r.code == 0);
   CHECK(r.out.find("ok: watch sees a merge patch") != std::string::npos);

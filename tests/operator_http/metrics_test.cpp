@@ -9,9 +9,9 @@
 #include <thread>
 #include <vector>
 
-#include "../k8s/process.hpp"
 #include "actors/http/metrics.hpp"
 #include "exposition.hpp"
+#include "k8s/sim/process.hpp"
 
 using actors::OperatorMetrics;
 using actors::ReconcileResult;
@@ -169,7 +169,7 @@ TEST_CASE("promtool check metrics accepts the exposition", "[http][metrics][prom
   fill(m);
   std::string text = m.render();
   REQUIRE(!text.empty());
-  auto r = testutil::run({promtool, "check", "metrics"}, text);
+  auto r = k8s::sim::run({promtool, "check", "metrics"}, text);
   INFO(text);
   INFO(r.out + r.err);
   CHECK(r.code == 0);

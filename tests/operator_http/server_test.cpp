@@ -11,9 +11,9 @@
 #include <stdexcept>
 
 #include "../idle_clients.hpp"
-#include "../k8s/process.hpp"
 #include "actors/http/server.hpp"
 #include "exposition.hpp"
+#include "k8s/sim/process.hpp"
 
 using actors::HttpRequest;
 using actors::HttpResponse;
@@ -232,7 +232,7 @@ TEST_CASE("promtool check metrics accepts what /metrics serves", "[http][server]
   sources.metrics = &metrics;
   OperatorHttpServer server({"127.0.0.1", 0, 1}, sources);
   auto body = get(server.start(), "/metrics").body;
-  auto r = testutil::run({promtool, "check", "metrics"}, body);
+  auto r = k8s::sim::run({promtool, "check", "metrics"}, body);
   INFO(body);
   INFO(r.out + r.err);
   CHECK(r.code == 0);

@@ -1,4 +1,5 @@
-// Running programs from tests: run() waits for a command and captures its
+// Running programs from tests and benchmarks (simcluster, kubectl, the
+// binaries under test): run() waits for a command and captures its
 // output; Child keeps a command running (e.g. `kubectl get --watch`) and
 // reads its output as it arrives.
 // Contract: argv[0] is looked up on PATH; a Child is terminated (SIGTERM,
@@ -11,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace testutil {
+namespace k8s::sim {
 
 struct RunResult {
   int code = -1;
@@ -41,4 +42,4 @@ class Child {
   std::string out_;
 };
 
-}  // namespace testutil
+}  // namespace k8s::sim

@@ -1,4 +1,4 @@
-#include "process.hpp"
+#include "k8s/sim/process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -8,7 +8,7 @@
 
 #include <stdexcept>
 
-namespace testutil {
+namespace k8s::sim {
 
 namespace {
 
@@ -106,4 +106,4 @@ bool Child::read_until(const std::function<bool(const std::string&)>& done, std:
   return true;
 }
 
-}  // namespace testutil
+}  // namespace k8s::sim
