@@ -17,13 +17,13 @@ bool owned_kind(const std::string& kind) {
   return kind == "Service" || kind == "StatefulSet" || kind == "DaemonSet" || kind == "Deployment";
 }
 
-core::EventType event_type(k8s::WatchType t) {
+core::EventType event_type(model::Change t) {
   switch (t) {
-    case k8s::WatchType::added:
+    case model::Change::added:
       return core::EventType::added;
-    case k8s::WatchType::modified:
+    case model::Change::modified:
       return core::EventType::modified;
-    case k8s::WatchType::deleted:
+    case model::Change::deleted:
       break;
   }
   return core::EventType::deleted;

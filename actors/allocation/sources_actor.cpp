@@ -18,12 +18,6 @@ using allocation::runtime::Input;
 using allocation::runtime::InputType;
 using allocation::runtime::WatchSource;
 
-allocation::discovery::Change change_of(k8s::WatchType t) {
-  using allocation::discovery::Change;
-  if (t == k8s::WatchType::added) return Change::added;
-  return t == k8s::WatchType::modified ? Change::modified : Change::deleted;
-}
-
 // "scheme://host[:port]" and the rest ("/path?query", "/" when empty).
 std::pair<std::string, std::string> split_url(const std::string& url) {
   const auto host_start = url.find("://") + 3;
@@ -89,7 +83,7 @@ std::unique_ptr<k8s::Reflector> start_watch(Sources self, const WatchSource& w) 
   auto sink = [journal = self->state.cfg.journal, id = w.id](k8s::ObjectEvent e) {
     auto in = std::make_shared<Input>();
     in->type = InputType::watch;
-    in->watch = {id, change_of(e.type), std::move(e.object)};
+    in->watch = {id, e.type, std::move(e.object)};
     caf::anon_send(journal, input_atom::value, InputPtr(std::move(in)));
   };
   auto on_error = [logger = self->state.cfg.log, field = w.field, plural = resource->plural](const k8s::Result& r) {

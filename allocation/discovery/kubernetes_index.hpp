@@ -24,10 +24,11 @@
 
 #include "allocation/discovery/kubernetes_config.hpp"
 #include "allocation/discovery/kubernetes_roles.hpp"
+#include "model/change.hpp"
 
 namespace allocation::discovery {
 
-enum class Change { added, modified, deleted };
+using model::Change;  // the watch event types, shared with k8s::Reflector
 
 using ObjectPtr = std::shared_ptr<const model::Value>;
 

@@ -60,7 +60,7 @@ void decode_body(const Reader& r, Input& in) {
       return;
     case InputType::watch: {
       in.watch.watch = r.str("watch");
-      auto change = parse_change(r.str("change"));
+      auto change = model::parse_change(r.str("change"));
       if (!change) r.fail("change", "must be ADDED, MODIFIED or DELETED");
       in.watch.change = *change;
       const Value* object = r.get("object");
@@ -86,24 +86,6 @@ const char* input_type_name(InputType t) {
   return kTypes[static_cast<int>(t)];
 }
 
-const char* change_name(discovery::Change c) {
-  switch (c) {
-    case discovery::Change::added:
-      return "ADDED";
-    case discovery::Change::modified:
-      return "MODIFIED";
-    case discovery::Change::deleted:
-      break;
-  }
-  return "DELETED";
-}
-
-std::optional<discovery::Change> parse_change(std::string_view s) {
-  for (auto c : {discovery::Change::added, discovery::Change::modified, discovery::Change::deleted})
-    if (s == change_name(c)) return c;
-  return std::nullopt;
-}
-
 std::string encode_header() {
   return model::to_json(Value::obj({{"format", kJournalFormat}, {"version", kJournalVersion}})) + "\n";
 }
@@ -120,7 +102,7 @@ std::string encode_input(const Input& in) {
       break;
     case InputType::watch:
       doc.set("watch", in.watch.watch);
-      doc.set("change", change_name(in.watch.change));
+      doc.set("change", model::change_name(in.watch.change));
       doc.set("object", in.watch.object ? *in.watch.object : Value::object());
       break;
     case InputType::http_sd:
@@ -176,7 +158,7 @@ std::string describe(const Input& in) {
     case InputType::config:
       return out + " " + in.config.path;
     case InputType::watch:
-      return out + " " + in.watch.watch + " " + change_name(in.watch.change) + " " +
+      return out + " " + in.watch.watch + " " + model::change_name(in.watch.change) + " " +
              (in.watch.object ? discovery::object_key(*in.watch.object) : std::string("?"));
     case InputType::http_sd:
       return out + " " + in.http_sd.source +

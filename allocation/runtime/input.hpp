@@ -80,8 +80,6 @@ class InputError : public std::runtime_error {
 };
 
 const char* input_type_name(InputType t);
-const char* change_name(discovery::Change c);  // "ADDED", "MODIFIED", "DELETED"
-std::optional<discovery::Change> parse_change(std::string_view s);
 
 std::string encode_header();
 std::string encode_input(const Input& in);

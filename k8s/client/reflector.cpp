@@ -53,8 +53,8 @@ struct Reflector::Impl : std::enable_shared_from_this<Reflector::Impl> {
   void on_line(std::string_view line);
   void watch_ended(Result r);
   void failed(const Result& r, void (Impl::*next)());
-  void emit(WatchType type, ValuePtr object);
-  void apply(WatchType type, model::Value object);
+  void emit(model::Change type, ValuePtr object);
+  void apply(model::Change type, model::Value object);
   void transport_after(std::chrono::milliseconds delay, void (Impl::*next)()) {
     client.transport().post_after(delay, [self = shared_from_this(), next] { (self.get()->*next)(); });
   }
@@ -127,9 +127,9 @@ void Reflector::Impl::listed(Result r, const std::shared_ptr<KeySet>& seen) {
       std::string key = key_of(*object);
       auto old = known.find(key);
       if (old == known.end())
-        emit(WatchType::added, object);
+        emit(model::Change::added, object);
       else if (meta_string(*old->second, "resourceVersion") != meta_string(*object, "resourceVersion"))
-        emit(WatchType::modified, object);
+        emit(model::Change::modified, object);
       known[key] = std::move(object);
       seen->insert(std::move(key));
     }
@@ -143,7 +143,7 @@ void Reflector::Impl::relisted(const std::string& rv) {
       ++it;
       continue;
     }
-    emit(WatchType::deleted, it->second);
+    emit(model::Change::deleted, it->second);
     it = known.erase(it);
   }
   relisting.reset();
@@ -205,27 +205,27 @@ void Reflector::Impl::on_line(std::string_view line) {
     if (on_error) on_error(r);
   } else {
     ++watch_events;
-    WatchType wt = t == "DELETED" ? WatchType::deleted : t == "ADDED" ? WatchType::added : WatchType::modified;
+    const model::Change wt = model::parse_change(t).value_or(model::Change::modified);
     if (std::string rv = meta_string(*object, "resourceVersion"); !rv.empty()) last_rv = rv;
     apply(wt, std::move(*object));
   }
 }
 
-void Reflector::Impl::apply(WatchType type, model::Value object) {
+void Reflector::Impl::apply(model::Change type, model::Value object) {
   if (!object.find("kind")) object.set("kind", resource->kind);
   if (!object.find("apiVersion")) object.set("apiVersion", resource->api_version());
   std::string key = key_of(object);
   auto it = known.find(key);
-  if (type == WatchType::deleted) {
+  if (type == model::Change::deleted) {
     if (it == known.end()) return;
     known.erase(it);
-    emit(WatchType::deleted, std::make_shared<const model::Value>(std::move(object)));
+    emit(model::Change::deleted, std::make_shared<const model::Value>(std::move(object)));
     return;
   }
   std::string rv = meta_string(object, "resourceVersion");
   if (it != known.end() && meta_string(*it->second, "resourceVersion") == rv) return;  // already told
   auto ptr = std::make_shared<const model::Value>(std::move(object));
-  emit(it == known.end() ? WatchType::added : WatchType::modified, ptr);
+  emit(it == known.end() ? model::Change::added : model::Change::modified, ptr);
   known[key] = std::move(ptr);
 }
 
@@ -254,7 +254,7 @@ void Reflector::Impl::failed(const Result& r, void (Impl::*next)()) {
   transport_after(delay, next);
 }
 
-void Reflector::Impl::emit(WatchType type, ValuePtr object) {
+void Reflector::Impl::emit(model::Change type, ValuePtr object) {
   if (stopped) return;
   count(&ReflectorStats::events);
   sink(ObjectEvent{type, resource, std::move(object)});

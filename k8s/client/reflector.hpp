@@ -18,14 +18,13 @@
 #include <string>
 
 #include "k8s/client/client.hpp"
+#include "model/change.hpp"
 #include "model/value.hpp"
 
 namespace k8s {
 
-enum class WatchType { added, modified, deleted };
-
 struct ObjectEvent {
-  WatchType type;
+  model::Change type;
   const Resource* resource;
   std::shared_ptr<const model::Value> object;  // decoded with simdjson
 };

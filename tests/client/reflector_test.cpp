@@ -18,7 +18,7 @@ const Resource& cm() {
 }
 
 struct Seen {
-  WatchType type;
+  model::Change type;
   std::string name;
   bool operator<(const Seen& o) const { return std::tie(type, name) < std::tie(o.type, o.name); }
   bool operator==(const Seen& o) const { return type == o.type && name == o.name; }
@@ -94,13 +94,14 @@ TEST_CASE("a reflector lists in pages then watches changes", "[client][reflector
   r.start();
   REQUIRE(eventually([&] { return rec.synced.load(); }));
   CHECK(rec.size() == 20);  // kube-system is not listed
-  CHECK(rec.since(0).front() == Seen{WatchType::added, "cm100"});
+  CHECK(rec.since(0).front() == Seen{model::Change::added, "cm100"});
   env.create("new");
   env.modify("cm100", "x");
   env.remove("cm101");
   REQUIRE(eventually([&] { return rec.size() == 23; }));
-  CHECK(rec.since(20) ==
-        std::vector<Seen>{{WatchType::added, "new"}, {WatchType::modified, "cm100"}, {WatchType::deleted, "cm101"}});
+  CHECK(rec.since(20) == std::vector<Seen>{{model::Change::added, "new"},
+                                           {model::Change::modified, "cm100"},
+                                           {model::Change::deleted, "cm101"}});
   CHECK(r.stats().lists == 1);
   CHECK(r.stats().events == 23);
 }
@@ -116,7 +117,7 @@ TEST_CASE("dropped watches resume from the last resourceVersion without gaps or 
   std::vector<Seen> want;
   for (int i = 0; i < 30; ++i) {
     env.create("c" + std::to_string(i));
-    want.push_back({WatchType::added, "c" + std::to_string(i)});
+    want.push_back({model::Change::added, "c" + std::to_string(i)});
     if (i % 3 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   REQUIRE(eventually([&] { return rec.size() >= 30; }));
@@ -153,8 +154,9 @@ TEST_CASE("after compaction a 410 relist reports only what changed while disconn
   auto after = rec.since(3);
   std::set<Seen> got(after.begin(), after.end());
   CHECK(after.size() == 3);
-  CHECK(got ==
-        std::set<Seen>{{WatchType::deleted, "gone"}, {WatchType::modified, "changed"}, {WatchType::added, "added"}});
+  CHECK(got == std::set<Seen>{{model::Change::deleted, "gone"},
+                              {model::Change::modified, "changed"},
+                              {model::Change::added, "added"}});
   CHECK(r.stats().lists == 2);
   // Watching again after the relist.
   env.create("later");

@@ -114,8 +114,8 @@ struct SinkCheck {
     };
     std::string key = field("namespace") + "/" + field("name");
     bool known = keys.count(key) > 0;
-    if (e.type == k8s::WatchType::added ? known : !known) fuzz::fuzz_fail("reflector told a duplicate: " + key);
-    if (e.type == k8s::WatchType::deleted)
+    if (e.type == model::Change::added ? known : !known) fuzz::fuzz_fail("reflector told a duplicate: " + key);
+    if (e.type == model::Change::deleted)
       keys.erase(key);
     else
       keys.insert(key);
