@@ -119,6 +119,10 @@ std::string query_escape(std::string_view s) {
   return out;
 }
 
+void mask_secret_fields(model::Value& v) {
+  mask_secrets(v, "");
+}
+
 std::string scrape_configs_json(const model::Value& scrape_configs, bool mask) {
   model::Value out = model::Value::object();
   if (scrape_configs.is_array()) {

@@ -29,6 +29,9 @@ std::string query_escape(std::string_view s);
 // proxy_connect_header values) render as "<secret>" unless mask is false
 // (only for a listener that authenticates its clients, e.g. mTLS).
 std::string scrape_configs_json(const model::Value& scrape_configs, bool mask = true);
+// Replaces every secret field named above, anywhere under `v`, by "<secret>"
+// (for the allocator's journal, which records the config file).
+void mask_secret_fields(model::Value& v);
 // {"<job>": {"_link": "/jobs/<escaped job>/targets"}}
 std::string jobs_json(const Allocator& a);
 // {"<collector>": {"_link": "...?collector_id=<collector>", "targets": [...]}}

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <stdexcept>
 #include <thread>
 #include <unordered_map>
@@ -21,6 +22,19 @@ struct BacklogAccess : httplib::Server {
   static void raise(httplib::Server& server, int backlog) { ::listen(server.*(&BacklogAccess::svr_sock_), backlog); }
 };
 constexpr int kListenBacklog = 1024;
+
+// Runs the accept loop on its own thread and returns once it is running:
+// httplib's stop() is a no-op before that, so an early stop() would leave
+// the thread serving forever and its join() hanging.
+std::thread run_listener(httplib::Server& server) {
+  auto exited = std::make_shared<std::atomic<bool>>(false);
+  std::thread t([&server, exited] {
+    server.listen_after_bind();
+    exited->store(true);
+  });
+  while (!server.is_running() && !exited->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return t;
+}
 
 struct StringHash {
   using is_transparent = void;
@@ -216,7 +230,7 @@ int AllocationServer::start() {
   if (port_ <= 0) throw std::runtime_error("cannot listen on " + options_.host + ":" + std::to_string(options_.port));
   BacklogAccess::raise(http, kListenBacklog);
   if (auto& https = impl_->https) start_https(*https, *options_.https);
-  impl_->thread = std::thread([&http] { http.listen_after_bind(); });
+  impl_->thread = run_listener(http);
   return port_;
 }
 
@@ -229,7 +243,7 @@ void AllocationServer::start_https(httplib::SSLServer& https, const HttpsOptions
       tls.port == 0 ? https.bind_to_any_port(tls.host) : (https.bind_to_port(tls.host, tls.port) ? tls.port : -1);
   if (https_port_ <= 0) throw std::runtime_error("cannot listen on " + tls.host + ":" + std::to_string(tls.port));
   BacklogAccess::raise(https, kListenBacklog);
-  impl_->https_thread = std::thread([&https] { https.listen_after_bind(); });
+  impl_->https_thread = run_listener(https);
 }
 
 void AllocationServer::stop() {

@@ -10,7 +10,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "allocation/responses.hpp"
 #include "allocation/runtime/state.hpp"
+#include "model/parse.hpp"
+#include "model/yaml_emit.hpp"
 
 namespace actors {
 
@@ -51,14 +54,38 @@ void write_line(int fd, const std::string& line) {
   }
 }
 
-// What the file gets: Secret data redacted (the live fold still sees it;
-// no assignment depends on a Secret's values).
-std::string recorded_line(const JournalState& st, const Input& in) {
+// The config file with its credentials (basic_auth passwords, bearer
+// tokens, ...) as "<secret>", re-emitted as JSON (which the YAML reader
+// takes). The file was validated before it was journaled.
+std::string masked_config(const std::string& text, const std::string& path) {
+  try {
+    auto docs = model::parse_documents(text, path);
+    if (docs.size() != 1) return "";
+    allocation::mask_secret_fields(docs[0].value);
+    return model::to_json(docs[0].value);
+  } catch (const std::exception&) {
+    return "";  // never the raw text: it may hold credentials
+  }
+}
+
+// What the file gets: the config's credentials masked, Secret data and
+// every ConfigMap's data redacted (a monitor may take credentials from a
+// ConfigMap). The live fold still sees the values; no assignment depends
+// on them, so a replay reaches the same assignment.
+std::string recorded_line(JournalState& st, const Input& in) {
+  if (in.type == InputType::config) {
+    Input copy = in;
+    copy.config.text = masked_config(in.config.text, in.config.path);
+    return encode_input(copy);
+  }
   if (in.type != InputType::watch || !in.watch.object || !st.cfg.redaction) return encode_input(in);
   const model::Value* kind = in.watch.object->find("kind");
-  if (!kind || !kind->is_string() || kind->as_string() != "Secret") return encode_input(in);
+  if (!kind || !kind->is_string() || (kind->as_string() != "Secret" && kind->as_string() != "ConfigMap"))
+    return encode_input(in);
+  if (kind->as_string() == "ConfigMap") st.cfg.redaction->secret_config_maps.insert(core::object_key(*in.watch.object));
   Input copy = in;
-  copy.watch.object = std::make_shared<const model::Value>(core::redact("Secret", *in.watch.object, *st.cfg.redaction));
+  copy.watch.object =
+      std::make_shared<const model::Value>(core::redact(kind->as_string(), *in.watch.object, *st.cfg.redaction));
   return encode_input(copy);
 }
 
@@ -124,7 +151,10 @@ void perform(Alloc self, const Input& in, const allocation::runtime::Effects& fx
   if (h.allocated && (fx.targets_set || fx.collectors_set))
     h.allocated(fx.targets_set ? "SetTargets" : "SetCollectors", st.state.allocator().strategy_name(), seconds);
   if (fx.reallocated && h.publish) h.publish(st.state);
-  if (in.type == InputType::reallocate) st.requested = false;
+  if (in.type == InputType::reallocate) {
+    st.requested = false;
+    st.wake.reset();  // re-armed below while a grace period is still pending
+  }
   if (fx.pending && !st.requested) {
     st.requested = true;
     request(self);
@@ -145,7 +175,16 @@ allocation_actor::behavior_type alloc_behavior(Alloc self, AllocationHooks hooks
         auto& st = self->state;
         st.seq = in->seq;
         const auto start = std::chrono::steady_clock::now();
-        const auto fx = st.state.apply(*in);
+        allocation::runtime::Effects fx;
+        try {
+          fx = st.state.apply(*in);
+        } catch (const std::exception& e) {
+          if (!st.hooks.fatal) throw;
+          // The state may be half-updated: serving it on would freeze or
+          // corrupt the assignment, so the process ends and restarts.
+          st.hooks.fatal("allocation failed at " + allocation::runtime::describe(*in) + ": " + e.what());
+          return;
+        }
         const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
         perform(self, *in, fx, took.count());
       },
@@ -163,6 +202,9 @@ allocation_actor::behavior_type alloc_behavior(Alloc self, AllocationHooks hooks
 allocation_journal_actor spawn_allocation_journal(caf::actor_system& sys, AllocationJournalConfig cfg) {
   int fd = -1;
   if (!cfg.path.empty()) {
+    // The previous run's journal (after a crash, the one worth keeping) becomes path.1.
+    if (::access(cfg.path.c_str(), F_OK) == 0 && ::rename(cfg.path.c_str(), (cfg.path + ".1").c_str()) != 0)
+      throw std::system_error(errno, std::generic_category(), "keeping " + cfg.path + " as " + cfg.path + ".1");
     fd = ::open(cfg.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) throw std::system_error(errno, std::generic_category(), "opening " + cfg.path);
     try {

@@ -29,13 +29,16 @@ struct AllocationHooks {
   // A reallocation step ("SetCollectors", "SetTargets") and its duration.
   std::function<void(const char* method, std::string_view strategy, double seconds)> allocated;
   std::function<void(const std::string& name)> discovery_event;
+  // The fold threw (a bug or memory exhaustion): the state cannot be
+  // trusted. The runtime logs and exits 1 so the pod restarts.
+  std::function<void(const std::string&)> fatal;
 };
 
 struct AllocationJournalConfig {
   allocation_actor target;
   std::string path;                                  // "" = no file: stamp and forward only
   std::function<std::int64_t()> wall_ms;             // default: the system clock
-  std::shared_ptr<core::RedactionPolicy> redaction;  // Secret data in recorded watch inputs
+  std::shared_ptr<core::RedactionPolicy> redaction;  // Secret and ConfigMap data in recorded watch inputs
 };
 
 // Detached (it writes the file). Throws std::system_error when the file

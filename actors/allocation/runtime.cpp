@@ -53,7 +53,7 @@ struct TargetAllocator::Impl {
   std::promise<void> first_publish;
   bool published = false, started = false, stopped = false;
   caf::actor_system_config caf_config;
-  std::unique_ptr<caf::actor_system> sys;  // declared last: destroyed (and joined) first
+  std::unique_ptr<caf::actor_system> sys;  // destroyed (and joined) before the clients and the server
   AllocationPipeline pipeline;
   sources_actor sources;
   elector_actor elector;
@@ -85,6 +85,10 @@ AllocationHooks TargetAllocator::Impl::hooks() {
     server.metrics().observe_time_to_allocate(method, strategy, seconds);
   };
   h.discovery_event = [this](const std::string& name) { server.metrics().count_event(name); };
+  h.fatal = [this](const std::string& line) {
+    log(line + "; exiting");
+    std::_Exit(1);
+  };
   return h;
 }
 

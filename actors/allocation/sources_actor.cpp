@@ -42,7 +42,12 @@ http_sd_poller_actor::behavior_type poller(http_sd_poller_actor::stateful_pointe
       [=](tick_atom) {
         auto in = std::make_shared<Input>();
         in->type = InputType::http_sd;
-        in->http_sd = fetch_http_sd(self->state.source);
+        try {
+          in->http_sd = fetch_http_sd(self->state.source);
+        } catch (const std::exception& e) {  // the poller must outlive any one failure
+          in->http_sd.source = self->state.source.id;
+          in->http_sd.error = e.what();
+        }
         self->send(self->state.journal, input_atom::value, InputPtr(std::move(in)));
         self->delayed_send(self, self->state.source.config.refresh_interval, tick_atom::value);
       },

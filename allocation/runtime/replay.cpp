@@ -35,6 +35,16 @@ Assignment assignment_of(const Allocator& a) {
   return out;
 }
 
+std::string format_assignment(const Assignment& assignment) {
+  std::ostringstream out;
+  for (const auto& [collector, targets] : assignment) {
+    out << (collector.empty() ? std::string("unassigned") : "collector " + collector) << ": " << targets.size()
+        << " targets\n";
+    for (const auto& t : targets) out << "  " << t << "\n";
+  }
+  return out.str();
+}
+
 bool Replayer::feed(std::string_view line, std::size_t line_no) {
   if (!header_) {
     decode_header(line);
@@ -79,11 +89,7 @@ std::string Replayer::report() const {
   std::ostringstream out;
   out << "replayed to seq " << last_seq_ << "\n";
   if (!state_.configured()) return out.str() + "not configured (no valid config input)\n";
-  for (const auto& [collector, targets] : assignment_of(state_.allocator())) {
-    out << (collector.empty() ? std::string("unassigned") : "collector " + collector) << ": " << targets.size()
-        << " targets\n";
-    for (const auto& t : targets) out << "  " << t << "\n";
-  }
+  out << format_assignment(assignment_of(state_.allocator()));
   if (options_.explain.empty()) return out.str();
   const auto [job, address] = split_target(options_.explain);
   auto ex = explain_target(state_.allocator(), state_.config().strategy, job, address);

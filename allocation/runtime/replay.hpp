@@ -23,6 +23,9 @@ namespace allocation::runtime {
 // targets under "" .
 using Assignment = std::map<std::string, std::vector<std::string>>;
 Assignment assignment_of(const Allocator& allocator);
+// The report's text for an assignment: "collector NAME: N targets" (or
+// "unassigned: N targets") and one "  job/address" line per target.
+std::string format_assignment(const Assignment& assignment);
 
 struct ReplayOptions {
   std::optional<std::uint64_t> until;

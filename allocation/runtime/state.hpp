@@ -6,14 +6,11 @@
 // Contract: pure and single-threaded; time is each input's time_ms (the
 // Allocator's clock is set from it), never the system clock. Inputs other
 // than `reallocate` only update indexes and mark what changed; a
-// `reallocate` input applies the changes to the Allocator, exactly as the
-// serving loop did: collectors, then readiness refresh when due, then
-// targets. The discovery the config needs (watches and http_sd sources,
-// including those of Prometheus CR jobs) is published by watches() and
-// http_sd() with ids derived from the config alone; Effects says when they
-// changed. A watch input whose id is not (or no longer) wanted is ignored.
-// The first config input configures the state; a later one is reported and
-// ignored (changes need a restart).
+// `reallocate` input applies the changes to the Allocator: Prometheus CR
+// jobs, collectors, readiness refresh when due, then targets. The discovery the config needs (watches and http_sd
+// sources, including those of Prometheus CR jobs) is published by watches() and http_sd() with ids derived from the
+// config alone; Effects says when they changed. A watch input whose id is not (or no longer) wanted is ignored. The
+// first config input configures the state; a later one is reported and ignored (changes need a restart).
 #pragma once
 
 #include <map>

@@ -11,13 +11,15 @@
 //        target-allocator replay JOURNAL [--until SEQ] [--explain JOB/ADDRESS]
 // Exit codes: 0 after SIGINT/SIGTERM (replay: after printing), 2 on bad
 // flags or config (including a config that needs the Kubernetes API
-// without a usable cluster connection) or a bad journal, 1 when the address
-// cannot be bound. Prints "listening on http://HOST:PORT" once the first
+// without a usable cluster connection), a bad journal or a --journal file
+// that cannot be written, 1 when the address cannot be bound or the
+// allocation fails. Prints "listening on http://HOST:PORT" once the first
 // allocation is served.
 #include <csignal>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <system_error>
 
 #include "actors/allocation/runtime.hpp"
 #include "allocation/runtime/config.hpp"
@@ -98,6 +100,9 @@ int serve(actors::ta::TargetAllocator& ta, const allocation::ServerOptions& opti
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // before any thread starts
   try {
     ta.start();
+  } catch (const std::system_error& e) {  // --journal: the file cannot be kept or created
+    std::cerr << "target-allocator: --journal: " << e.what() << "\n";
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "target-allocator: " << e.what() << "\n";
     return 1;

@@ -1,10 +1,14 @@
 // One leader-election round as a pure state machine, run by the elector
-// actor (the operator's and the target allocator's): the shell only makes the API calls, keep the timers and report
-// changes of `leading`. A round is: read the Lease, decide (decide_lease), and when the decision is to create, acquire
-// or renew, write it and record the result. Contract: time is passed in (monotonic ms for expiry and deadlines, wall ms
-// for renewTime). `last_renew_ms` is the send time of the last write that succeeded: the API server saw us no later
-// than that, so the renew deadline is measured from it. A leader whose reads or writes fail steps down once
-// last_renew_ms is older than renew_deadline; one that reads another live holder steps down at once.
+// actor (the operator's and the target allocator's): the shell only makes
+// the API calls, keeps the timers and reports changes of `leading`. A round
+// is: read the Lease, decide (decide_lease), and when the decision is to
+// create, acquire or renew, write it and record the result.
+// Contract: time is passed in (monotonic ms for expiry and deadlines, wall
+// ms for renewTime). `last_renew_ms` is the send time of the last write that
+// succeeded: the API server saw us no later than that, so the renew
+// deadline is measured from it. A leader whose reads or writes fail steps
+// down once last_renew_ms is older than renew_deadline; one that reads
+// another live holder steps down at once.
 #pragma once
 
 #include <cstdint>

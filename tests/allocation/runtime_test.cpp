@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "../eventually.hpp"
 #include "allocation/runtime/replay.hpp"
@@ -211,6 +212,7 @@ TEST_CASE("a recorded allocator journal replays to the live assignment at every 
   std::vector<std::uint64_t> seqs{checkpoint(3)};
   add_collector(sim, "col-3");
   seqs.push_back(checkpoint(4));
+  const Assignment at_four = replayed(journal, seqs[1]);
   sim.cluster.remove(sim.type("", "pods"), "default", "col-0", {});
   seqs.push_back(checkpoint(3));
   CHECK(seqs[0] < seqs[1]);
@@ -225,7 +227,8 @@ TEST_CASE("a recorded allocator journal replays to the live assignment at every 
   char buf[512];
   while (std::fgets(buf, sizeof buf, p)) out += buf;
   CHECK(::pclose(p) == 0);
-  CHECK_THAT(out, Catch::StartsWith("replayed to seq " + std::to_string(seqs[1]) + "\n"));
+  // A fresh process (names interned anew) reaches the same assignment.
+  CHECK_THAT(out, Catch::StartsWith("replayed to seq " + std::to_string(seqs[1]) + "\n" + format_assignment(at_four)));
   CHECK_THAT(out, Catch::Contains("collector col-3: "));
   CHECK_THAT(out, Catch::Contains("target web/10.2.0.7:80 is on col-"));
   CHECK_THAT(out, Catch::Contains("ranked collectors (rendezvous score, best first)"));
@@ -234,4 +237,33 @@ TEST_CASE("a recorded allocator journal replays to the live assignment at every 
   rt.reset();
   std::filesystem::remove(kubeconfig);
   std::filesystem::remove(journal);
+}
+
+TEST_CASE("the allocator journal masks the config's credentials and keeps the previous run", "[allocation][runtime]") {
+  const std::string journal = write_file("ta-journal-secrets", "");
+  const std::string config =
+      "collectors: [c]\nconfig:\n  scrape_configs:\n    - job_name: web\n"
+      "      basic_auth: {username: u, password: hunter2}\n"
+      "      static_configs: [{targets: ['10.3.0.1:80']}]\n";
+  auto tweak = [&](actors::ta::RuntimeOptions& o) { o.journal_path = journal; };
+  { ta_test::Runtime first(config, tweak); }
+  { ta_test::Runtime second(config, tweak); }
+  auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string text = read(journal), previous = read(journal + ".1");
+  CHECK(text.find("hunter2") == std::string::npos);
+  CHECK(text.find("<secret>") != std::string::npos);
+  CHECK(previous.find("\"type\":\"config\"") != std::string::npos);  // the first run, kept
+  // The masked config still replays to the assignment.
+  Replayer r(ReplayOptions{});
+  std::istringstream lines(text);
+  std::string line;
+  std::size_t n = 0;
+  while (std::getline(lines, line)) r.feed(line, ++n);
+  REQUIRE(r.state().configured());
+  CHECK(assignment_of(r.state().allocator()) == Assignment{{"c", {"web/10.3.0.1:80"}}});
+  std::filesystem::remove(journal);
+  std::filesystem::remove(journal + ".1");
 }

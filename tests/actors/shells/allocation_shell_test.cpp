@@ -105,7 +105,7 @@ CAF_TEST(the assignment is answered with the seq it reflects) {
   CAF_CHECK_EQUAL(got["col-0"], (std::vector<std::string>{"web/a:1", "web/b:1", "web/c:1"}));
 }
 
-CAF_TEST(a bad second config is logged and the running one kept) {
+CAF_TEST(a second config is logged and the running one kept) {
   from_journal(stamped(1, config(kConfig)));
   expect_reallocate_request();
   from_journal(stamped(2, config("collectors: [x]")));
