@@ -17,18 +17,6 @@ bool owned_kind(const std::string& kind) {
   return kind == "Service" || kind == "StatefulSet" || kind == "DaemonSet" || kind == "Deployment";
 }
 
-core::EventType event_type(model::Change t) {
-  switch (t) {
-    case model::Change::added:
-      return core::EventType::added;
-    case model::Change::modified:
-      return core::EventType::modified;
-    case model::Change::deleted:
-      break;
-  }
-  return core::EventType::deleted;
-}
-
 std::int64_t wall_ms() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
@@ -142,7 +130,7 @@ void Controller::start_informer(const std::string& kind) {
   if (kind == "GrafanaAgent") ro.label_selector = opts_.agent_selector;
   journal_actor journal = journal_;
   auto sink = [journal, kind](k8s::ObjectEvent ev) {
-    caf::anon_send(journal, ingest_atom::value, kind, event_type(ev.type), core::ObjectPtr(std::move(ev.object)));
+    caf::anon_send(journal, ingest_atom::value, kind, ev.type, core::ObjectPtr(std::move(ev.object)));
   };
   auto progress = progress_;
   {

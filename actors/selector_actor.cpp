@@ -138,21 +138,19 @@ void on_agent_event(AgentSelector self, const EventPtr& e) {
   Routes& st = self->state.routes;
   ++st.stats.events;
   st.last_seq = std::max(st.last_seq, e->seq);
-  if (e->kind == "GrafanaAgent") {
-    core::RootKey key = core::object_key(*e->object);
-    if (e->type == core::EventType::deleted) {
-      // The writer stops writing for this agent now (the API server's GC
-      // removes what it owned); the root learns it is gone and stops.
-      self->send(st.writer, gone_atom::value, e);
-      if (auto it = st.roots.find(key); it != st.roots.end()) self->send(it->second, routed_atom::value, e, false);
-      st.router.remove_root(key);
-      st.roots.erase(key);
-      core::Routing r = st.router.route(*e);
-      r.roots.erase(key);
-      return deliver(self, st, e, r, true);
-    }
-    ensure_root(self, key);
+  const core::RootLifecycle life = core::root_lifecycle(*e);
+  if (life.action == core::RootLifecycle::Action::stop) {
+    // The writer stops writing for this agent now (the API server's GC
+    // removes what it owned); the root learns it is gone and stops.
+    self->send(st.writer, gone_atom::value, e);
+    if (auto it = st.roots.find(life.key); it != st.roots.end()) self->send(it->second, routed_atom::value, e, false);
+    st.router.remove_root(life.key);
+    st.roots.erase(life.key);
+    core::Routing r = st.router.route(*e);
+    r.roots.erase(life.key);
+    return deliver(self, st, e, r, true);
   }
+  if (life.action == core::RootLifecycle::Action::ensure) ensure_root(self, life.key);
   deliver(self, st, e, st.router.route(*e), true);
 }
 

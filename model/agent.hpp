@@ -5,8 +5,8 @@
 // JSON (std::optional<Value>); everything it interprets is typed.
 #pragma once
 
+#include "model/logs/stages.hpp"
 #include "model/meta.hpp"
-#include "model/stages.hpp"
 
 namespace model {
 

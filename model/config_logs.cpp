@@ -5,9 +5,9 @@
 // cannot be rendered or an unreadable additionalScrapeConfigs is left out
 // with a Problem while the rest renders.
 #include "model/config.hpp"
-#include "model/logs_render.hpp"
+#include "model/logs/render.hpp"
 #include "model/parse.hpp"
-#include "model/scrape_common.hpp"
+#include "model/scrape/common.hpp"
 
 namespace model {
 namespace {

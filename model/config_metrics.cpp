@@ -10,7 +10,7 @@
 
 #include "model/config.hpp"
 #include "model/job_cache.hpp"
-#include "model/scrape_jobs.hpp"
+#include "model/scrape/jobs.hpp"
 #include "model/yaml_emit.hpp"
 
 namespace model {

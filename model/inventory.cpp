@@ -72,7 +72,7 @@ std::string printable(const std::string& s) {
 }
 
 std::string Problem::str() const {
-  std::string out = kind + " " + (ns.empty() ? name : ns + "/" + name) + ": ";
+  std::string out = describe_object(kind, ns, name) + ": ";
   if (!path.empty()) out += path + ": ";
   return printable(out + message);
 }

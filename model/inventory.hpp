@@ -14,6 +14,7 @@
 
 #include "model/agent.hpp"
 #include "model/monitors.hpp"
+#include "model/object_fields.hpp"
 
 namespace model {
 
@@ -24,8 +25,6 @@ struct Problem {
   friend bool operator<(const Problem& a, const Problem& b);
   friend bool operator==(const Problem& a, const Problem& b);
 };
-
-using Key = std::pair<std::string, std::string>;  // namespace, name
 
 template <class T>
 struct Entry {

@@ -14,11 +14,10 @@
 #include <vector>
 
 #include "model/decode.hpp"
+#include "model/object_fields.hpp"
 #include "model/value.hpp"
 
 namespace model {
-
-using Labels = std::map<std::string, std::string>;
 
 struct ObjectMeta {
   std::string name;

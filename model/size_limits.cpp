@@ -4,7 +4,7 @@
 #include <map>
 
 #include "model/codec.hpp"
-#include "model/value_path.hpp"
+#include "model/object_fields.hpp"
 
 namespace model {
 

@@ -36,33 +36,7 @@ bool digits(std::string_view s, std::size_t pos, std::size_t width, unsigned& ou
   return r.ec == std::errc() && r.ptr == s.data() + pos + width;
 }
 
-std::string string_at(const model::Value& obj, std::string_view a, std::string_view b) {
-  const model::Value* outer = obj.find(a);
-  const model::Value* v = outer ? outer->find(b) : nullptr;
-  return v && v->is_string() ? v->as_string() : std::string();
-}
-
 }  // namespace
-
-const char* event_type_name(EventType t) {
-  switch (t) {
-    case EventType::added:
-      return "ADDED";
-    case EventType::modified:
-      return "MODIFIED";
-    case EventType::deleted:
-      return "DELETED";
-    case EventType::resync:
-      return "RESYNC";
-  }
-  return "?";
-}
-
-std::optional<EventType> parse_event_type(std::string_view s) {
-  for (EventType t : {EventType::added, EventType::modified, EventType::deleted, EventType::resync})
-    if (s == event_type_name(t)) return t;
-  return std::nullopt;
-}
 
 std::string format_rfc3339_ms(std::int64_t unix_ms) {
   std::int64_t days = unix_ms >= 0 ? unix_ms / 86'400'000 : (unix_ms - 86'399'999) / 86'400'000;
@@ -88,20 +62,6 @@ std::optional<std::int64_t> parse_rfc3339_ms(std::string_view s) {
   if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59) return std::nullopt;
   std::int64_t days = days_from_civil(y, mo, d);
   return ((days * 24 + h) * 60 + mi) * 60'000 + sec * 1000 + ms;
-}
-
-model::Key object_key(const model::Value& obj) {
-  return {string_at(obj, "metadata", "namespace"), string_at(obj, "metadata", "name")};
-}
-
-model::Labels object_labels(const model::Value& obj) {
-  model::Labels out;
-  const model::Value* meta = obj.find("metadata");
-  const model::Value* labels = meta ? meta->find("labels") : nullptr;
-  if (!labels || !labels->is_object()) return out;
-  for (const auto& [k, v] : labels->as_object())
-    if (v.is_string()) out.emplace(k, v.as_string());
-  return out;
 }
 
 ObjectPtr make_object(model::Value v) {

@@ -12,12 +12,15 @@
 #include <string>
 #include <string_view>
 
+#include "model/change.hpp"
 #include "model/inventory.hpp"
+#include "model/object_fields.hpp"
 #include "model/value.hpp"
 
 namespace actors::core {
 
-enum class EventType { added, modified, deleted, resync };
+// One enum for watch changes in every layer (model/change.hpp).
+using EventType = model::Change;
 
 using ObjectPtr = std::shared_ptr<const model::Value>;
 
@@ -29,19 +32,15 @@ struct Event {
   ObjectPtr object;
 };
 
-// "ADDED", "MODIFIED", "DELETED", "RESYNC".
-const char* event_type_name(EventType t);
-std::optional<EventType> parse_event_type(std::string_view s);
-
 // RFC 3339 UTC with milliseconds: "2024-05-01T12:00:00.250Z".
 std::string format_rfc3339_ms(std::int64_t unix_ms);
 // Accepts exactly the format above; nullopt otherwise.
 std::optional<std::int64_t> parse_rfc3339_ms(std::string_view s);
 
-// metadata.namespace / metadata.name ("" when absent).
-model::Key object_key(const model::Value& obj);
-// metadata.labels as a string map (non-string values are skipped).
-model::Labels object_labels(const model::Value& obj);
+// Object fields are read with model/object_fields.hpp; the core's callers
+// name them unqualified.
+using model::object_key;
+using model::object_labels;
 
 ObjectPtr make_object(model::Value v);
 Event make_event(std::uint64_t seq, std::int64_t time_ms, EventType type, model::Value object);

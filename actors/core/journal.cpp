@@ -42,7 +42,7 @@ Event event_of(Value& v, std::size_t line_no) {
   e.seq = static_cast<std::uint64_t>(required_int(v, "seq", 1, line_no));
   e.time_ms = required_time(v, line_no);
   e.kind = required_string(v, "kind", line_no);
-  auto type = parse_event_type(required_string(v, "type", line_no));
+  auto type = model::parse_change(required_string(v, "type", line_no));
   if (!type) throw JournalError(line_no, "\"type\" must be ADDED, MODIFIED, DELETED or RESYNC");
   e.type = *type;
   Value* object = v.find("object");
@@ -112,7 +112,7 @@ std::string encode_event(const Event& e) {
   out += ",\"object\":";
   model::emit_json(e.object ? *e.object : Value(), out);
   out += ",\"seq\":" + std::to_string(e.seq) + ",\"time\":\"" + format_rfc3339_ms(e.time_ms) + "\",\"type\":\"" +
-         event_type_name(e.type) + "\"}\n";
+         model::change_name(e.type) + "\"}\n";
   return out;
 }
 

@@ -13,14 +13,12 @@ void Pipeline::ensure_root(const RootKey& key) {
 void Pipeline::feed(const Event& e) {
   if (!e.object) return;
   last_seq_ = std::max(last_seq_, e.seq);
-  if (e.kind == "GrafanaAgent") {
-    RootKey key = object_key(*e.object);
-    if (e.type == EventType::deleted) {
-      router_.remove_root(key);
-      roots_.erase(key);
-      return;
-    }
-    ensure_root(key);
+  if (RootLifecycle life = root_lifecycle(e); life.action == RootLifecycle::Action::stop) {
+    router_.remove_root(life.key);
+    roots_.erase(life.key);
+    return;
+  } else if (life.action == RootLifecycle::Action::ensure) {
+    ensure_root(life.key);
   }
   Routing r = router_.route(e);
   for (const RootKey& key : r.roots) {

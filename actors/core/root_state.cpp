@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "actors/core/writer_plan.hpp"
+#include "model/object_fields.hpp"
 #include "model/size_limits.hpp"
 
 namespace actors::core {
@@ -56,7 +57,7 @@ Value without_noise(const Value& v) {
   Value out = v;
   out.erase("status");
   if (Value* meta = out.find("metadata")) {
-    for (const char* k : {"resourceVersion", "managedFields", "generation"}) meta->erase(k);
+    for (std::string_view k : model::kBookkeepingMetadata) meta->erase(k);
   }
   return out;
 }

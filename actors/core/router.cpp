@@ -8,6 +8,12 @@ const std::vector<std::string>& selected_kinds() {
   return kinds;
 }
 
+RootLifecycle root_lifecycle(const Event& e) {
+  if (e.kind != "GrafanaAgent" || !e.object) return {};
+  using Action = RootLifecycle::Action;
+  return {e.type == EventType::deleted ? Action::stop : Action::ensure, object_key(*e.object)};
+}
+
 std::optional<RootKey> owner_root(const model::Value& obj) {
   const model::Value* meta = obj.find("metadata");
   const model::Value* refs = meta ? meta->find("ownerReferences") : nullptr;

@@ -61,6 +61,16 @@ const std::vector<std::string>& selected_kinds();
 // The GrafanaAgent owning `obj` through an ownerReference, if any.
 std::optional<RootKey> owner_root(const model::Value& obj);
 
+// What an event does to the set of roots: a GrafanaAgent event ensures its
+// root exists, its deletion stops it; other kinds leave the set alone. The
+// GrafanaAgent selector actor and the replay Pipeline both follow this.
+struct RootLifecycle {
+  enum class Action { none, ensure, stop };
+  Action action = Action::none;
+  RootKey key;
+};
+RootLifecycle root_lifecycle(const Event& e);
+
 class Router {
  public:
   Router();

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "actors/core/writer_plan.hpp"
+#include "model/object_fields.hpp"
 
 namespace actors::core {
 
@@ -146,7 +147,7 @@ std::string workloads_not_ready(const std::vector<Value>& observed) {
     auto [want, have] = replicas(o);
     if (want < 0 || have >= want) continue;
     std::string kind = o.find("kind")->as_string();
-    waiting.push_back(kind + " " + str_at(o, {"metadata", "name"}) + " " + std::to_string(have) + "/" +
+    waiting.push_back(kind + " " + model::string_at(o, {"metadata", "name"}) + " " + std::to_string(have) + "/" +
                       std::to_string(want) + " ready");
   }
   std::sort(waiting.begin(), waiting.end());

@@ -2,6 +2,7 @@
 
 #include "actors/core/sha256.hpp"
 #include "actors/core/status.hpp"
+#include "model/object_fields.hpp"
 #include "model/parse.hpp"
 
 namespace actors::core {
@@ -19,14 +20,10 @@ struct Ctx {
   void log(std::string line) { add(WriterEffect::Type::log, {}).line = std::move(line); }
 };
 
-std::string describe(const std::string& kind, const std::string& ns, const std::string& name) {
-  return kind + " " + (ns.empty() ? name : ns + "/" + name);
-}
-
 // resourceVersions are opaque to clients, but every API server (and
 // simcluster) issues increasing integers; 0 when it is not one.
 std::uint64_t numeric_rv(const model::Value& obj) {
-  std::string rv = str_at(obj, {"metadata", "resourceVersion"});
+  std::string rv = model::string_at(obj, {"metadata", "resourceVersion"});
   if (rv.empty() || rv.find_first_not_of("0123456789") != std::string::npos || rv.size() > 19) return 0;
   return std::stoull(rv);
 }
@@ -63,7 +60,7 @@ StatusInput status_input(const RootWrites& rw) {
 // message, so the same failure is reported once (409 on a repeat).
 model::Value warning_event(const RootKey& key, const RootOutput& out, const model::Value& cond,
                            const std::string& now) {
-  std::string reason = str_at(cond, {"reason"}), message = str_at(cond, {"message"});
+  std::string reason = model::string_at(cond, {"reason"}), message = model::string_at(cond, {"message"});
   std::string digest = sha256_hex(reason + "\n" + message + "\n" + std::to_string(out.generation));
   return model::Value::obj(
       {{"apiVersion", "v1"},
@@ -99,8 +96,8 @@ void report_status(Ctx& c, const RootKey& key, RootWrites& rw) {
   c.add(WriterEffect::Type::status_patch, key).body = std::move(patch);
   ++st.stats.status_writes;
   const model::Value* rec = find_condition(status, "Reconciled");
-  if (!st.settings.emit_events || !rec || str_at(*rec, {"status"}) != "False") return;
-  std::string signature = str_at(*rec, {"reason"}) + "|" + str_at(*rec, {"message"});
+  if (!st.settings.emit_events || !rec || model::string_at(*rec, {"status"}) != "False") return;
+  std::string signature = model::string_at(*rec, {"reason"}) + "|" + model::string_at(*rec, {"message"});
   if (signature == rw.last_event) return;
   rw.last_event = signature;
   c.add(WriterEffect::Type::event, key).body = warning_event(key, *rw.out, *rec, now);
@@ -156,7 +153,7 @@ void schedule_retry(Ctx& c, const RootKey& key, RootWrites& rw) {
 
 void on_failure(Ctx& c, const RootKey& key, RootWrites& rw, const Action& a, const CallAnswer& r) {
   ++c.st.stats.errors;
-  std::string what = std::string(action_name(a.type)) + " " + describe(a.kind, a.ns, a.name);
+  std::string what = std::string(action_name(a.type)) + " " + model::describe_object(a.kind, a.ns, a.name);
   std::string error = what + ": HTTP " + std::to_string(r.status) + (r.error.empty() ? "" : ": " + r.error);
   c.log("failed " + error + " (" + k8s::error_class_name(r.error_class) + ")");
   // A conflict is routine (someone else wrote first): re-read, not an error to report.
@@ -255,7 +252,7 @@ WriterEffects on_call_done(WriterState& st, const RootKey& key, std::uint64_t ba
     rw.written_rv[id] = numeric_rv(rw.observed[id]);
     rw.written[id] = without_server_fields(rw.observed[id]);
   }
-  c.log(std::string(action_name(a.type)) + " " + describe(a.kind, a.ns, a.name) + ": " + a.reason);
+  c.log(std::string(action_name(a.type)) + " " + model::describe_object(a.kind, a.ns, a.name) + ": " + a.reason);
   run_next(c, key, rw);
   return std::move(c.fx);
 }
@@ -290,7 +287,7 @@ WriterEffects on_owner(WriterState& st, const RootKey& key, const CallAnswer& r)
   std::string uid;
   if (r.error_class == k8s::ErrorClass::ok) {
     try {
-      uid = str_at(model::parse_json(r.body, "GrafanaAgent"), {"metadata", "uid"});
+      uid = model::string_at(model::parse_json(r.body, "GrafanaAgent"), {"metadata", "uid"});
     } catch (const model::ParseError&) {
     }
   }
@@ -327,7 +324,7 @@ WriterEffects on_reread(WriterState& st, const RootKey& key, const Identity& id,
 }
 
 WriterEffects on_gone(WriterState& st, const Event& e) {
-  std::string uid = str_at(*e.object, {"metadata", "uid"});
+  std::string uid = model::string_at(*e.object, {"metadata", "uid"});
   if (!uid.empty()) st.deleted_uids.insert(uid);
   st.roots.erase(object_key(*e.object));
   return {};

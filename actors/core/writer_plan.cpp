@@ -5,21 +5,17 @@
 #include <tuple>
 
 #include "actors/core/sha256.hpp"
+#include "model/object_fields.hpp"
 #include "model/render.hpp"
-#include "model/value_path.hpp"
 #include "model/yaml_emit.hpp"
 
 namespace actors::core {
 
 using model::Value;
 
-std::string str_at(const Value& v, std::initializer_list<const char*> path) {
-  const Value* found = model::find_path(v, path);
-  return found && found->is_string() ? found->as_string() : "";
-}
-
 Identity identity(const Value& v) {
-  return {str_at(v, {"kind"}), str_at(v, {"metadata", "namespace"}), str_at(v, {"metadata", "name"})};
+  return {model::string_at(v, {"kind"}), model::string_at(v, {"metadata", "namespace"}),
+          model::string_at(v, {"metadata", "name"})};
 }
 
 namespace {
@@ -59,9 +55,7 @@ bool covered(const Value& want, const Value& have) {
 Value without_server_fields(Value obj) {
   obj.erase("status");
   if (Value* meta = obj.find("metadata"))
-    for (const char* k : {"resourceVersion", "uid", "creationTimestamp", "generation", "managedFields", "selfLink",
-                          "deletionTimestamp", "deletionGracePeriodSeconds"})
-      meta->erase(k);
+    for (std::string_view k : model::kServerSetMetadata) meta->erase(k);
   return obj;
 }
 
@@ -95,7 +89,8 @@ const ImmutableField kImmutable[] = {
 const Value& baseline(const PlanInput& in, const Identity& id, const Value& want, const std::string& hash) {
   if (in.written) {
     auto it = in.written->find(id);
-    if (it != in.written->end() && str_at(it->second, {"metadata", "annotations", kConfigHashAnnotation}) == hash)
+    if (it != in.written->end() &&
+        model::string_at(it->second, {"metadata", "annotations", kConfigHashAnnotation}) == hash)
       return it->second;
   }
   return want;
@@ -103,11 +98,11 @@ const Value& baseline(const PlanInput& in, const Identity& id, const Value& want
 
 // Labels and annotations others added stay (a `kubectl rollout restart`
 // stamp, another controller's marker); ours win where both set a key.
-void keep_foreign_keys(Value& want, const Value& have, std::initializer_list<const char*> path) {
+void keep_foreign_keys(Value& want, const Value& have, std::initializer_list<std::string_view> path) {
   const Value* theirs = model::find_path(have, path);
   if (!theirs || !theirs->is_object()) return;
   Value* cur = &want;
-  for (const char* p : path) {
+  for (std::string_view p : path) {
     if (!cur->is_object()) return;
     Value* next = cur->find(p);
     cur = next ? next : &cur->set(p, Value::object());
@@ -119,13 +114,13 @@ void keep_foreign_keys(Value& want, const Value& have, std::initializer_list<con
 // The update body: the desired object fenced by the resourceVersion it was
 // planned from, keeping what others added to labels and annotations.
 Value update_body(Value want, const Value& have) {
-  for (auto path : {std::initializer_list<const char*>{"metadata", "labels"}, {"metadata", "annotations"}})
+  for (auto path : {std::initializer_list<std::string_view>{"metadata", "labels"}, {"metadata", "annotations"}})
     keep_foreign_keys(want, have, path);
   if (model::find_path(want, {"spec", "template", "metadata"}))
-    for (auto path : {std::initializer_list<const char*>{"spec", "template", "metadata", "labels"},
+    for (auto path : {std::initializer_list<std::string_view>{"spec", "template", "metadata", "labels"},
                       {"spec", "template", "metadata", "annotations"}})
       keep_foreign_keys(want, have, path);
-  std::string rv = str_at(have, {"metadata", "resourceVersion"});
+  std::string rv = model::string_at(have, {"metadata", "resourceVersion"});
   if (!rv.empty()) want.find("metadata")->set("resourceVersion", rv);
   return want;
 }
@@ -170,18 +165,18 @@ const char* action_name(ActionType t) {
 }
 
 bool owned_by(const Value& obj, const RootKey& root, const std::string& root_uid) {
-  if (str_at(obj, {"metadata", "labels", model::kManagedByLabel}) != model::kManagedByValue) return false;
-  if (str_at(obj, {"metadata", "namespace"}) != root.first) return false;
+  if (model::string_at(obj, {"metadata", "labels", model::kManagedByLabel}) != model::kManagedByValue) return false;
+  if (model::string_at(obj, {"metadata", "namespace"}) != root.first) return false;
   const Value* refs = model::find_path(obj, {"metadata", "ownerReferences"});
   if (!refs || !refs->is_array()) return false;
   return std::any_of(refs->as_array().begin(), refs->as_array().end(), [&](const Value& r) {
-    return str_at(r, {"kind"}) == "GrafanaAgent" && str_at(r, {"name"}) == root.second &&
-           (root_uid.empty() || str_at(r, {"uid"}) == root_uid);
+    return model::string_at(r, {"kind"}) == "GrafanaAgent" && model::string_at(r, {"name"}) == root.second &&
+           (root_uid.empty() || model::string_at(r, {"uid"}) == root_uid);
   });
 }
 
 std::optional<std::string> immutable_change(const Value& observed, const Value& desired) {
-  std::string kind = str_at(desired, {"kind"});
+  std::string kind = model::string_at(desired, {"kind"});
   for (const auto& f : kImmutable) {
     if (kind != f.kind) continue;
     const Value* want = model::find_path(desired, {"spec", f.field});
@@ -198,7 +193,7 @@ Plan plan_writes(const PlanInput& in) {
   std::vector<const Value*> desired;
   for (const auto& d : *in.desired) desired.push_back(&d);
   std::stable_sort(desired.begin(), desired.end(), [](const Value* a, const Value* b) {
-    return write_rank(str_at(*a, {"kind"})) < write_rank(str_at(*b, {"kind"}));
+    return write_rank(model::string_at(*a, {"kind"})) < write_rank(model::string_at(*b, {"kind"}));
   });
   for (const Value* d : desired) {
     Identity id = identity(*d);
@@ -210,8 +205,8 @@ Plan plan_writes(const PlanInput& in) {
     }
     const Value& have = *it->second;
     observed.erase(it);
-    std::string hash = str_at(want, {"metadata", "annotations", kConfigHashAnnotation});
-    if (str_at(have, {"metadata", "annotations", kConfigHashAnnotation}) == hash) {
+    std::string hash = model::string_at(want, {"metadata", "annotations", kConfigHashAnnotation});
+    if (model::string_at(have, {"metadata", "annotations", kConfigHashAnnotation}) == hash) {
       auto drift = first_difference(baseline(in, id, want, hash), have);
       if (!drift) {
         ++plan.unchanged;

@@ -28,12 +28,12 @@ Value normalize_selector(const Value& v) {
 // A terminating pod keeps its Ready condition until the kubelet stops it;
 // it must not take new targets meanwhile (upstream #3781).
 bool pod_ready(const Value& pod) {
-  if (!str_at(pod, {"metadata", "deletionTimestamp"}).empty()) return false;
+  if (!model::string_at(pod, {"metadata", "deletionTimestamp"}).empty()) return false;
   const Value* status = pod.find("status");
   const Value* conditions = status && status->is_object() ? status->find("conditions") : nullptr;
   if (!conditions || !conditions->is_array()) return false;
   for (const auto& c : conditions->as_array())
-    if (c.is_object() && str_at(c, {"type"}) == "Ready") return str_at(c, {"status"}) == "True";
+    if (c.is_object() && model::string_at(c, {"type"}) == "Ready") return model::string_at(c, {"status"}) == "True";
   return false;
 }
 
@@ -74,20 +74,16 @@ std::string selector_text(const model::LabelSelector& s) {
 }
 
 bool CollectorSet::apply(Change change, const model::Value& pod, TimePoint now) {
-  const std::string name = str_at(pod, {"metadata", "name"});
+  const std::string name = model::string_at(pod, {"metadata", "name"});
   if (name.empty()) return false;
-  model::Labels labels;
-  if (const Value* meta = pod.find("metadata"))
-    if (const Value* l = meta->find("labels"); l && l->is_object())
-      for (const auto& [k, v] : l->as_object())
-        if (v.is_string()) labels[k] = v.as_string();
+  const model::Labels labels = model::object_labels(pod);
   auto it = by_name_.find(name);
   if (change == Change::deleted || !selector_.matches(labels)) {
     if (it == by_name_.end()) return false;
     by_name_.erase(it);
     return true;
   }
-  Collector next{name, str_at(pod, {"spec", "nodeName"}), pod_ready(pod), {}};
+  Collector next{name, model::string_at(pod, {"spec", "nodeName"}), pod_ready(pod), {}};
   if (next.ready) next.ready_since = it != by_name_.end() && it->second.ready ? it->second.ready_since : now;
   if (it != by_name_.end() && it->second.node == next.node && it->second.ready == next.ready) return false;
   by_name_[name] = std::move(next);

@@ -5,7 +5,7 @@
 
 #include "allocation/discovery/meta.hpp"
 #include "model/parse.hpp"
-#include "model/scrape_common.hpp"
+#include "model/scrape/common.hpp"
 
 namespace allocation::discovery {
 

@@ -116,7 +116,7 @@ bool KubernetesSdConfig::watches_namespace(std::string_view ns) const {
 }
 
 bool KubernetesSdConfig::accepts(Kind kind, const model::Value& object) const {
-  if (!watches_namespace(str_at(object, {"metadata", "namespace"}))) return false;
+  if (!watches_namespace(model::string_at(object, {"metadata", "namespace"}))) return false;
   const auto& sel = selectors[static_cast<std::size_t>(kind)];
   return sel.label.matches(object) && sel.field.matches(object);
 }

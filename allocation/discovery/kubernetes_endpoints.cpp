@@ -29,8 +29,8 @@ struct SeenPods {
 
 // The Pod a target reference names, when it is a Pod the lookup knows.
 const Value* resolve_pod(const Value* ref, const ObjectLookup& lookup, std::vector<std::string>* keys) {
-  if (!ref || str_at(*ref, {"kind"}) != "Pod") return nullptr;
-  const std::string key = str_at(*ref, {"namespace"}) + "/" + str_at(*ref, {"name"});
+  if (!ref || model::string_at(*ref, {"kind"}) != "Pod") return nullptr;
+  const std::string key = model::string_at(*ref, {"namespace"}) + "/" + model::string_at(*ref, {"name"});
   if (keys) keys->push_back(key);
   return lookup ? lookup(Kind::pod, key) : nullptr;
 }
@@ -38,7 +38,7 @@ const Value* resolve_pod(const Value* ref, const ObjectLookup& lookup, std::vect
 void add_service_labels(LabelMap& group, const std::string& ns, const std::string& name, const ObjectLookup& lookup) {
   const Value* svc = lookup && !name.empty() ? lookup(Kind::service, ns + "/" + name) : nullptr;
   if (!svc) return;
-  group[kP + "namespace"] = str_at(*svc, {"metadata", "namespace"});
+  group[kP + "namespace"] = model::string_at(*svc, {"metadata", "namespace"});
   add_object_meta(group, *svc, "service");
 }
 
@@ -52,11 +52,12 @@ void add_pod_target_labels(LabelMap& t, const Value& pod, const std::string& por
   for (const auto& c : array_at(pod, {"spec", "containers"})) {
     for (const auto& cport : array_at(c, {"ports"})) {
       if (int_at(cport, {"containerPort"}) != port) continue;
-      t[kP + "pod_container_name"] = str_at(c, {"name"});
-      t[kP + "pod_container_image"] = str_at(c, {"image"});
-      t[kP + "pod_container_port_name"] = str_at(cport, {"name"});
+      t[kP + "pod_container_name"] = model::string_at(c, {"name"});
+      t[kP + "pod_container_image"] = model::string_at(c, {"image"});
+      t[kP + "pod_container_port_name"] = model::string_at(cport, {"name"});
       t[kP + "pod_container_port_number"] = port;
-      t[kP + "pod_container_port_protocol"] = endpoint_protocol ? *endpoint_protocol : str_at(cport, {"protocol"});
+      t[kP + "pod_container_port_protocol"] =
+          endpoint_protocol ? *endpoint_protocol : model::string_at(cport, {"protocol"});
       break;
     }
   }
@@ -65,18 +66,18 @@ void add_pod_target_labels(LabelMap& t, const Value& pod, const std::string& por
 // Targets for the container ports of seen pods that no endpoint port covers.
 void add_uncovered_ports(const SeenPods& seen, std::vector<LabelMap>& targets) {
   for (const auto& [pod, ports] : seen.pods) {
-    const std::string ip = str_at(*pod, {"status", "podIP"});
+    const std::string ip = model::string_at(*pod, {"status", "podIP"});
     if (ip.empty()) continue;
     for (const auto& c : array_at(*pod, {"spec", "containers"})) {
       for (const auto& cport : array_at(c, {"ports"})) {
         const std::string number = int_at(cport, {"containerPort"});
         if (std::find(ports.begin(), ports.end(), number) != ports.end()) continue;
         LabelMap t{{"__address__", join_host_port(ip, number)},
-                   {kP + "pod_container_name", str_at(c, {"name"})},
-                   {kP + "pod_container_image", str_at(c, {"image"})},
-                   {kP + "pod_container_port_name", str_at(cport, {"name"})},
+                   {kP + "pod_container_name", model::string_at(c, {"name"})},
+                   {kP + "pod_container_image", model::string_at(c, {"image"})},
+                   {kP + "pod_container_port_name", model::string_at(cport, {"name"})},
                    {kP + "pod_container_port_number", number},
-                   {kP + "pod_container_port_protocol", str_at(cport, {"protocol"})}};
+                   {kP + "pod_container_port_protocol", model::string_at(cport, {"protocol"})}};
         add_pod_labels(t, *pod);
         targets.push_back(std::move(t));
       }
@@ -86,17 +87,17 @@ void add_uncovered_ports(const SeenPods& seen, std::vector<LabelMap>& targets) {
 
 LabelMap endpoint_target(const Value& addr, const Value& port, const char* ready) {
   const std::string number = int_at(port, {"port"});
-  LabelMap t{{"__address__", join_host_port(str_at(addr, {"ip"}), number)},
-             {kP + "endpoint_port_name", str_at(port, {"name"})},
-             {kP + "endpoint_port_protocol", str_at(port, {"protocol"})},
+  LabelMap t{{"__address__", join_host_port(model::string_at(addr, {"ip"}), number)},
+             {kP + "endpoint_port_name", model::string_at(port, {"name"})},
+             {kP + "endpoint_port_protocol", model::string_at(port, {"protocol"})},
              {kP + "endpoint_ready", ready}};
   if (const Value* ref = addr.find("targetRef"); ref && ref->is_object()) {
-    t[kP + "endpoint_address_target_kind"] = str_at(*ref, {"kind"});
-    t[kP + "endpoint_address_target_name"] = str_at(*ref, {"name"});
+    t[kP + "endpoint_address_target_kind"] = model::string_at(*ref, {"kind"});
+    t[kP + "endpoint_address_target_name"] = model::string_at(*ref, {"name"});
   }
   if (const Value* node = addr.find("nodeName"); node && node->is_string())
     t[kP + "endpoint_node_name"] = node->as_string();
-  if (auto host = str_at(addr, {"hostname"}); !host.empty()) t[kP + "endpoint_hostname"] = host;
+  if (auto host = model::string_at(addr, {"hostname"}); !host.empty()) t[kP + "endpoint_hostname"] = host;
   return t;
 }
 
@@ -113,13 +114,13 @@ LabelMap slice_target(const std::string& addr, const Value& ep, const Value& por
     if (const Value* v = port.find(key); v && v->is_string()) t[kP + "endpointslice_" + label] = v->as_string();
   if (has_port) t[kP + "endpointslice_port"] = std::to_string(number->as_int());
   for (auto cond : {"ready", "serving", "terminating"})
-    if (const Value* v = at(ep, {"conditions", cond}); v && v->is_bool())
+    if (const Value* v = model::find_path(ep, {"conditions", cond}); v && v->is_bool())
       t[kP + "endpointslice_endpoint_conditions_" + cond] = bool_text(v);
   if (const Value* h = ep.find("hostname"); h && h->is_string())
     t[kP + "endpointslice_endpoint_hostname"] = h->as_string();
   if (const Value* ref = ep.find("targetRef"); ref && ref->is_object()) {
-    t[kP + "endpointslice_address_target_kind"] = str_at(*ref, {"kind"});
-    t[kP + "endpointslice_address_target_name"] = str_at(*ref, {"name"});
+    t[kP + "endpointslice_address_target_kind"] = model::string_at(*ref, {"kind"});
+    t[kP + "endpointslice_address_target_name"] = model::string_at(*ref, {"name"});
   }
   if (const Value* topo = ep.find("deprecatedTopology"); topo && topo->is_object())
     for (const auto& [k, v] : topo->as_object()) {
@@ -133,16 +134,16 @@ LabelMap slice_target(const std::string& addr, const Value& ep, const Value& por
 }  // namespace
 
 TargetGroup build_endpoints_group(const Value& eps, const ObjectLookup& lookup, std::vector<std::string>* pod_keys) {
-  const std::string ns = str_at(eps, {"metadata", "namespace"});
+  const std::string ns = model::string_at(eps, {"metadata", "namespace"});
   LabelMap group{{kP + "namespace", ns}};
-  add_service_labels(group, ns, str_at(eps, {"metadata", "name"}), lookup);
+  add_service_labels(group, ns, model::string_at(eps, {"metadata", "name"}), lookup);
   add_object_meta(group, eps, "endpoints");
   std::vector<LabelMap> targets;
   SeenPods seen;
   auto add = [&](const Value& addr, const Value& port, const char* ready) {
     LabelMap t = endpoint_target(addr, port, ready);
     if (const Value* pod = resolve_pod(addr.find("targetRef"), lookup, pod_keys)) {
-      const std::string protocol = str_at(port, {"protocol"});
+      const std::string protocol = model::string_at(port, {"protocol"});
       add_pod_target_labels(t, *pod, int_at(port, {"port"}), &protocol);
       seen.ports_of(pod).push_back(int_at(port, {"port"}));
     }
@@ -158,13 +159,13 @@ TargetGroup build_endpoints_group(const Value& eps, const ObjectLookup& lookup, 
 }
 
 std::string slice_service_name(const Value& slice) {
-  return str_at(slice, {"metadata", "labels", "kubernetes.io/service-name"});
+  return model::string_at(slice, {"metadata", "labels", "kubernetes.io/service-name"});
 }
 
 TargetGroup build_endpointslice_group(const Value& slice, const ObjectLookup& lookup,
                                       std::vector<std::string>* pod_keys) {
-  const std::string ns = str_at(slice, {"metadata", "namespace"});
-  LabelMap group{{kP + "namespace", ns}, {kP + "endpointslice_address_type", str_at(slice, {"addressType"})}};
+  const std::string ns = model::string_at(slice, {"metadata", "namespace"});
+  LabelMap group{{kP + "namespace", ns}, {kP + "endpointslice_address_type", model::string_at(slice, {"addressType"})}};
   add_object_meta(group, slice, "endpointslice");
   add_service_labels(group, ns, slice_service_name(slice), lookup);
   std::vector<LabelMap> targets;

@@ -19,7 +19,7 @@ const model::Value* KubernetesIndex::find(Kind kind, const std::string& key) con
 std::vector<std::string> KubernetesIndex::apply(Kind kind, Change change, const ObjectPtr& object) {
   std::vector<std::string> changed;
   if (!object || std::find(kinds_.begin(), kinds_.end(), kind) == kinds_.end()) return changed;
-  const std::string key = object_key(*object);
+  const std::string key = model::namespaced_name(*object);
   auto& objects = objects_[static_cast<std::size_t>(kind)];
   if (change == Change::deleted || !config_.accepts(kind, *object)) {
     if (objects.erase(key) == 0) return changed;
@@ -76,7 +76,7 @@ void KubernetesIndex::rebuild(const std::string& key, std::vector<std::string>& 
       break;
     case Role::endpointslice:
       group = build_endpointslice_group(*object, lookup, &pods);
-      service = str_at(*object, {"metadata", "namespace"}) + "/" + slice_service_name(*object);
+      service = model::string_at(*object, {"metadata", "namespace"}) + "/" + slice_service_name(*object);
       break;
   }
   ++builds_;

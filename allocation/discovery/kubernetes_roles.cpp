@@ -18,7 +18,7 @@ std::string lower(std::string s) {
 
 std::string pod_ready(const Value& pod) {
   for (const auto& c : array_at(pod, {"status", "conditions"}))
-    if (str_at(c, {"type"}) == "Ready") return lower(str_at(c, {"status"}));
+    if (model::string_at(c, {"type"}) == "Ready") return lower(model::string_at(c, {"status"}));
   return "unknown";
 }
 
@@ -53,22 +53,22 @@ bool matches_hostname_pattern(std::string_view pattern, std::string_view host) {
 
 void add_pod_labels(LabelMap& labels, const Value& pod) {
   const std::string p(kPrefix);
-  labels[p + "pod_ip"] = str_at(pod, {"status", "podIP"});
+  labels[p + "pod_ip"] = model::string_at(pod, {"status", "podIP"});
   labels[p + "pod_ready"] = pod_ready(pod);
-  labels[p + "pod_phase"] = str_at(pod, {"status", "phase"});
-  labels[p + "pod_node_name"] = str_at(pod, {"spec", "nodeName"});
-  labels[p + "pod_host_ip"] = str_at(pod, {"status", "hostIP"});
-  labels[p + "pod_uid"] = str_at(pod, {"metadata", "uid"});
+  labels[p + "pod_phase"] = model::string_at(pod, {"status", "phase"});
+  labels[p + "pod_node_name"] = model::string_at(pod, {"spec", "nodeName"});
+  labels[p + "pod_host_ip"] = model::string_at(pod, {"status", "hostIP"});
+  labels[p + "pod_uid"] = model::string_at(pod, {"metadata", "uid"});
   add_object_meta(labels, pod, "pod");
   if (const Value* ref = controller_of(pod)) {
-    if (auto kind = str_at(*ref, {"kind"}); !kind.empty()) labels[p + "pod_controller_kind"] = kind;
-    if (auto name = str_at(*ref, {"name"}); !name.empty()) labels[p + "pod_controller_name"] = name;
+    if (auto kind = model::string_at(*ref, {"kind"}); !kind.empty()) labels[p + "pod_controller_kind"] = kind;
+    if (auto name = model::string_at(*ref, {"name"}); !name.empty()) labels[p + "pod_controller_name"] = name;
   }
 }
 
 std::string container_id(const Value& pod, const std::string& name, bool init) {
   for (const auto& s : array_at(pod, {"status", init ? "initContainerStatuses" : "containerStatuses"}))
-    if (str_at(s, {"name"}) == name) return str_at(s, {"containerID"});
+    if (model::string_at(s, {"name"}) == name) return model::string_at(s, {"containerID"});
   return "";
 }
 
@@ -80,24 +80,24 @@ TargetGroup make_group(const LabelMap& group, const std::vector<LabelMap>& targe
 }
 
 std::string group_source(Role role, const Value& object) {
-  return std::string(role_name(role)) + "/" + object_key(object);
+  return std::string(role_name(role)) + "/" + model::namespaced_name(object);
 }
 
 TargetGroup build_pod_group(const Value& pod) {
-  const std::string ip = str_at(pod, {"status", "podIP"});
+  const std::string ip = model::string_at(pod, {"status", "podIP"});
   if (ip.empty()) return {};  // starting or evicted: an empty group, as upstream
   const std::string p(kPrefix);
   LabelMap group;
   add_pod_labels(group, pod);
-  group[p + "namespace"] = str_at(pod, {"metadata", "namespace"});
+  group[p + "namespace"] = model::string_at(pod, {"metadata", "namespace"});
   std::vector<LabelMap> targets;
   for (bool init : {false, true}) {
     for (const auto& c : array_at(pod, {"spec", init ? "initContainers" : "containers"})) {
-      const std::string name = str_at(c, {"name"});
+      const std::string name = model::string_at(c, {"name"});
       LabelMap base{{"__address__", ip},
                     {p + "pod_container_name", name},
                     {p + "pod_container_id", container_id(pod, name, init)},
-                    {p + "pod_container_image", str_at(c, {"image"})},
+                    {p + "pod_container_image", model::string_at(c, {"image"})},
                     {p + "pod_container_init", init ? "true" : "false"}};
       const auto& ports = array_at(c, {"ports"});
       if (ports.empty()) targets.push_back(base);
@@ -106,8 +106,8 @@ TargetGroup build_pod_group(const Value& pod) {
         const std::string number = int_at(port, {"containerPort"});
         t["__address__"] = join_host_port(ip, number);
         t[p + "pod_container_port_number"] = number;
-        t[p + "pod_container_port_name"] = str_at(port, {"name"});
-        t[p + "pod_container_port_protocol"] = str_at(port, {"protocol"});
+        t[p + "pod_container_port_name"] = model::string_at(port, {"name"});
+        t[p + "pod_container_port_protocol"] = model::string_at(port, {"protocol"});
         targets.push_back(std::move(t));
       }
     }
@@ -117,23 +117,24 @@ TargetGroup build_pod_group(const Value& pod) {
 
 TargetGroup build_service_group(const Value& svc) {
   const std::string p(kPrefix);
-  LabelMap group{{p + "namespace", str_at(svc, {"metadata", "namespace"})}};
+  LabelMap group{{p + "namespace", model::string_at(svc, {"metadata", "namespace"})}};
   add_object_meta(group, svc, "service");
-  const std::string host = str_at(svc, {"metadata", "name"}) + "." + str_at(svc, {"metadata", "namespace"}) + ".svc";
-  const std::string type = str_at(svc, {"spec", "type"});
+  const std::string host =
+      model::string_at(svc, {"metadata", "name"}) + "." + model::string_at(svc, {"metadata", "namespace"}) + ".svc";
+  const std::string type = model::string_at(svc, {"spec", "type"});
   std::vector<LabelMap> targets;
   for (const auto& port : array_at(svc, {"spec", "ports"})) {
     const std::string number = int_at(port, {"port"});
     LabelMap t{{"__address__", join_host_port(host, number)},
-               {p + "service_port_name", str_at(port, {"name"})},
+               {p + "service_port_name", model::string_at(port, {"name"})},
                {p + "service_port_number", number},
-               {p + "service_port_protocol", str_at(port, {"protocol"})},
+               {p + "service_port_protocol", model::string_at(port, {"protocol"})},
                {p + "service_type", type}};
     if (type == "ExternalName")
-      t[p + "service_external_name"] = str_at(svc, {"spec", "externalName"});
+      t[p + "service_external_name"] = model::string_at(svc, {"spec", "externalName"});
     else
-      t[p + "service_cluster_ip"] = str_at(svc, {"spec", "clusterIP"});
-    if (type == "LoadBalancer") t[p + "service_loadbalancer_ip"] = str_at(svc, {"spec", "loadBalancerIP"});
+      t[p + "service_cluster_ip"] = model::string_at(svc, {"spec", "clusterIP"});
+    if (type == "LoadBalancer") t[p + "service_loadbalancer_ip"] = model::string_at(svc, {"spec", "loadBalancerIP"});
     targets.push_back(std::move(t));
   }
   return make_group(group, targets);
@@ -141,8 +142,8 @@ TargetGroup build_service_group(const Value& svc) {
 
 TargetGroup build_ingress_group(const Value& ing) {
   const std::string p(kPrefix);
-  LabelMap group{{p + "namespace", str_at(ing, {"metadata", "namespace"})}};
-  if (const Value* cls = at(ing, {"spec", "ingressClassName"}); cls && cls->is_string())
+  LabelMap group{{p + "namespace", model::string_at(ing, {"metadata", "namespace"})}};
+  if (const Value* cls = model::find_path(ing, {"spec", "ingressClassName"}); cls && cls->is_string())
     group[p + "ingress_class_name"] = cls->as_string();
   add_object_meta(group, ing, "ingress");
   std::vector<std::string> tls_hosts;
@@ -151,7 +152,7 @@ TargetGroup build_ingress_group(const Value& ing) {
       if (h.is_string()) tls_hosts.push_back(h.as_string());
   std::vector<LabelMap> targets;
   for (const auto& rule : array_at(ing, {"spec", "rules"})) {
-    const std::string host = str_at(rule, {"host"});
+    const std::string host = model::string_at(rule, {"host"});
     std::string scheme = "http";
     for (const auto& pattern : tls_hosts)
       if (matches_hostname_pattern(pattern, host)) {
@@ -159,9 +160,10 @@ TargetGroup build_ingress_group(const Value& ing) {
         break;
       }
     std::vector<std::string> paths;
-    if (at(rule, {"http"}) == nullptr || at(rule, {"http"})->is_null()) paths.push_back("/");
+    if (model::find_path(rule, {"http"}) == nullptr || model::find_path(rule, {"http"})->is_null())
+      paths.push_back("/");
     for (const auto& path : array_at(rule, {"http", "paths"})) {
-      const std::string text = str_at(path, {"path"});
+      const std::string text = model::string_at(path, {"path"});
       paths.push_back(text.empty() ? "/" : text);
     }
     for (const auto& path : paths)

@@ -63,39 +63,21 @@ std::string join_host_port(std::string_view host, std::string_view port) {
   return std::string(host) + ":" + std::string(port);
 }
 
-const model::Value* at(const model::Value& v, std::initializer_list<std::string_view> path) {
-  const model::Value* cur = &v;
-  for (auto key : path) {
-    cur = cur->find(key);
-    if (!cur) return nullptr;
-  }
-  return cur;
-}
-
-std::string str_at(const model::Value& v, std::initializer_list<std::string_view> path) {
-  const model::Value* s = at(v, path);
-  return s && s->is_string() ? s->as_string() : std::string();
-}
-
 std::string int_at(const model::Value& v, std::initializer_list<std::string_view> path) {
-  const model::Value* n = at(v, path);
+  const model::Value* n = model::find_path(v, path);
   return n && n->is_int() ? std::to_string(n->as_int()) : std::string();
 }
 
 const model::Value::Array& array_at(const model::Value& v, std::initializer_list<std::string_view> path) {
-  const model::Value* a = at(v, path);
+  const model::Value* a = model::find_path(v, path);
   return a && a->is_array() ? a->as_array() : empty_array();
-}
-
-std::string object_key(const model::Value& object) {
-  return str_at(object, {"metadata", "namespace"}) + "/" + str_at(object, {"metadata", "name"});
 }
 
 void add_object_meta(LabelMap& labels, const model::Value& object, std::string_view role) {
   const std::string prefix = "__meta_kubernetes_" + std::string(role);
-  labels[prefix + "_name"] = str_at(object, {"metadata", "name"});
+  labels[prefix + "_name"] = model::string_at(object, {"metadata", "name"});
   for (auto [field, kind] : {std::pair{"labels", "label"}, std::pair{"annotations", "annotation"}}) {
-    const model::Value* m = at(object, {"metadata", field});
+    const model::Value* m = model::find_path(object, {"metadata", field});
     if (!m || !m->is_object()) continue;
     for (const auto& [k, v] : m->as_object()) {
       const std::string name = sanitize_label_name(k);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "allocation/labels.hpp"
+#include "model/object_fields.hpp"
 #include "model/value.hpp"
 
 namespace allocation::discovery {
@@ -22,17 +23,10 @@ std::string sanitize_label_name(std::string_view name);
 // "host:port", or "[host]:port" when host contains ':' (IPv6).
 std::string join_host_port(std::string_view host, std::string_view port);
 
-// The member at `path` (object keys), or nullptr.
-const model::Value* at(const model::Value& v, std::initializer_list<std::string_view> path);
-// The string at `path`, or "" when absent or not a string.
-std::string str_at(const model::Value& v, std::initializer_list<std::string_view> path);
 // A whole number rendered in decimal ("" when absent or not an integer).
 std::string int_at(const model::Value& v, std::initializer_list<std::string_view> path);
 // The items of the array at `path` (empty when absent).
 const model::Value::Array& array_at(const model::Value& v, std::initializer_list<std::string_view> path);
-
-// "namespace/name" of an object.
-std::string object_key(const model::Value& object);
 
 // Labels while they are built; set() overwrites (Go's map assignment and
 // LabelSet.Merge). Empty values are kept here and dropped by to_label_set,

@@ -7,22 +7,13 @@
 #include "allocation/discovery/meta.hpp"
 #include "model/assets.hpp"
 #include "model/inventory.hpp"
-#include "model/scrape_jobs.hpp"
+#include "model/scrape/jobs.hpp"
 
 namespace allocation::discovery {
 
 namespace {
 
 using model::Value;
-
-model::Labels labels_of(const Value& object) {
-  model::Labels out;
-  if (const Value* meta = object.find("metadata"))
-    if (const Value* l = meta->find("labels"); l && l->is_object())
-      for (const auto& [k, v] : l->as_object())
-        if (v.is_string()) out[k] = v.as_string();
-  return out;
-}
 
 // Absent selectors select everything (upstream's allocator defaults them to
 // empty selectors, unlike prometheus-operator's nil = nothing).
@@ -92,26 +83,26 @@ PrometheusCrConfig parse_prometheus_cr(const model::Value* block, const std::str
 
 bool PrometheusCrIndex::apply(const std::string& kind, Change change, const ObjectPtr& object) {
   if (kind == "Namespace") {
-    const std::string name = str_at(*object, {"metadata", "name"});
+    const std::string name = model::string_at(*object, {"metadata", "name"});
     if (change == Change::deleted)
       namespace_labels_.erase(name);
     else
-      namespace_labels_[name] = labels_of(*object);
+      namespace_labels_[name] = model::object_labels(*object);
     return config_.needs_namespaces();
   }
   const bool asset = kind == "Secret" || kind == "ConfigMap";
   if (!asset && kind != "ServiceMonitor" && kind != "PodMonitor" && kind != "Probe") return false;
   auto& table = objects_[kind];
-  const std::string key = object_key(*object);
+  const std::string key = model::namespaced_name(*object);
   auto it = table.find(key);
   if (change == Change::deleted) {
     if (it == table.end()) return false;
     table.erase(it);
-    return !asset || has_monitors(str_at(*object, {"metadata", "namespace"}));
+    return !asset || has_monitors(model::string_at(*object, {"metadata", "namespace"}));
   }
   const bool same_data = asset && it != table.end() && same_asset_data(*it->second, *object);
   table[key] = object;
-  return !asset || (!same_data && has_monitors(str_at(*object, {"metadata", "namespace"})));
+  return !asset || (!same_data && has_monitors(model::string_at(*object, {"metadata", "namespace"})));
 }
 
 // Monitors only reference Secrets and ConfigMaps of their own namespace.
@@ -133,9 +124,9 @@ bool PrometheusCrIndex::selected(const std::string& kind, const model::Value& ob
   const auto& ns_selector = sm   ? c.service_monitor_namespace_selector
                             : pm ? c.pod_monitor_namespace_selector
                                  : c.probe_namespace_selector;
-  if (!matches(selector, labels_of(object))) return false;
+  if (!matches(selector, model::object_labels(object))) return false;
   if (!ns_selector) return true;
-  auto ns = namespace_labels_.find(str_at(object, {"metadata", "namespace"}));
+  auto ns = namespace_labels_.find(model::string_at(object, {"metadata", "namespace"}));
   return ns != namespace_labels_.end() && ns_selector->matches(ns->second);
 }
 
@@ -148,7 +139,7 @@ model::Value PrometheusCrIndex::jobs(std::vector<std::string>& problems) const {
     for (const auto& [key, object] : table->second)
       if (selected(kind, *object)) {
         inv.add(*object, std::string(kind) + " " + key);
-        namespaces.insert(str_at(*object, {"metadata", "namespace"}));
+        namespaces.insert(model::string_at(*object, {"metadata", "namespace"}));
       }
   }
   // Only the Secrets and ConfigMaps a selected monitor could reference are
@@ -157,7 +148,8 @@ model::Value PrometheusCrIndex::jobs(std::vector<std::string>& problems) const {
     auto table = objects_.find(kind);
     if (table == objects_.end()) continue;
     for (const auto& [key, object] : table->second)
-      if (namespaces.count(str_at(*object, {"metadata", "namespace"}))) inv.add(*object, std::string(kind) + " " + key);
+      if (namespaces.count(model::string_at(*object, {"metadata", "namespace"})))
+        inv.add(*object, std::string(kind) + " " + key);
   }
   for (const auto& p : inv.problems()) problems.push_back(p.str());
   model::GrafanaAgent agent;  // no apiServer, no enforced limits or labels

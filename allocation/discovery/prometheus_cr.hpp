@@ -2,7 +2,7 @@
 // the config file and an index of watched ServiceMonitors, PodMonitors,
 // Probes, Namespaces, Secrets and ConfigMaps that renders the selected
 // monitors into scrape configs with the operator's own renderer
-// (model/scrape_jobs.hpp), so job names are prometheus-operator's
+// (model/scrape/jobs.hpp), so job names are prometheus-operator's
 // (serviceMonitor/<ns>/<name>/<i>, podMonitor/<ns>/<name>/<i>,
 // probe/<ns>/<name>).
 // Contract: pure. parse_prometheus_cr throws DiscoveryError naming the

@@ -159,7 +159,7 @@ std::string describe(const Input& in) {
       return out + " " + in.config.path;
     case InputType::watch:
       return out + " " + in.watch.watch + " " + model::change_name(in.watch.change) + " " +
-             (in.watch.object ? discovery::object_key(*in.watch.object) : std::string("?"));
+             (in.watch.object ? model::namespaced_name(*in.watch.object) : std::string("?"));
     case InputType::http_sd:
       return out + " " + in.http_sd.source +
              (in.http_sd.error.empty() ? " status " + std::to_string(in.http_sd.status) : " failed");

@@ -14,6 +14,7 @@
 #include "k8s/sim/cluster.hpp"
 #include "k8s/sim/loader.hpp"
 #include "k8s/sim/server.hpp"
+#include "model/object_fields.hpp"
 #include "model/parse.hpp"
 #include "operator.hpp"
 
@@ -75,8 +76,7 @@ void print_agents(const k8s::ClusterConfig& cc) {
   model::Value list = model::parse_json(r.body, "list");
   const model::Value* items = list.find("items");
   for (const model::Value& ga : items && items->is_array() ? items->as_array() : model::Value::Array{}) {
-    const model::Value* md = ga.find("metadata");
-    std::cout << "GrafanaAgent " << md->find("namespace")->as_string() << "/" << md->find("name")->as_string();
+    std::cout << "GrafanaAgent " << model::namespaced_name(ga);
     const model::Value* st = ga.find("status");
     const model::Value* conds = st ? st->find("conditions") : nullptr;
     for (const model::Value& c : conds && conds->is_array() ? conds->as_array() : model::Value::Array{})

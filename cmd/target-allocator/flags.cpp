@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "model/listen_address.hpp"
-#include "model/scrape_common.hpp"
+#include "model/scrape/common.hpp"
 
 namespace target_allocator {
 

@@ -8,22 +8,13 @@
 #include <unordered_set>
 
 #include "k8s/client/curl_transport.hpp"
+#include "model/object_fields.hpp"
 #include "model/parse.hpp"
 
 namespace k8s {
 namespace {
 
 using ValuePtr = std::shared_ptr<const model::Value>;
-
-std::string meta_string(const model::Value& object, std::string_view field) {
-  const model::Value* m = object.find("metadata");
-  const model::Value* v = m ? m->find(field) : nullptr;
-  return v && v->is_string() ? v->as_string() : std::string();
-}
-
-std::string key_of(const model::Value& object) {
-  return meta_string(object, "namespace") + "/" + meta_string(object, "name");
-}
 
 // A watch that ends cleanly this soon without any event counts as a
 // failure, so a server that keeps closing streams is not hammered.
@@ -124,11 +115,11 @@ void Reflector::Impl::listed(Result r, const std::shared_ptr<KeySet>& seen) {
       if (!item.find("kind")) item.set("kind", resource->kind);
       if (!item.find("apiVersion")) item.set("apiVersion", resource->api_version());
       auto object = std::make_shared<const model::Value>(std::move(item));
-      std::string key = key_of(*object);
+      std::string key = model::namespaced_name(*object);
       auto old = known.find(key);
       if (old == known.end())
         emit(model::Change::added, object);
-      else if (meta_string(*old->second, "resourceVersion") != meta_string(*object, "resourceVersion"))
+      else if (model::meta_string(*old->second, "resourceVersion") != model::meta_string(*object, "resourceVersion"))
         emit(model::Change::modified, object);
       known[key] = std::move(object);
       seen->insert(std::move(key));
@@ -190,7 +181,7 @@ void Reflector::Impl::on_line(std::string_view line) {
   const std::string& t = type->as_string();
   if (t == "BOOKMARK") {
     count(&ReflectorStats::bookmarks);
-    if (std::string rv = meta_string(*object, "resourceVersion"); !rv.empty()) last_rv = rv;
+    if (std::string rv = model::meta_string(*object, "resourceVersion"); !rv.empty()) last_rv = rv;
   } else if (t == "ERROR") {
     const model::Value* code = object->find("code");
     if (code && code->is_int() && code->as_int() == 410) {
@@ -206,7 +197,7 @@ void Reflector::Impl::on_line(std::string_view line) {
   } else {
     ++watch_events;
     const model::Change wt = model::parse_change(t).value_or(model::Change::modified);
-    if (std::string rv = meta_string(*object, "resourceVersion"); !rv.empty()) last_rv = rv;
+    if (std::string rv = model::meta_string(*object, "resourceVersion"); !rv.empty()) last_rv = rv;
     apply(wt, std::move(*object));
   }
 }
@@ -214,7 +205,7 @@ void Reflector::Impl::on_line(std::string_view line) {
 void Reflector::Impl::apply(model::Change type, model::Value object) {
   if (!object.find("kind")) object.set("kind", resource->kind);
   if (!object.find("apiVersion")) object.set("apiVersion", resource->api_version());
-  std::string key = key_of(object);
+  std::string key = model::namespaced_name(object);
   auto it = known.find(key);
   if (type == model::Change::deleted) {
     if (it == known.end()) return;
@@ -222,8 +213,8 @@ void Reflector::Impl::apply(model::Change type, model::Value object) {
     emit(model::Change::deleted, std::make_shared<const model::Value>(std::move(object)));
     return;
   }
-  std::string rv = meta_string(object, "resourceVersion");
-  if (it != known.end() && meta_string(*it->second, "resourceVersion") == rv) return;  // already told
+  std::string rv = model::meta_string(object, "resourceVersion");
+  if (it != known.end() && model::meta_string(*it->second, "resourceVersion") == rv) return;  // already told
   auto ptr = std::make_shared<const model::Value>(std::move(object));
   emit(it == known.end() ? model::Change::added : model::Change::modified, ptr);
   known[key] = std::move(ptr);

@@ -3,12 +3,12 @@
 #include "k8s/sim/api_error.hpp"
 #include "k8s/sim/builtin_schemas.hpp"
 #include "k8s/sim/defaults.hpp"
-#include "k8s/sim/names.hpp"
 #include "k8s/sim/patch.hpp"
 #include "k8s/sim/selector.hpp"
 #include "k8s/sim/size_limits.hpp"
 #include "k8s/sim/store_meta.hpp"
 #include "k8s/sim/validate.hpp"
+#include "model/names.hpp"
 #include "model/yaml_emit.hpp"
 
 namespace k8s::sim {
@@ -34,22 +34,22 @@ std::shared_ptr<const SchemaSet> initial_schemas(const TypeRegistry& types) {
 }
 
 std::string name_problem(const ResourceType& t, const std::string& name) {
-  if (t.group.empty() && (t.kind == "Namespace" || t.kind == "Service")) return dns_label_problem(name);
+  if (t.group.empty() && (t.kind == "Namespace" || t.kind == "Service")) return model::dns_label_problem(name);
   if (t.group == "rbac.authorization.k8s.io") {
     if (name == "." || name == "..") return "may not be '" + name + "'";
     return name.find_first_of("/%") == std::string::npos ? "" : "may not contain '/' or '%'";
   }
-  return dns_subdomain_problem(name);
+  return model::dns_subdomain_problem(name);
 }
 
 void check_string_map(const Value* m, const std::string& field, bool values_are_labels, std::vector<Cause>& out) {
   if (!m || !m->is_object()) return;
   for (const auto& [k, v] : m->as_object()) {
-    std::string problem = qualified_name_problem(k);
+    std::string problem = model::qualified_name_problem(k);
     if (!problem.empty()) out.push_back({"FieldValueInvalid", field, "Invalid value: \"" + k + "\": " + problem});
-    if (values_are_labels && v.is_string() && !label_value_problem(v.as_string()).empty())
+    if (values_are_labels && v.is_string() && !model::label_value_problem(v.as_string()).empty())
       out.push_back({"FieldValueInvalid", field + "." + k,
-                     "Invalid value: \"" + v.as_string() + "\": " + label_value_problem(v.as_string())});
+                     "Invalid value: \"" + v.as_string() + "\": " + model::label_value_problem(v.as_string())});
   }
 }
 

@@ -1,7 +1,7 @@
 #include "k8s/sim/crd.hpp"
 
-#include "k8s/sim/names.hpp"
 #include "k8s/sim/selector.hpp"
+#include "model/names.hpp"
 
 namespace k8s::sim {
 
@@ -52,9 +52,9 @@ std::vector<Cause> crd_problems(const Value& crd) {
                    "Invalid value: \"" + group + "\": should be a domain with at least one dot"});
   if (plural.empty())
     out.push_back({"FieldValueRequired", "spec.names.plural", "Required value"});
-  else if (!dns_label_problem(plural).empty())
-    out.push_back(
-        {"FieldValueInvalid", "spec.names.plural", "Invalid value: \"" + plural + "\": " + dns_label_problem(plural)});
+  else if (!model::dns_label_problem(plural).empty())
+    out.push_back({"FieldValueInvalid", "spec.names.plural",
+                   "Invalid value: \"" + plural + "\": " + model::dns_label_problem(plural)});
   if (kind.empty()) out.push_back({"FieldValueRequired", "spec.names.kind", "Required value"});
   if (scope != "Namespaced" && scope != "Cluster")
     out.push_back({"FieldValueNotSupported", "spec.scope",

@@ -4,6 +4,7 @@
 
 #include "k8s/sim/api_error.hpp"
 #include "k8s/sim/store_meta.hpp"
+#include "model/object_fields.hpp"
 
 namespace k8s::sim {
 
@@ -69,9 +70,9 @@ SnapshotPtr Store::create(const ResourceType& t, Value object, bool dry_run) {
   }
   if (c.count(object_key(ns, name))) throw ApiError::already_exists(t.group, t.plural, name);
   if (!t.namespaced) m.erase("namespace");
+  for (std::string_view f : model::kServerSetMetadata) m.erase(f);
   m.set("uid", new_uid());
   m.set("creationTimestamp", rfc3339(clock_.now()));
-  for (const char* f : {"deletionTimestamp", "deletionGracePeriodSeconds", "generation", "managedFields"}) m.erase(f);
   if (t.tracks_generation) m.set("generation", 1);
   if (dry_run) return make_snapshot(std::move(object), rv_);
   m.set("resourceVersion", std::to_string(++rv_));
@@ -150,14 +151,15 @@ SnapshotPtr Store::commit_update(const ResourceType& t, const SnapshotPtr& old, 
         "Precondition failed: UID in precondition: " + uid + ", UID in object meta: " + meta_string(prev, "uid"));
   Value& m = meta(next);
   const Value& pm = *prev.find("metadata");
-  for (const char* f : {"name", "namespace", "uid", "creationTimestamp", "deletionTimestamp",
-                        "deletionGracePeriodSeconds", "generation", "resourceVersion"}) {
-    const Value* v = pm.find(f);
-    if (v)
-      m.set(f, *v);
+  auto keep = [&](std::string_view f) {
+    if (const Value* v = pm.find(f))
+      m.set(std::string(f), *v);
     else
       m.erase(f);
-  }
+  };
+  keep("name");
+  keep("namespace");
+  for (std::string_view f : model::kServerSetMetadata) keep(f);
   if (t.tracks_generation && generation_view(prev) != generation_view(next)) {
     const Value* g = pm.find("generation");
     m.set("generation", (g && g->is_int() ? g->as_int() : 0) + 1);

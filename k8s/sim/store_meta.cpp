@@ -10,12 +10,6 @@ Value& meta(Value& object) {
   return *m;
 }
 
-std::string meta_string(const Value& object, std::string_view field) {
-  const Value* m = object.find("metadata");
-  const Value* v = m ? m->find(field) : nullptr;
-  return v && v->is_string() ? v->as_string() : "";
-}
-
 Value generation_view(const Value& object) {
   Value v = object;
   v.erase("metadata");

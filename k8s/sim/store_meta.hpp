@@ -7,12 +7,13 @@
 #include <string>
 #include <string_view>
 
+#include "model/object_fields.hpp"
 #include "model/value.hpp"
 
 namespace k8s::sim {
 
 model::Value& meta(model::Value& object);
-std::string meta_string(const model::Value& object, std::string_view field);
+using model::meta_string;
 // The object without metadata.resourceVersion, metadata and status: what
 // decides whether metadata.generation moves.
 model::Value generation_view(const model::Value& object);

@@ -172,3 +172,19 @@ spec:
   CHECK(p.router().route(sm_event(c.seq() + 2, "app2", "web-b", "web")).roots.empty());
   CHECK(actors_test::yaml_of(p.desired()) == actors_test::yaml_of(c.reference()));
 }
+
+TEST_CASE("a GrafanaAgent event ensures or stops its root, other kinds leave the roots alone", "[actors][routing]") {
+  const std::string ga =
+      "{apiVersion: monitoring.grafana.com/v1alpha1, kind: GrafanaAgent, "
+      "metadata: {name: beta, namespace: mon}}";
+  using Action = RootLifecycle::Action;
+  for (EventType t : {EventType::added, EventType::modified, EventType::resync}) {
+    RootLifecycle life = root_lifecycle(make_event(1, 0, t, doc(ga)));
+    CHECK(life.action == Action::ensure);
+    CHECK(life.key == kBeta);
+  }
+  RootLifecycle gone = root_lifecycle(make_event(2, 0, EventType::deleted, doc(ga)));
+  CHECK(gone.action == Action::stop);
+  CHECK(gone.key == kBeta);
+  CHECK(root_lifecycle(sm_event(3, "mon", "beta", "web", EventType::deleted)).action == Action::none);
+}

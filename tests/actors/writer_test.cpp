@@ -4,6 +4,7 @@
 #include "actors/core/pipeline.hpp"
 #include "actors/core/writer_plan.hpp"
 #include "actors_fixtures.hpp"
+#include "model/object_fields.hpp"
 
 using namespace actors::core;
 using actors_test::doc;
@@ -174,8 +175,8 @@ TEST_CASE("tampered objects with an intact hash are drift, also without a record
     // The update is fenced by the planned-from resourceVersion and keeps
     // what others added.
     const model::Value& body = plan.actions[0].object;
-    CHECK(str_at(body, {"metadata", "resourceVersion"}) == "17");
-    CHECK(str_at(body, {"metadata", "annotations", "example.com/touched"}) == "yes");
+    CHECK(model::string_at(body, {"metadata", "resourceVersion"}) == "17");
+    CHECK(model::string_at(body, {"metadata", "annotations", "example.com/touched"}) == "yes");
     CHECK(body.find("spec")->find("replicas")->as_int() == 1);
   }
   SECTION("image changed") {

@@ -1,6 +1,6 @@
 // deploy/target-allocator as shipped: its config file loads, the Deployment
 // runs the program with it, and its RBAC is exactly what the allocator
-// reads and writes. (tests/k8s/deploy_operator_test.cpp applies all of
+// reads and writes. (tests/k8s/sim/deploy_operator_test.cpp applies all of
 // deploy/, this directory included, to simcluster with kubectl.)
 #include <catch2/catch.hpp>
 

@@ -8,8 +8,8 @@
 #include "http_fixtures.hpp"
 #include "k8s/sim/loader.hpp"
 #include "k8s/sim/server.hpp"
-#include "k8s/sim_fixture.hpp"
 #include "ta_runtime_fixture.hpp"
+#include "tests/k8s/sim/sim_fixture.hpp"
 
 using namespace http_test;
 

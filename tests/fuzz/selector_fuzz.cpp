@@ -1,13 +1,14 @@
-// Fuzzes the three selector implementations: metav1.LabelSelector objects
+// Fuzzes the selector parsers: metav1.LabelSelector objects
 // (model/meta.hpp decode_selector, and the target allocator's collector
 // selector in allocation/discovery/collectors.hpp with its text form), and
-// the label/field selector text grammars of simcluster (k8s/sim/selector.hpp)
-// and of kubernetes_sd (allocation/discovery/selector.hpp).
+// the label/field selector text grammar (model/selector_text.hpp) through
+// its two users, simcluster (k8s/sim/selector.hpp) and kubernetes_sd
+// (allocation/discovery/selector.hpp).
 // Input: line 1 a label selector text, line 2 a field selector text, then a
 // YAML stream: a LabelSelector object, then an object to match.
 // Contract checked: parsers throw only their documented error types;
-// matching never throws; when both text grammars accept a selector they
-// select the same objects (both implement the API server's semantics).
+// matching never throws; when both users accept a selector they select the
+// same objects.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -65,14 +66,16 @@ model::Value canonical(const model::Value& in) {
   return out;
 }
 
-// Both grammars claim the API server's semantics: where both accept the
-// text, they must agree on every object.
+// Both users parse with the one grammar: they accept the same label
+// selectors, and where both accept a selector they agree on every object
+// (simcluster also rejects fields a resource does not support).
 void check_text(std::string_view labels, std::string_view fields, const model::Value& raw) {
   model::Value object = canonical(raw);
   const model::Value* meta = object.find("metadata");
   const model::Value* object_labels = meta ? meta->find("labels") : nullptr;
   auto sim_l = parse_or_null([&] { return k8s::sim::parse_label_selector(labels); });
   auto disc_l = parse_or_null([&] { return disc::Selector::parse_labels(labels); });
+  if (sim_l.has_value() != disc_l.has_value()) fuzz::fuzz_fail("one user rejects: " + std::string(labels));
   if (sim_l && disc_l)
     if (sim_l->matches(object_labels) != disc_l->matches(object))
       fuzz::fuzz_fail("label selectors disagree: " + std::string(labels));

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "golden_util.hpp"
+#include "model/object_fields.hpp"
 #include "model/parse.hpp"
 #include "model/render.hpp"
 
@@ -55,15 +56,10 @@ void drop_deploy_mode_env(Value& v) {
   for (auto& [k, child] : v.as_object()) drop_deploy_mode_env(child);
 }
 
-std::string str_at(const Value& v, const char* a, const char* b) {
-  const Value* x = v.find(a);
-  x = x ? x->find(b) : nullptr;
-  return x && x->is_string() ? x->as_string() : "";
-}
-
 const Value* find_object(const std::vector<Value>& objects, const std::string& kind, const std::string& name) {
   for (const Value& o : objects)
-    if (o.find("kind") && o.find("kind")->as_string() == kind && str_at(o, "metadata", "name") == name) return &o;
+    if (o.find("kind") && o.find("kind")->as_string() == kind && model::string_at(o, {"metadata", "name"}) == name)
+      return &o;
   return nullptr;
 }
 
@@ -82,7 +78,7 @@ void check_reference_objects(const std::string& test, const std::vector<Value>& 
   auto docs = model::parse_documents(out, test);
   REQUIRE(!docs.empty());
   for (const auto& doc : docs) {
-    std::string kind = doc.value.find("kind")->as_string(), name = str_at(doc.value, "metadata", "name");
+    std::string kind = doc.value.find("kind")->as_string(), name = model::string_at(doc.value, {"metadata", "name"});
     INFO(test << ": " << kind << " " << name);
     const Value* found = find_object(objects, kind, name);
     REQUIRE(found != nullptr);
@@ -130,7 +126,7 @@ TEST_CASE("reference pods carry AGENT_DEPLOY_MODE after POD_NAME", "[workloads]"
     const Value* spec = o.find("spec");
     const Value* tmpl = spec ? spec->find("template") : nullptr;
     if (!tmpl) continue;
-    INFO(str_at(o, "metadata", "name"));
+    INFO(model::string_at(o, {"metadata", "name"}));
     for (const Value& c : tmpl->find("spec")->find("containers")->as_array()) {
       const auto& env = c.find("env")->as_array();
       REQUIRE(env.size() >= 2);

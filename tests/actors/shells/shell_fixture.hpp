@@ -6,9 +6,9 @@
 
 #include "actors/protocol.hpp"
 #include "caf/test/dsl.hpp"
-#include "client/scripted_transport.hpp"
 #include "k8s/client/client.hpp"
 #include "model/parse.hpp"
+#include "tests/k8s/client/scripted_transport.hpp"
 
 namespace shells {
 

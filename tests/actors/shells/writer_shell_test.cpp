@@ -3,6 +3,7 @@
 // when the test advances the clock.
 #define CAF_SUITE writer_shell
 #include "actors/writer_actor.hpp"
+#include "model/object_fields.hpp"
 #include "shell_fixture.hpp"
 
 using namespace actors;
@@ -102,8 +103,8 @@ CAF_TEST(a changed desired object is updated from the version it was planned on)
   desire({secret("alpha-config", "Yg==")});
   expect_done();
   CAF_CHECK_EQUAL(api->lines(), (Lines{"POST " + kSecrets, "PUT " + kSecrets + "/alpha-config"}));
-  CAF_CHECK_EQUAL(core::str_at(last_body(), {"metadata", "resourceVersion"}), "101");
-  CAF_CHECK_EQUAL(core::str_at(last_body(), {"data", "agent.yml"}), "Yg==");
+  CAF_CHECK_EQUAL(model::string_at(last_body(), {"metadata", "resourceVersion"}), "101");
+  CAF_CHECK_EQUAL(model::string_at(last_body(), {"data", "agent.yml"}), "Yg==");
 }
 
 CAF_TEST(drift that keeps the hash annotation is repaired) {
@@ -116,8 +117,8 @@ CAF_TEST(drift that keeps the hash annotation is repaired) {
   observe(core::EventType::modified, tampered);
   expect_done();
   CAF_CHECK_EQUAL(api->sent.back().method, "PUT");
-  CAF_CHECK_EQUAL(core::str_at(last_body(), {"data", "agent.yml"}), "YQ==");
-  CAF_CHECK_EQUAL(core::str_at(last_body(), {"metadata", "resourceVersion"}), "102");
+  CAF_CHECK_EQUAL(model::string_at(last_body(), {"data", "agent.yml"}), "YQ==");
+  CAF_CHECK_EQUAL(model::string_at(last_body(), {"metadata", "resourceVersion"}), "102");
 }
 
 CAF_TEST(a conflict re - reads the object and plans again) {
@@ -135,7 +136,7 @@ CAF_TEST(a conflict re - reads the object and plans again) {
   expect_done();
   CAF_CHECK_EQUAL(api->lines(), (Lines{"POST " + kSecrets, "PUT " + kSecrets + "/alpha-config",
                                        "GET " + kSecrets + "/alpha-config", "PUT " + kSecrets + "/alpha-config"}));
-  CAF_CHECK_EQUAL(core::str_at(last_body(), {"metadata", "resourceVersion"}), "150");
+  CAF_CHECK_EQUAL(model::string_at(last_body(), {"metadata", "resourceVersion"}), "150");
   CAF_CHECK_EQUAL(stats().errors, 1u);
 }
 

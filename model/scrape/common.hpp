@@ -1,0 +1,155 @@
+// Building blocks shared by the metrics scrape jobs (ServiceMonitor,
+// PodMonitor, Probe, additionalScrapeConfigs) and remote_write: relabel
+// rules, selector rules, sharding, kubernetes_sd settings, TLS and auth
+// blocks, scrape limits and Prometheus durations.
+// Contract: pure. Secret/ConfigMap references resolve through the AssetRefs
+// passed in, so a failure is a FieldError at the given path, never an
+// exception. `compat` (RenderOptions::upstream_compat) selects upstream's
+// output forms; otherwise the corrected forms of docs/differences.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/agent.hpp"
+#include "model/assets.hpp"
+#include "model/monitors.hpp"
+#include "model/render.hpp"
+
+namespace model::scrape {
+
+// What every job of one MetricsInstance is rendered with.
+struct JobContext {
+  const GrafanaAgent& agent;
+  const RenderOptions& opts;
+  std::int64_t shards;     // >= 1
+  const Value& sd_fields;  // api_server_sd_fields() of the agent
+  bool compat() const { return opts.upstream_compat; }
+  const MetricsSubsystemSpec& metrics() const { return agent.metrics; }
+};
+
+// --- relabel.cpp ---
+// Escapes the Go regexp metacharacters \.+*?()|[]{}^$ (like regexp.QuoteMeta).
+std::string quote_regexp(std::string_view s);
+// {source_labels: [source], target_label: target}
+Value copy_rule(const std::string& source, const std::string& target);
+// {source_labels: [source], target_label: target, regex: (.+), replacement: $1}
+Value nonempty_copy_rule(const std::string& source, const std::string& target);
+// {target_label: target, replacement: value}
+Value set_rule(const std::string& target, const std::string& value);
+// {source_labels: [source], regex: regex, action: action}
+Value match_rule(const std::string& source, const std::string& regex, const char* action);
+// Keep/drop rules restricting targets to a label selector; `meta_prefix` is
+// e.g. "__meta_kubernetes_service_". Default form: the value and the
+// labelpresent meta label must match "(<escaped values>);true"; compat:
+// upstream's single-label form with the values as regexps.
+void append_selector_rules(Value& rules, const LabelSelector& selector, const std::string& meta_prefix, bool compat);
+// A CRD relabeling in Prometheus form. compat drops empty strings as
+// upstream does; otherwise every field that was set is kept.
+Value relabel_rule(const RelabelConfig& c, bool compat);
+Value relabel_rules(const std::vector<RelabelConfig>& rules, bool compat);
+// User metric relabelings minus those targeting the enforced namespace label.
+Value metric_relabel_rules(const std::vector<RelabelConfig>& rules, const std::string& enforced_label, bool compat);
+// The hashmod/keep pair selecting this shard's share of `source` values.
+void append_sharding(Value& rules, const std::string& source, std::int64_t shards);
+// targetLabels/podTargetLabels: {source_labels: [<prefix>label_<san l>],
+// target_label: <san l>, regex: (.+), replacement: $1}; names that cannot
+// be label names are skipped (check_label_names reports them).
+void append_label_copies(Value& rules, const std::vector<std::string>& labels, const std::string& meta_prefix);
+void check_label_names(const std::vector<std::string>& labels, const std::string& field, AssetRefs& assets);
+// Whether a relabel_configs list already contains a hashmod rule.
+bool has_hashmod(const Value& rules);
+
+// --- auth.cpp ---
+// tls_config with file paths under the secrets mount; explicit *File fields
+// win over Secret/ConfigMap references. `inline_pem` renders the referenced
+// values as `ca`/`cert`/`key` instead (RenderOptions::inline_tls).
+Value tls_config(const std::string& ns, const TLSConfig& tls, const std::string& path, AssetRefs& assets,
+                 bool inline_pem = false);
+// basic_auth with username and password inlined (monitors, kube SD).
+Value inline_basic_auth(const std::string& ns, const BasicAuth& ba, const std::string& path, AssetRefs& assets);
+// oauth2 of a monitor: client id and secret inlined.
+// Prometheus and Promtail reject an oauth2 block without client_id or
+// client_secret(_file): when a (missing optional) reference resolves to ""
+// the member is rejected instead of breaking the whole config.
+void require_oauth2_field(AssetRefs& assets, bool empty, const std::string& path, const char* field);
+Value inline_oauth2(const std::string& ns, const OAuth2& o, const std::string& path, AssetRefs& assets);
+// The oauth2 block of remote_write and logs clients: client_id inline, the
+// secret as client_secret_file. Upstream reads clientId only from a Secret
+// (its ConfigMap form is a TODO), which compat mode reproduces.
+Value file_oauth2(const std::string& ns, const OAuth2& o, const std::string& path, AssetRefs& assets, bool compat);
+// authorization of a monitor: type (default Bearer) and inlined credentials.
+Value inline_authorization(const std::string& ns, const Authorization& a, const std::string& path, AssetRefs& assets);
+// The agent's apiServer settings as kubernetes_sd_config fields (api_server,
+// basic_auth, authorization, tls_config), resolved in the agent namespace
+// under "spec.apiServer"; {} when unset.
+Value api_server_sd_fields(const GrafanaAgent& agent, AssetRefs& assets, bool compat);
+
+// --- common.cpp ---
+// kubernetes_sd `namespaces.names` of a monitor namespaceSelector; empty
+// means every namespace.
+std::vector<std::string> sd_namespaces(const NamespaceSelector& sel, const std::string& own_ns, bool ignore_selectors);
+// One kubernetes_sd_configs entry (sd_fields + role + namespaces).
+Value kubernetes_sd(const JobContext& ctx, const char* role, const NamespaceSelector& sel, const std::string& own_ns,
+                    bool attach_node);
+// honor_labels (always) and honor_timestamps (when set or overridden).
+void set_honor_fields(Value& job, const JobContext& ctx, bool honor_labels, std::optional<bool> honor_timestamps);
+// The effective limit of a user and an enforced value; nullopt = not rendered.
+std::optional<std::int64_t> effective_limit(std::optional<std::int64_t> user, std::optional<std::int64_t> enforced,
+                                            bool compat);
+// sample_limit and target_limit (plus label limits outside compat mode).
+void set_limits(Value& job, const JobContext& ctx, const ScrapeLimits& limits);
+// A Prometheus duration ("1h30m", "15s", "0") in milliseconds.
+std::optional<std::int64_t> parse_duration(std::string_view s);
+// Checks interval/scrapeTimeout syntax and that the timeout does not exceed
+// the interval (the agent's scrapeInterval, else 1m, when unset). Errors
+// are recorded in `assets` under `path` + ".interval" / ".scrapeTimeout".
+void check_scrape_timing(const JobContext& ctx, const std::string& interval, const std::string& timeout,
+                         const std::string& path, AssetRefs& assets);
+
+// --- endpoint.cpp: ServiceMonitor endpoints and PodMonitor podMetricsEndpoints ---
+// scrape_interval .. authorization of one endpoint; `path` is the
+// endpoint's field path (e.g. "spec.endpoints[0]"), `ns` the monitor's.
+void set_endpoint_http_fields(Value& job, const JobContext& ctx, const std::string& ns, const Endpoint& e,
+                              const std::string& path, AssetRefs& assets);
+// The scrape job of one ServiceMonitor or PodMonitor endpoint: everything but
+// the relabel rules, which the caller builds for its role.
+struct MonitorEndpoint {
+  const char* kind;  // "serviceMonitor" / "podMonitor", the job-name prefix
+  const char* role;  // kubernetes_sd role
+  const ObjectMeta& meta;
+  const NamespaceSelector& namespace_selector;
+  bool attach_node;
+  const ScrapeLimits& limits;
+  const Endpoint& endpoint;
+  std::size_t index;
+  std::string path;  // "spec.endpoints[i]" / "spec.podMetricsEndpoints[i]"
+};
+Value monitor_endpoint_job(const JobContext& ctx, const MonitorEndpoint& m, Value relabel_configs, AssetRefs& assets);
+// The port filter: `port` on `port_name_label`, else a named targetPort on
+// the container port name, else a numeric one on the container port number.
+std::optional<Value> port_rule(const Endpoint& e, const char* port_name_label);
+// {target_label: endpoint, replacement: <port or targetPort>}, if either is set.
+std::optional<Value> endpoint_label_rule(const Endpoint& e);
+// Whether the Failed/Succeeded pod drop applies: upstream only when
+// filterRunning is true, otherwise unless it is false.
+bool filter_running(const JobContext& ctx, const Endpoint& e);
+Value pod_phase_drop_rule();
+// User relabelings, the enforced namespace label and the sharding pair on
+// __address__: the common end of every monitor's relabel_configs.
+void append_relabel_tail(Value& rules, const JobContext& ctx, const std::string& ns,
+                         const std::vector<RelabelConfig>& relabelings);
+// metric_relabel_configs, when any remain.
+void set_metric_relabels(Value& job, const JobContext& ctx, const std::vector<RelabelConfig>& rules);
+
+// --- remote_write.cpp ---
+// remote_write entries, references resolved in `ns`, errors at
+// "<path>[i].<field>". Passwords and client secrets are files, usernames,
+// client ids and SigV4 keys are inlined, as upstream renders them.
+Value remote_writes(const std::string& ns, const std::vector<RemoteWriteSpec>& specs, const std::string& path,
+                    AssetRefs& assets, bool compat);
+
+}  // namespace model::scrape

@@ -1,0 +1,28 @@
+// The scrape jobs of one MetricsInstance: one per ServiceMonitor endpoint,
+// one per PodMonitor podMetricsEndpoint, one per Probe, then the user's
+// additionalScrapeConfigs.
+// Contract: pure. Everything that makes a member unusable (a missing
+// Secret, file access denied by the agent, a scrape timeout above the
+// interval, an unparsable additionalScrapeConfigs) is recorded in the
+// AssetRefs passed in, at a field path of that member; the caller renders
+// each member into its own AssetRefs and leaves it out when it has errors.
+#pragma once
+
+#include "model/scrape/common.hpp"
+
+namespace model::scrape {
+
+// service_monitor.cpp: an array of jobs, serviceMonitor/<ns>/<name>/<i>.
+Value service_monitor_jobs(const JobContext& ctx, const ServiceMonitor& sm, AssetRefs& assets);
+// pod_monitor.cpp: an array of jobs, podMonitor/<ns>/<name>/<i>.
+Value pod_monitor_jobs(const JobContext& ctx, const PodMonitor& pm, AssetRefs& assets);
+// probe.cpp: the job probe/<ns>/<name>.
+Value probe_job(const JobContext& ctx, const Probe& probe, AssetRefs& assets);
+
+// additional.cpp: the MetricsInstance's additionalScrapeConfigs (a
+// YAML list of scrape configs in a Secret of its namespace), errors at
+// "spec.additionalScrapeConfigs". With more than one shard, jobs without a
+// hashmod rule get the sharding pair (not in compat mode).
+Value additional_scrape_configs(const JobContext& ctx, const MetricsInstance& mi, AssetRefs& assets);
+
+}  // namespace model::scrape

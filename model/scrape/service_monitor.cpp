@@ -1,0 +1,93 @@
+// ServiceMonitor -> one scrape job per endpoint, discovering the endpoints
+// of the selected Services. Relabel order: job name, selector, port filter,
+// node/pod from the address target, namespace/service/pod/container,
+// pod-phase filter, targetLabels, podTargetLabels, job (+ jobLabel),
+// endpoint, user relabelings, enforced namespace label, sharding pair.
+#include "model/scrape/jobs.hpp"
+
+namespace model::scrape {
+namespace {
+
+constexpr const char* kServicePrefix = "__meta_kubernetes_service_";
+
+std::string endpoint_path(std::size_t i) {
+  return "spec.endpoints[" + std::to_string(i) + "]";
+}
+
+// arbitraryFSAccessThroughSMs.deny: a ServiceMonitor that reads files from
+// the agent's filesystem is rejected whole.
+void check_file_access(const JobContext& ctx, const ServiceMonitor& sm, AssetRefs& assets) {
+  if (!ctx.metrics().deny_fs_access_through_sms) return;
+  const ObjectMeta& ga = ctx.agent.meta;
+  std::string why = "reading files is denied by GrafanaAgent " + ga.ns + "/" + ga.name +
+                    " (spec.metrics.arbitraryFSAccessThroughSMs.deny)";
+  for (std::size_t i = 0; i < sm.endpoints.size(); ++i) {
+    const Endpoint& e = sm.endpoints[i];
+    if (!e.bearer_token_file.empty()) assets.error(endpoint_path(i) + ".bearerTokenFile", why);
+    if (!e.tls_config) continue;
+    if (!e.tls_config->ca_file.empty()) assets.error(endpoint_path(i) + ".tlsConfig.caFile", why);
+    if (!e.tls_config->cert_file.empty()) assets.error(endpoint_path(i) + ".tlsConfig.certFile", why);
+    if (!e.tls_config->key_file.empty()) assets.error(endpoint_path(i) + ".tlsConfig.keyFile", why);
+  }
+}
+
+Value address_target_rule(const char* kind, const char* target) {
+  return Value::obj({{"source_labels", Value::arr({"__meta_kubernetes_endpoint_address_target_kind",
+                                                   "__meta_kubernetes_endpoint_address_target_name"})},
+                     {"separator", ";"},
+                     {"regex", std::string(kind) + ";(.*)"},
+                     {"replacement", "$1"},
+                     {"target_label", target}});
+}
+
+Value relabel_configs(const JobContext& ctx, const ServiceMonitor& sm, const Endpoint& e) {
+  Value rules = Value::array();
+  rules.push(copy_rule("job", "__tmp_prometheus_job_name"));
+  if (sm.selector) append_selector_rules(rules, *sm.selector, kServicePrefix, ctx.compat());
+  if (auto r = port_rule(e, "__meta_kubernetes_endpoint_port_name")) rules.push(std::move(*r));
+  rules.push(address_target_rule("Node", "node"));
+  rules.push(address_target_rule("Pod", "pod"));
+  rules.push(copy_rule("__meta_kubernetes_namespace", "namespace"));
+  rules.push(copy_rule("__meta_kubernetes_service_name", "service"));
+  rules.push(copy_rule("__meta_kubernetes_pod_name", "pod"));
+  rules.push(copy_rule("__meta_kubernetes_pod_container_name", "container"));
+  if (filter_running(ctx, e)) rules.push(pod_phase_drop_rule());
+  append_label_copies(rules, sm.target_labels, kServicePrefix);
+  append_label_copies(rules, sm.pod_target_labels, "__meta_kubernetes_pod_");
+  Value job_rule = copy_rule("__meta_kubernetes_service_name", "job");
+  job_rule.set("replacement", "$1");
+  rules.push(std::move(job_rule));
+  if (!sm.job_label.empty())
+    rules.push(nonempty_copy_rule(std::string(kServicePrefix) + "label_" + sanitize_label_name(sm.job_label), "job"));
+  if (auto r = endpoint_label_rule(e)) rules.push(std::move(*r));
+  append_relabel_tail(rules, ctx, sm.meta.ns, e.relabelings);
+  return rules;
+}
+
+Value endpoint_job(const JobContext& ctx, const ServiceMonitor& sm, std::size_t i, AssetRefs& assets) {
+  const Endpoint& e = sm.endpoints[i];
+  MonitorEndpoint m{.kind = "serviceMonitor",
+                    .role = "endpoints",
+                    .meta = sm.meta,
+                    .namespace_selector = sm.namespace_selector,
+                    .attach_node = sm.attach_metadata_node.value_or(false),
+                    .limits = sm.limits,
+                    .endpoint = e,
+                    .index = i,
+                    .path = endpoint_path(i)};
+  return monitor_endpoint_job(ctx, m, relabel_configs(ctx, sm, e), assets);
+}
+
+}  // namespace
+
+Value service_monitor_jobs(const JobContext& ctx, const ServiceMonitor& sm, AssetRefs& assets) {
+  Value jobs = Value::array();
+  check_file_access(ctx, sm, assets);
+  check_label_names(sm.target_labels, "spec.targetLabels", assets);
+  check_label_names(sm.pod_target_labels, "spec.podTargetLabels", assets);
+  if (!assets.errors.empty()) return jobs;
+  for (std::size_t i = 0; i < sm.endpoints.size(); ++i) jobs.push(endpoint_job(ctx, sm, i, assets));
+  return jobs;
+}
+
+}  // namespace model::scrape
