@@ -140,7 +140,7 @@ void request(Alloc self, std::optional<std::chrono::milliseconds> after = std::n
     self->send(journal, input_atom::value, reallocate_input());
 }
 
-void perform(Alloc self, const Input& in, const allocation::runtime::Effects& fx, double seconds) {
+void perform(Alloc self, const Input& in, const allocation::runtime::Effects& fx) {
   auto& st = self->state;
   auto& h = st.hooks;
   for (const auto& line : fx.logs)
@@ -148,8 +148,10 @@ void perform(Alloc self, const Input& in, const allocation::runtime::Effects& fx
   for (const auto& name : fx.discovery)
     if (h.discovery_event) h.discovery_event(name);
   if (fx.sources_changed && h.sources) h.sources(st.state);
-  if (h.allocated && (fx.targets_set || fx.collectors_set))
-    h.allocated(fx.targets_set ? "SetTargets" : "SetCollectors", st.state.allocator().strategy_name(), seconds);
+  if (h.allocated && fx.collectors_set)
+    h.allocated("SetCollectors", st.state.allocator().strategy_name(), fx.collectors_seconds);
+  if (h.allocated && fx.targets_set)
+    h.allocated("SetTargets", st.state.allocator().strategy_name(), fx.targets_seconds);
   if (fx.reallocated && h.publish) h.publish(st.state);
   if (in.type == InputType::reallocate) {
     st.requested = false;
@@ -170,11 +172,12 @@ void perform(Alloc self, const Input& in, const allocation::runtime::Effects& fx
 
 allocation_actor::behavior_type alloc_behavior(Alloc self, AllocationHooks hooks) {
   self->state.hooks = std::move(hooks);
+  self->state.state.set_stopwatch(
+      [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); });
   return {
       [=](input_atom, const InputPtr& in) {
         auto& st = self->state;
         st.seq = in->seq;
-        const auto start = std::chrono::steady_clock::now();
         allocation::runtime::Effects fx;
         try {
           fx = st.state.apply(*in);
@@ -185,8 +188,7 @@ allocation_actor::behavior_type alloc_behavior(Alloc self, AllocationHooks hooks
           st.hooks.fatal("allocation failed at " + allocation::runtime::describe(*in) + ": " + e.what());
           return;
         }
-        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-        perform(self, *in, fx, took.count());
+        perform(self, *in, fx);
       },
       [=](assignment_atom) -> caf::result<std::uint64_t, AssignmentPtr> {
         auto& st = self->state;

@@ -115,6 +115,9 @@ void TargetAllocator::start() {
   Impl& im = *impl_;
   if (im.started) return;
   im.started = true;
+  // Bind first: an unusable address fails before any source starts polling,
+  // and /livez answers (and /readyz says 503) while the first allocation runs.
+  im.server.start();
   tune_actor_system(im.caf_config);
   im.sys = std::make_unique<caf::actor_system>(im.caf_config);
   if (im.cluster)
@@ -132,7 +135,6 @@ void TargetAllocator::start() {
   caf::anon_send(im.pipeline.journal, input_atom::value, InputPtr(std::move(config)));
   if (im.first_publish.get_future().wait_for(kFirstAllocation) != std::future_status::ready)
     throw std::runtime_error("no allocation within 60 s of start");
-  im.server.start();
   im.start_elector();
 }
 
@@ -161,6 +163,7 @@ void TargetAllocator::stop() {
   Impl& im = *impl_;
   if (!im.started || im.stopped) return;
   im.stopped = true;
+  if (!im.sys) return im.server.stop();  // the bind failed
   if (im.elector) {
     caf::scoped_actor self{*im.sys};
     // The standby takes over on its next round instead of waiting out the lease.

@@ -184,18 +184,23 @@ void State::on_http_sd(const HttpSdInput& in, Effects& fx) {
 void State::reallocate(Effects& fx) {
   if (!configured()) return;
   if (cr_dirty_) render_cr(fx);
+  auto seconds = [this] { return stopwatch_ ? stopwatch_() : 0.0; };
   if (collectors_dirty_) {
+    const double start = seconds();
     allocator_->set_collectors(collectors_ ? collectors_->collectors() : static_collectors(config_->collectors));
     collectors_dirty_ = false;
     fx.collectors_set = true;
+    fx.collectors_seconds = seconds() - start;
   }
   if (auto due = allocator_->next_refresh(); due && *due <= clock_.now()) allocator_->refresh();
   if (targets_dirty_) {
+    const double start = seconds();
     TargetList targets = all_targets();
     if (filter_) filter_->apply(targets);
     allocator_->set_targets(std::move(targets));
     targets_dirty_ = false;
     fx.targets_set = true;
+    fx.targets_seconds = seconds() - start;
     fx.discovery.push_back("discovery");
   }
   fx.reallocated = true;

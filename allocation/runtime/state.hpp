@@ -13,6 +13,7 @@
 // first config input configures the state; a later one is reported and ignored (changes need a restart).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -48,6 +49,9 @@ struct HttpSdSource {
 struct Effects {
   bool reallocated = false;  // a reallocate ran: publish the result
   bool collectors_set = false, targets_set = false;
+  // How long each step took, for the time_to_allocate metric; 0 without a
+  // stopwatch (replay, tests).
+  double collectors_seconds = 0, targets_seconds = 0;
   bool pending = false;                // changes wait for a reallocate input
   std::optional<TimePoint> wake;       // when a reallocate is due for a grace period
   bool sources_changed = false;        // watches() or http_sd() changed
@@ -72,6 +76,10 @@ class State {
   const std::vector<WatchSource>& watches() const { return watches_; }
   const std::vector<HttpSdSource>& http_sd() const { return http_sources_; }
   TimePoint now() const { return clock_.now(); }
+  // A monotonic clock in seconds, read only to time the allocation steps
+  // (Effects::*_seconds). The fold never reads it otherwise, so it cannot
+  // change what a journal replays to; the live runtime sets it.
+  void set_stopwatch(std::function<double()> stopwatch) { stopwatch_ = std::move(stopwatch); }
 
  private:
   struct SdConsumer;
@@ -92,6 +100,7 @@ class State {
   TargetList all_targets();
 
   ManualClock clock_;
+  std::function<double()> stopwatch_;
   std::shared_ptr<const Config> config_;  // shared with the input that carried it parsed
   std::unique_ptr<Allocator> allocator_;
   std::optional<RelabelFilter> filter_;

@@ -97,10 +97,15 @@ TEST_CASE("the allocator fold applies a burst of inputs in one reallocation", "[
     CHECK(fx.pending);
   }
   CHECK(st.allocator().collectors().empty());  // nothing applied before the reallocate
+  double now = 0;
+  st.set_stopwatch([&now] { return now += 1; });  // each read is one second later
   fx = st.apply(Input{});
   CHECK(fx.reallocated);
   CHECK(fx.collectors_set);
   CHECK(fx.targets_set);
+  // Both steps are timed, each on its own (time_to_allocate observes both).
+  CHECK(fx.collectors_seconds == 1.0);
+  CHECK(fx.targets_seconds == 1.0);
   CHECK_FALSE(fx.pending);
   CHECK(st.allocator().collectors().size() == 50);
   CHECK(st.allocator().unassigned() == 0);
