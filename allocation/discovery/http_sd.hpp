@@ -1,7 +1,7 @@
-// http_sd_configs: the checks and parsing of one HTTP SD response, with
-// Prometheus's semantics (status 200, Content-Type application/json, a JSON
-// array of {"targets": [strings], "labels": {name: string}}). Each group
-// gets `__meta_url` = the URL and the source "<url>:<index>".
+// http_sd_configs: the config entry, and one HTTP SD response turned into
+// target groups (the body grammar and the response checks are
+// model/http_sd.hpp's, shared with the integrations SD aggregator). Each
+// group gets `__meta_url` = the URL and the source "<url>:<index>".
 // Contract: pure. The response checks and parse throw DiscoveryError naming the offending field relative
 // to the body ("[1].labels.foo: must be a string"); unknown keys in a group
 // are ignored, as Go's JSON decoder does.

@@ -1,17 +1,21 @@
-// Fuzzes the http_sd response path of the target allocator
-// (allocation/discovery/http_sd.hpp): the body a remote HTTP SD endpoint
+// Fuzzes the http_sd response paths: the target allocator's
+// (allocation/discovery/http_sd.hpp: the body a remote HTTP SD endpoint
 // returns, parsed into target groups, plus the Content-Type check and the
-// http_sd_configs entry parser.
+// http_sd_configs entry parser) and the integrations SD aggregator's (a
+// pod's answer read by sd::read_answer and merged).
 // Input: line 1 is the Content-Type header value, the rest the body; the
 // whole input is also read as a YAML http_sd_configs entry.
 // Contract checked: everything throws only DiscoveryError (a body or config
-// the allocator must refuse), never anything else, and never crashes.
+// the allocator must refuse), never anything else, and never crashes; the
+// aggregator never throws, and what it merges parses back to the same
+// number of groups.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "allocation/discovery/http_sd.hpp"
 #include "model/parse.hpp"
+#include "sd/aggregator.hpp"
 #include "tests/fuzz/fuzz_util.hpp"
 
 namespace disc = allocation::discovery;
@@ -28,6 +32,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& g : groups) (void)g.group;
   } catch (const disc::DiscoveryError&) {
   }
+  sd::PodAnswer answer{{{"ns", "agent"}, "10.0.0.1:8080"}, 200, std::string(content_type), std::string(rest)};
+  sd::PodResult pod = sd::read_answer(answer);
+  const std::size_t groups = pod.groups.size();
+  const std::string merged = sd::merge({{answer.pod, std::move(pod.groups)}}, std::nullopt);
+  if (model::parse_http_sd(merged, "merged").size() != groups) fuzz::fuzz_fail("merge lost or added groups");
   try {
     model::ParseLimits limits;
     limits.max_depth = 32;

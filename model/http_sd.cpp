@@ -1,0 +1,97 @@
+#include "model/http_sd.hpp"
+
+#include <cctype>
+
+#include "model/meta.hpp"
+#include "model/parse.hpp"
+#include "model/yaml_emit.hpp"
+
+namespace model {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& field, const std::string& problem) {
+  throw HttpSdError(field + ": " + problem);
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+HttpSdGroup parse_group(const Value& item, const std::string& field) {
+  if (!item.is_object()) fail(field, item.is_null() ? "nil target group item found" : "must be an object");
+  HttpSdGroup group;
+  if (const Value* l = item.find("labels"); l && !l->is_null()) {
+    if (!l->is_object()) fail(field + ".labels", "must be a map of strings");
+    for (const auto& [k, v] : l->as_object()) {
+      if (!is_label_name(k)) fail(field + ".labels", "\"" + k + "\" is not a valid label name");
+      if (!v.is_string()) fail(field + ".labels." + k, "must be a string");
+      group.labels[k] = v.as_string();
+    }
+  }
+  if (const Value* t = item.find("targets"); t && !t->is_null()) {
+    if (!t->is_array()) fail(field + ".targets", "must be a list of strings");
+    for (std::size_t i = 0; i < t->as_array().size(); ++i) {
+      const Value& address = t->as_array()[i];
+      if (!address.is_string()) fail(field + ".targets[" + std::to_string(i) + "]", "must be a string");
+      group.targets.push_back(address.as_string());
+    }
+  }
+  return group;
+}
+
+}  // namespace
+
+void check_http_sd_response(int status, std::string_view content_type) {
+  if (status != 200) fail("status", "server returned HTTP status " + std::to_string(status));
+  // Prometheus's pattern: application/json(;\s*charset=("utf-8"|utf-8))?, case-insensitive.
+  const std::string type = lower(trim(content_type));
+  std::string_view rest = type;
+  if (rest.starts_with("application/json")) {
+    rest.remove_prefix(16);
+    if (rest.empty()) return;
+    if (rest.front() == ';') {
+      rest.remove_prefix(1);
+      while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.front()))) rest.remove_prefix(1);
+      if (rest == "charset=utf-8" || rest == "charset=\"utf-8\"") return;
+    }
+  }
+  fail("Content-Type", "unsupported content type \"" + std::string(content_type) + "\"");
+}
+
+std::vector<HttpSdGroup> parse_http_sd(std::string_view body, std::string_view source) {
+  Value doc;
+  try {
+    doc = parse_json(body, std::string(source));
+  } catch (const ParseError& e) {
+    fail("body", std::string("invalid JSON: ") + e.what());
+  }
+  if (!doc.is_array()) fail("body", "must be a JSON array of target groups");
+  std::vector<HttpSdGroup> out;
+  out.reserve(doc.as_array().size());
+  for (std::size_t i = 0; i < doc.as_array().size(); ++i)
+    out.push_back(parse_group(doc.as_array()[i], "[" + std::to_string(i) + "]"));
+  return out;
+}
+
+std::string encode_http_sd(const std::vector<HttpSdGroup>& groups) {
+  Value doc = Value::array();
+  for (const HttpSdGroup& g : groups) {
+    Value targets = Value::array();
+    for (const std::string& t : g.targets) targets.push(t);
+    Value labels = Value::object();
+    for (const auto& [k, v] : g.labels) labels.set(k, v);
+    doc.push(Value::obj({{"targets", std::move(targets)}, {"labels", std::move(labels)}}));
+  }
+  return to_json(doc);
+}
+
+}  // namespace model

@@ -1,0 +1,39 @@
+// Prometheus HTTP service discovery bodies: what an http_sd endpoint
+// answers (a JSON array of {"targets": [strings], "labels": {name: string}})
+// and the response checks Prometheus applies (status 200, Content-Type
+// application/json, optionally with charset utf-8). The target allocator's
+// http_sd_configs and the integrations SD aggregator both read them, and the
+// aggregator writes them.
+// Contract: pure. parse/check throw HttpSdError naming the offending field
+// relative to the body ("[1].labels.foo: must be a string"); unknown keys in
+// a group are ignored, as Go's JSON decoder does. encode is deterministic:
+// groups as given, labels sorted (model::to_json).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/object_fields.hpp"
+
+namespace model {
+
+class HttpSdError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct HttpSdGroup {
+  std::vector<std::string> targets;
+  Labels labels;
+  friend bool operator==(const HttpSdGroup&, const HttpSdGroup&) = default;
+};
+
+// Throws unless `status` is 200 and `content_type` is application/json.
+void check_http_sd_response(int status, std::string_view content_type);
+// `source` names the body in JSON syntax errors (a URL, a pod).
+std::vector<HttpSdGroup> parse_http_sd(std::string_view body, std::string_view source);
+std::string encode_http_sd(const std::vector<HttpSdGroup>& groups);
+
+}  // namespace model

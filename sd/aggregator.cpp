@@ -1,0 +1,129 @@
+#include "sd/aggregator.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+namespace sd {
+
+namespace {
+
+std::string describe(const PodTarget& pod) {
+  return "GrafanaAgent " + pod.agent.first + "/" + pod.agent.second + " pod " + pod.address;
+}
+
+PodResult failed(Failure f, std::string detail) {
+  return {f, std::move(detail), {}};
+}
+
+}  // namespace
+
+const char* failure_name(Failure f) {
+  switch (f) {
+    case Failure::none:
+      return "ok";
+    case Failure::transport:
+      return "transport";
+    case Failure::timeout:
+      return "timeout";
+    case Failure::status:
+      return "status";
+    case Failure::content_type:
+      return "content_type";
+    case Failure::malformed:
+      return "malformed";
+    case Failure::too_large:
+      break;
+  }
+  return "too_large";
+}
+
+PodResult read_answer(const PodAnswer& a) {
+  if (a.too_large) return failed(Failure::too_large, "body too large" + (a.error.empty() ? "" : ": " + a.error));
+  if (a.timed_out) return failed(Failure::timeout, a.error.empty() ? "timed out" : a.error);
+  if (a.status == 0) return failed(Failure::transport, a.error.empty() ? "no answer" : a.error);
+  if (a.status != 200) return failed(Failure::status, "HTTP status " + std::to_string(a.status));
+  try {
+    model::check_http_sd_response(a.status, a.content_type);
+  } catch (const model::HttpSdError& e) {
+    return failed(Failure::content_type, e.what());
+  }
+  try {
+    return {Failure::none, "", model::parse_http_sd(a.body, a.pod.address)};
+  } catch (const model::HttpSdError& e) {
+    return failed(Failure::malformed, e.what());
+  }
+}
+
+std::string merge(const std::map<PodTarget, std::vector<model::HttpSdGroup>>& results,
+                  const std::optional<AgentKey>& only) {
+  std::vector<model::HttpSdGroup> groups;
+  for (const auto& [pod, answer] : results) {
+    if (only && pod.agent != *only) continue;
+    for (model::HttpSdGroup g : answer) {
+      g.labels[kAgentNamespaceLabel] = pod.agent.first;
+      g.labels[kAgentNameLabel] = pod.agent.second;
+      groups.push_back(std::move(g));
+    }
+  }
+  std::sort(groups.begin(), groups.end(),
+            [](const auto& a, const auto& b) { return std::tie(a.labels, a.targets) < std::tie(b.labels, b.targets); });
+  return model::encode_http_sd(groups);
+}
+
+void Aggregator::set_pods(const AgentKey& agent, std::vector<std::string> addresses) {
+  std::sort(addresses.begin(), addresses.end());
+  addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
+  auto& have = pods_[agent];
+  if (have == addresses) return;
+  have = std::move(addresses);
+  if (have.empty()) pods_.erase(agent);
+  merged_at_.reset();  // a changed pod set is not served from the old merge
+  // Pods that left take their health with them; their answers are dropped.
+  for (auto it = health_.begin(); it != health_.end();) {
+    auto p = pods_.find(it->first.agent);
+    bool kept = p != pods_.end() && std::binary_search(p->second.begin(), p->second.end(), it->first.address);
+    it = kept ? std::next(it) : health_.erase(it);
+  }
+}
+
+Poll Aggregator::poll(TimePoint now) {
+  if (in_flight()) return {Poll::Action::wait, {}};
+  if (merged_at_ && now - *merged_at_ < freshness_) return {Poll::Action::serve, {}};
+  Poll p{Poll::Action::start, {}};
+  for (const auto& [agent, addresses] : pods_)
+    for (const auto& address : addresses) p.fetch.push_back({agent, address});
+  next_.clear();
+  asked_ = std::set<PodTarget>(p.fetch.begin(), p.fetch.end());
+  if (p.fetch.empty()) {
+    complete(now);
+    p.action = Poll::Action::serve;
+  }
+  return p;
+}
+
+bool Aggregator::answer(const PodAnswer& a, TimePoint now, std::vector<std::string>& logs) {
+  if (!asked_.erase(a.pod)) return false;  // not asked in this fan-out
+  PodResult r = read_answer(a);
+  Failure& last = health_.try_emplace(a.pod, Failure::none).first->second;
+  if (r.failure != last) {
+    logs.push_back(
+        "integrations sd: " + describe(a.pod) + ": " +
+        (r.failure == Failure::none ? "answers again" : std::string(failure_name(r.failure)) + ": " + r.detail));
+    last = r.failure;
+  }
+  if (r.failure == Failure::none)
+    next_[a.pod] = std::move(r.groups);
+  else
+    ++failures_[{a.pod.agent, failure_name(r.failure)}];
+  if (!asked_.empty()) return false;
+  complete(now);
+  return true;
+}
+
+void Aggregator::complete(TimePoint now) {
+  results_ = std::move(next_);
+  next_.clear();
+  merged_at_ = now;
+}
+
+}  // namespace sd

@@ -1,0 +1,102 @@
+// The integrations SD aggregator's pure core: which pods each GrafanaAgent's
+// integrations Service has, one fan-out at a time over all of them (single
+// flight), a freshness window that serves repeated polls from the last
+// merge, each pod's answer read as Prometheus http_sd (a failure is
+// classified, counted per GrafanaAgent and reason, and logged once per
+// change of that pod's state), and the merged body: every group of every
+// pod that answered, labelled with its GrafanaAgent, sorted.
+// Contract: pure; time is passed in. A pod that fails never fails the
+// merge nor drops another pod's targets. Equal pod answers give
+// byte-identical bodies whatever order the answers arrived in.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/http_sd.hpp"
+#include "model/object_fields.hpp"
+
+namespace sd {
+
+using TimePoint = std::chrono::steady_clock::time_point;
+using AgentKey = model::Key;  // the GrafanaAgent's namespace and name
+
+inline constexpr const char* kAgentNameLabel = "__meta_agentoperator_grafanaagent_name";
+inline constexpr const char* kAgentNamespaceLabel = "__meta_agentoperator_grafanaagent_namespace";
+
+enum class Failure { none, transport, timeout, status, content_type, malformed, too_large };
+const char* failure_name(Failure f);  // "ok", "transport", "timeout", "status", ...
+
+// One pod to ask: "host:port" of a ready integrations pod.
+struct PodTarget {
+  AgentKey agent;
+  std::string address;
+  friend auto operator<=>(const PodTarget&, const PodTarget&) = default;
+};
+
+// What the transport saw; status 0 means no HTTP answer (see error).
+struct PodAnswer {
+  PodTarget pod;
+  int status = 0;
+  std::string content_type;
+  std::string body;
+  std::string error;
+  bool timed_out = false;
+  bool too_large = false;
+};
+
+struct PodResult {
+  Failure failure = Failure::none;
+  std::string detail;  // why, for the log line
+  std::vector<model::HttpSdGroup> groups;
+};
+PodResult read_answer(const PodAnswer& answer);
+
+// The merged http_sd body over `results`, only `only`'s pods when given.
+std::string merge(const std::map<PodTarget, std::vector<model::HttpSdGroup>>& results,
+                  const std::optional<AgentKey>& only);
+
+struct Poll {
+  enum class Action { serve, wait, start } action = Action::serve;
+  std::vector<PodTarget> fetch;  // for start: one request each, concurrently
+};
+
+class Aggregator {
+ public:
+  explicit Aggregator(std::chrono::milliseconds freshness = std::chrono::seconds(1)) : freshness_(freshness) {}
+
+  // The ready addresses of an agent's integrations pods (empty: none).
+  void set_pods(const AgentKey& agent, std::vector<std::string> addresses);
+  // A poll at `now`: serve the last merge while fresh, wait for the fan-out
+  // in flight, or start one (with no pods it completes at once).
+  Poll poll(TimePoint now);
+  // One pod's answer to the fan-out in flight; true when it was the last,
+  // so waiting polls can be served. Log lines go to `logs`.
+  bool answer(const PodAnswer& a, TimePoint now, std::vector<std::string>& logs);
+
+  std::string body(const std::optional<AgentKey>& only) const { return merge(results_, only); }
+  bool in_flight() const { return !asked_.empty(); }
+  // Failures counted per agent and reason ("timeout", "malformed", ...).
+  const std::map<std::pair<AgentKey, std::string>, std::uint64_t>& failures() const { return failures_; }
+  const std::map<AgentKey, std::vector<std::string>>& pods() const { return pods_; }
+
+ private:
+  void complete(TimePoint now);
+
+  std::chrono::milliseconds freshness_;
+  std::map<AgentKey, std::vector<std::string>> pods_;
+  std::map<PodTarget, std::vector<model::HttpSdGroup>> results_;  // the last merge's inputs
+  std::map<PodTarget, std::vector<model::HttpSdGroup>> next_;     // the fan-out in flight
+  std::set<PodTarget> asked_;                                     // its pods still to answer
+  std::map<PodTarget, Failure> health_;                           // the last state per pod
+  std::map<std::pair<AgentKey, std::string>, std::uint64_t> failures_;
+  std::optional<TimePoint> merged_at_;
+};
+
+}  // namespace sd

@@ -1,0 +1,134 @@
+// The integrations SD aggregator's core: reading pod answers, the merge,
+// single flight, the freshness window and per-pod health.
+#include <catch2/catch.hpp>
+
+#include "model/parse.hpp"
+#include "sd/aggregator.hpp"
+
+using namespace sd;
+using namespace std::chrono_literals;
+
+namespace {
+
+const AgentKey kA{"mon", "a"}, kB{"ops", "b"};
+
+PodAnswer ok(const AgentKey& agent, const std::string& address, const std::string& body) {
+  PodAnswer a;
+  a.pod = {agent, address};
+  a.status = 200;
+  a.content_type = "application/json";
+  a.body = body;
+  return a;
+}
+
+std::string node_exporter(const std::string& host) {
+  return R"([{"targets": [")" + host + R"(:12345"], "labels": {"job": "integrations/node_exporter",
+             "instance": ")" +
+         host + R"(", "__metrics_path__": "/integrations/node_exporter/metrics"}}])";
+}
+
+}  // namespace
+
+TEST_CASE("a pod answer is read as http_sd, and every failure is classified", "[sd]") {
+  CHECK(read_answer(ok(kA, "10.0.0.1:80", node_exporter("n1"))).groups.size() == 1);
+  PodAnswer a = ok(kA, "10.0.0.1:80", "[{]");
+  CHECK(read_answer(a).failure == Failure::malformed);
+  a = ok(kA, "10.0.0.1:80", R"([{"targets": [1]}])");
+  CHECK(read_answer(a).failure == Failure::malformed);
+  CHECK(read_answer(a).detail == "[0].targets[0]: must be a string");
+  a.status = 500;
+  CHECK(read_answer(a).failure == Failure::status);
+  a = ok(kA, "10.0.0.1:80", "[]");
+  a.content_type = "text/html";
+  CHECK(read_answer(a).failure == Failure::content_type);
+  a = PodAnswer{{kA, "10.0.0.1:80"}, 0, "", "", "Connection refused"};
+  CHECK(read_answer(a).failure == Failure::transport);
+  a.timed_out = true;
+  CHECK(read_answer(a).failure == Failure::timeout);
+  a.too_large = true;
+  CHECK(read_answer(a).failure == Failure::too_large);
+}
+
+TEST_CASE("the merge labels each group with its GrafanaAgent and sorts, whatever the order", "[sd]") {
+  std::map<PodTarget, std::vector<model::HttpSdGroup>> results;
+  results[{kB, "10.0.1.1:80"}] = read_answer(ok(kB, "10.0.1.1:80", node_exporter("n2"))).groups;
+  results[{kA, "10.0.0.1:80"}] = read_answer(ok(kA, "10.0.0.1:80", node_exporter("n1"))).groups;
+  const std::string body = merge(results, std::nullopt);
+  const model::Value doc = model::parse_json(body, "merged");
+  REQUIRE(doc.as_array().size() == 2);
+  const model::Value& first = doc.as_array()[0];
+  CHECK(first.find("labels")->find(kAgentNamespaceLabel)->as_string() == "mon");
+  CHECK(first.find("labels")->find(kAgentNameLabel)->as_string() == "a");
+  CHECK(first.find("targets")->as_array()[0].as_string() == "n1:12345");
+  // ?agent=ops/b
+  const model::Value only = model::parse_json(merge(results, kB), "b");
+  REQUIRE(only.as_array().size() == 1);
+  CHECK(only.as_array()[0].find("labels")->find(kAgentNameLabel)->as_string() == "b");
+  CHECK(merge({}, std::nullopt) == "[]");
+}
+
+TEST_CASE("one fan-out at a time, served from the last merge while fresh", "[sd]") {
+  Aggregator agg(1000ms);
+  agg.set_pods(kA, {"10.0.0.2:80", "10.0.0.1:80"});
+  agg.set_pods(kB, {"10.0.1.1:80"});
+  const TimePoint t0{};
+  Poll p = agg.poll(t0);
+  REQUIRE(p.action == Poll::Action::start);
+  REQUIRE(p.fetch.size() == 3);
+  CHECK(agg.poll(t0 + 5ms).action == Poll::Action::wait);  // single flight
+  std::vector<std::string> logs;
+  // Answers arrive in any order; a hanging pod does not drop the others.
+  CHECK_FALSE(agg.answer(ok(kB, "10.0.1.1:80", node_exporter("n3")), t0 + 10ms, logs));
+  CHECK_FALSE(agg.answer(ok(kA, "10.0.0.2:80", node_exporter("n2")), t0 + 12ms, logs));
+  PodAnswer hung{{kA, "10.0.0.1:80"}, 0, "", "", "Operation timed out after 5000 milliseconds", true};
+  CHECK(agg.answer(hung, t0 + 5000ms, logs));
+  CHECK_FALSE(agg.in_flight());
+  REQUIRE(logs.size() == 1);
+  CHECK(logs[0] ==
+        "integrations sd: GrafanaAgent mon/a pod 10.0.0.1:80: timeout: Operation timed out after 5000 milliseconds");
+  CHECK(agg.failures().at({kA, "timeout"}) == 1);
+  CHECK(model::parse_json(agg.body(std::nullopt), "x").as_array().size() == 2);
+  CHECK(agg.poll(t0 + 5500ms).action == Poll::Action::serve);  // fresh
+  // Stale: a new fan-out. The same failure is counted again but not logged
+  // again; a recovery is logged once.
+  p = agg.poll(t0 + 6001ms);
+  REQUIRE(p.action == Poll::Action::start);
+  logs.clear();
+  agg.answer(hung, t0 + 6100ms, logs);
+  CHECK(logs.empty());
+  CHECK(agg.failures().at({kA, "timeout"}) == 2);
+  agg.answer(ok(kA, "10.0.0.2:80", node_exporter("n2")), t0 + 6100ms, logs);
+  agg.answer(ok(kB, "10.0.1.1:80", node_exporter("n3")), t0 + 6100ms, logs);
+  p = agg.poll(t0 + 7200ms);
+  agg.answer(ok(kA, "10.0.0.1:80", node_exporter("n1")), t0 + 7210ms, logs);
+  REQUIRE(logs.size() == 1);
+  CHECK(logs[0] == "integrations sd: GrafanaAgent mon/a pod 10.0.0.1:80: answers again");
+}
+
+TEST_CASE("a changed pod set is fanned out at once, and an answer from outside the fan-out is ignored", "[sd]") {
+  Aggregator agg(60s);
+  const TimePoint t0{};
+  Poll p = agg.poll(t0);
+  CHECK(p.action == Poll::Action::serve);  // no pods: an empty merge at once
+  CHECK(agg.body(std::nullopt) == "[]");
+  agg.set_pods(kA, {"10.0.0.1:80"});
+  p = agg.poll(t0 + 1ms);  // within the window, but the pods changed
+  REQUIRE(p.action == Poll::Action::start);
+  std::vector<std::string> logs;
+  CHECK_FALSE(agg.answer(ok(kA, "10.9.9.9:80", node_exporter("x")), t0 + 2ms, logs));
+  CHECK(agg.in_flight());
+  CHECK(agg.answer(ok(kA, "10.0.0.1:80", node_exporter("n1")), t0 + 3ms, logs));
+  CHECK(model::parse_json(agg.body(kA), "x").as_array().size() == 1);
+  agg.set_pods(kA, {});
+  CHECK(agg.pods().empty());
+}
+
+TEST_CASE("http_sd bodies round-trip through encode and parse", "[sd][http_sd]") {
+  std::vector<model::HttpSdGroup> groups = {{{"a:1", "b:2"}, {{"job", "x"}, {"z", "\"quoted\"\n"}}}, {{}, {}}};
+  CHECK(model::parse_http_sd(model::encode_http_sd(groups), "t") == groups);
+  CHECK_THROWS_AS(model::parse_http_sd("{}", "t"), model::HttpSdError);
+  CHECK_THROWS_WITH(model::parse_http_sd(R"([{"labels": {"1bad": "x"}}])", "t"),
+                    "[0].labels: \"1bad\" is not a valid label name");
+  CHECK_NOTHROW(model::check_http_sd_response(200, "application/json; charset=utf-8"));
+  CHECK_THROWS_WITH(model::check_http_sd_response(503, "application/json"), "status: server returned HTTP status 503");
+}
