@@ -19,7 +19,7 @@ void set_blob(CURL* easy, CURLoption option, const std::string& data) {
 void reserve_body(Transfer& t) {
   curl_off_t length = -1;
   if (curl_easy_getinfo(t.easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK && length > 0 &&
-      length < (curl_off_t{1} << 32))
+      length < (curl_off_t{1} << 32) && (!t.req.max_body || static_cast<std::size_t>(length) <= t.req.max_body))
     t.body.reserve(static_cast<std::size_t>(length) + 64);
 }
 std::size_t on_write(char* data, std::size_t size, std::size_t n, void* user) {
@@ -29,6 +29,10 @@ std::size_t on_write(char* data, std::size_t size, std::size_t n, void* user) {
   long code = 0;
   curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &code);
   if (!t.streaming || code < 200 || code >= 300) {
+    if (t.req.max_body && t.body.size() + len > t.req.max_body) {
+      t.too_large = true;
+      return 0;  // curl ends the transfer with CURLE_WRITE_ERROR
+    }
     if (t.body.empty()) reserve_body(t);
     t.body.append(data, len);
     return len;
@@ -139,9 +143,15 @@ void configure(Transfer& t, const std::string& server, const ClusterConfig& conf
 Result result_of(Transfer& t, CURLcode code) {
   Result r;
   if (code != CURLE_OK) {
-    r.error = t.errbuf[0] ? t.errbuf : curl_easy_strerror(code);
+    r.timed_out = code == CURLE_OPERATION_TIMEDOUT;
+    r.too_large = t.too_large;
+    r.error = t.too_large   ? "response body larger than " + std::to_string(t.req.max_body) + " bytes"
+              : t.errbuf[0] ? t.errbuf
+                            : curl_easy_strerror(code);
     return r;
   }
+  if (char* type = nullptr; curl_easy_getinfo(t.easy, CURLINFO_CONTENT_TYPE, &type) == CURLE_OK && type)
+    r.content_type = type;
   long status = 0;
   curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &status);
   r.status = static_cast<int>(status);

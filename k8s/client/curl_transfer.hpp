@@ -28,6 +28,7 @@ struct Transfer {
   std::chrono::milliseconds retry_after{0};
   LineSplitter lines;
   bool cancelled = false;
+  bool too_large = false;  // the body passed req.max_body: the write callback ended the transfer
   char errbuf[CURL_ERROR_SIZE] = {};
 
   ~Transfer() {

@@ -27,6 +27,7 @@ struct Request {
   std::string content_type = "application/json";
   std::chrono::milliseconds timeout{0};  // 0 = none (watches)
   std::string user_agent;                // "" = the transport's default
+  std::size_t max_body = 0;              // 0 = no limit; a longer body ends the request (Result::too_large)
 };
 
 struct Result {
@@ -38,6 +39,9 @@ struct Result {
   std::string resource_version;              // list results: metadata.resourceVersion
   std::string continue_token;                // list results: metadata.continue
   unsigned attempts = 1;                     // including retries made by Client
+  std::string content_type;                  // the response's Content-Type header
+  bool timed_out = false;                    // Request::timeout (or the connect timeout) ran out
+  bool too_large = false;                    // the body passed Request::max_body
   bool ok() const { return status >= 200 && status < 300; }
   ErrorClass error_class() const { return ok() ? ErrorClass::ok : classify(status); }
 };

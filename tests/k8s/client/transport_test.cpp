@@ -165,3 +165,27 @@ TEST_CASE("destroying the transport completes streams requests and timers", "[cl
   CHECK(later_done.calls() == 1);
   CHECK(later_done.wait().error == kTransportStopped);
 }
+
+TEST_CASE("max_body ends a longer answer as too_large, and absolute URLs go to any server", "[client][transport]") {
+  clienttest::SimServer sim;
+  auto api = make_curl_transport(sim.config());
+  const std::string data(10'000, 'x');
+  Result created = call([&](Callback cb) {
+    api->send(post(kConfigMaps, R"({"metadata":{"name":"big"},"data":{"a":")" + data + "\"}}"), cb);
+  });
+  REQUIRE(created.status == 201);
+  // A transport without a server or credentials, as the SD aggregator uses
+  // for pods: the request names the whole URL.
+  auto pods = make_curl_transport(ClusterConfig{});
+  Request req = get(sim.config().server + kConfigMaps + "/big");
+  Result whole = call([&](Callback cb) { pods->send(req, cb); });
+  CHECK(whole.status == 200);
+  CHECK(whole.content_type.starts_with("application/json"));
+  CHECK_FALSE(whole.too_large);
+  req.max_body = 1000;
+  Result cut = call([&](Callback cb) { pods->send(req, cb); });
+  CHECK(cut.status == 0);
+  CHECK(cut.too_large);
+  CHECK_FALSE(cut.timed_out);
+  CHECK(cut.error == "response body larger than 1000 bytes");
+}
