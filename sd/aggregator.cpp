@@ -8,7 +8,7 @@ namespace sd {
 namespace {
 
 std::string describe(const PodTarget& pod) {
-  return "GrafanaAgent " + pod.agent.first + "/" + pod.agent.second + " pod " + pod.address;
+  return model::describe_object("GrafanaAgent", pod.agent.first, pod.agent.second) + " pod " + pod.address;
 }
 
 PodResult failed(Failure f, std::string detail) {

@@ -12,6 +12,7 @@
 
 #include "allocation/responses.hpp"
 #include "allocation/runtime/state.hpp"
+#include "model/object_fields.hpp"
 #include "model/parse.hpp"
 #include "model/yaml_emit.hpp"
 
@@ -72,20 +73,17 @@ std::string masked_config(const std::string& text, const std::string& path) {
 // every ConfigMap's data redacted (a monitor may take credentials from a
 // ConfigMap). The live fold still sees the values; no assignment depends
 // on them, so a replay reaches the same assignment.
-std::string recorded_line(JournalState& st, const Input& in) {
+std::string recorded_line(const JournalState& st, const Input& in) {
   if (in.type == InputType::config) {
     Input copy = in;
     copy.config.text = masked_config(in.config.text, in.config.path);
     return encode_input(copy);
   }
   if (in.type != InputType::watch || !in.watch.object || !st.cfg.redaction) return encode_input(in);
-  const model::Value* kind = in.watch.object->find("kind");
-  if (!kind || !kind->is_string() || (kind->as_string() != "Secret" && kind->as_string() != "ConfigMap"))
-    return encode_input(in);
-  if (kind->as_string() == "ConfigMap") st.cfg.redaction->secret_config_maps.insert(core::object_key(*in.watch.object));
+  const std::string kind = model::string_at(*in.watch.object, {"kind"});
+  if (!st.cfg.redaction->redacts(kind, core::object_key(*in.watch.object))) return encode_input(in);
   Input copy = in;
-  copy.watch.object =
-      std::make_shared<const model::Value>(core::redact(kind->as_string(), *in.watch.object, *st.cfg.redaction));
+  copy.watch.object = std::make_shared<const model::Value>(core::redact(kind, *in.watch.object, *st.cfg.redaction));
   return encode_input(copy);
 }
 

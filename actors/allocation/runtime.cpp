@@ -126,6 +126,7 @@ void TargetAllocator::start() {
   AllocationJournalConfig journal;
   journal.path = im.options.journal_path;
   journal.redaction = std::make_shared<core::RedactionPolicy>();
+  journal.redaction->all_config_maps = true;  // a monitor may take credentials from any ConfigMap
   im.pipeline = spawn_allocation_pipeline(*im.sys, im.hooks(), std::move(journal));
   im.sources = spawn_sources(*im.sys, {im.pipeline.journal, im.client.get(), [&im](auto& l) { im.log(l); }});
   auto config = std::make_shared<allocation::runtime::Input>();

@@ -46,7 +46,7 @@ void move_hashed(std::string_view key, Value& obj, const char* from, bool from_b
 bool RedactionPolicy::redacts(const std::string& kind, const model::Key& key) const {
   if (include_secrets) return false;
   if (kind == "Secret") return true;
-  return kind == "ConfigMap" && secret_config_maps.count(key) > 0;
+  return kind == "ConfigMap" && (all_config_maps || secret_config_maps.count(key) > 0);
 }
 
 std::string random_redaction_key() {

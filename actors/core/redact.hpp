@@ -41,6 +41,9 @@ struct RedactionPolicy {
   std::string key;               // HMAC key; never journaled or logged
   // ConfigMaps (namespace, name) referenced as secrets by some root.
   std::set<model::Key> secret_config_maps;
+  // Every ConfigMap, for a journal that cannot tell which ones hold
+  // credentials (the target allocator's).
+  bool all_config_maps = false;
 
   bool redacts(const std::string& kind, const model::Key& key) const;
 };

@@ -73,10 +73,10 @@ struct PlanInput {
 
 Plan plan_writes(const PlanInput& in);
 
-// Helpers the writer shares: the string at a path ("" when absent or not a
-// string); an object's kind/namespace/name; and whether every field of
-// `want` is present and equal in `have` (arrays element-wise and of equal
-
+// Helpers the writer shares: an object's kind/namespace/name; and whether
+// every field of `want` is present and equal in `have` (arrays element-wise
+// and of equal length), i.e. the server or others may add fields but not
+// change ours. Strings at a path: model/object_fields.hpp.
 Identity identity(const model::Value& v);
 bool covered(const model::Value& want, const model::Value& have);
 // The first field path ("spec.replicas", "data[agent.yml]"-style dotted)

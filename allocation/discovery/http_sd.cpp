@@ -74,7 +74,7 @@ std::vector<SourcedGroup> parse_http_sd(std::string_view body, const std::string
   std::vector<SourcedGroup> out;
   out.reserve(groups.size());
   for (std::size_t i = 0; i < groups.size(); ++i) {
-    LabelMap labels(groups[i].labels.begin(), groups[i].labels.end());
+    LabelMap labels = std::move(groups[i].labels);
     labels["__meta_url"] = url;
     TargetGroup group;
     group.labels = to_label_set(labels);

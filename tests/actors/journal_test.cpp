@@ -201,6 +201,12 @@ binaryData: {blob: AAEC}
   Event e = make_event(1, 0, EventType::added, cm);
   CHECK(*redact(e, policy).object == r);
   CHECK(*e.object == cm);  // the original event is untouched
+  // The target allocator's journal cannot tell which ConfigMaps hold
+  // credentials: it redacts them all.
+  RedactionPolicy every(policy.key);
+  every.all_config_maps = true;
+  CHECK(redact("ConfigMap", cm, every) == r);
+  CHECK(every.redacts("ConfigMap", {"other", "any"}));
 }
 
 TEST_CASE("markers round-trip and snapshots are validated", "[actors][journal]") {
