@@ -8,6 +8,7 @@
 
 #include "actors/elector_actor.hpp"
 #include "model/render.hpp"
+#include "sd/endpoints.hpp"
 
 namespace actors {
 
@@ -115,9 +116,11 @@ void Controller::start() {
   jc.include_secrets = opts_.journal_include_secrets;
   jc.tombstone_grace = opts_.member_grace;
   jc.now_ms = wall_ms;
+  if (opts_.sd) start_sd(routes);
   journal_ = spawn_journal(sys_, std::move(jc), std::move(routes));
   for (const member_selector_actor& s : member_selectors_) caf::anon_send(s, journal_atom::value, journal_);
   for (const std::string& kind : watched_kinds()) start_informer(kind);
+  if (sd_) start_informer("Endpoints");
   for (auto& [kind, r] : reflectors_) r->start();
 }
 
@@ -128,6 +131,7 @@ void Controller::start_informer(const std::string& kind) {
   if (res->namespaced) ro.ns = opts_.watch_namespace;
   if (owned_kind(kind)) ro.label_selector = std::string(model::kManagedByLabel) + "=" + model::kManagedByValue;
   if (kind == "GrafanaAgent") ro.label_selector = opts_.agent_selector;
+  if (kind == "Endpoints") ro.label_selector = sd::endpoints_label_selector();
   journal_actor journal = journal_;
   auto sink = [journal, kind](k8s::ObjectEvent ev) {
     caf::anon_send(journal, ingest_atom::value, kind, ev.type, core::ObjectPtr(std::move(ev.object)));
@@ -168,7 +172,7 @@ void Controller::stop() {
   for (auto& [kind, r] : reflectors_) r->stop();
   release_lease();
   std::vector<caf::actor> all{caf::actor_cast<caf::actor>(elector_), caf::actor_cast<caf::actor>(journal_),
-                              caf::actor_cast<caf::actor>(agent_selector_)};
+                              caf::actor_cast<caf::actor>(agent_selector_), caf::actor_cast<caf::actor>(sd_)};
   for (const auto& s : member_selectors_) all.push_back(caf::actor_cast<caf::actor>(s));
   all.push_back(caf::actor_cast<caf::actor>(writer_));
   std::vector<caf::actor> live;
@@ -195,6 +199,33 @@ void Controller::release_lease() {
                [this](const caf::error&) {
                  if (opts_.log) opts_.log("leader election: the Lease release did not finish in time");
                });
+}
+
+void Controller::start_sd(JournalRoutes& routes) {
+  SdConfig cfg = *opts_.sd;
+  if (!cfg.log) cfg.log = opts_.log;
+  if (OperatorMetrics* m = opts_.metrics) {
+    auto key = [](const sd::AgentKey& a) { return a.first + "/" + a.second; };
+    if (!cfg.on_failure)
+      cfg.on_failure = [m, key](const sd::AgentKey& a, const std::string& why) {
+        m->count_integrations_sd_failure(key(a), why);
+      };
+    if (!cfg.on_pods)
+      cfg.on_pods = [m, key](const sd::AgentKey& a, std::size_t n) {
+        m->set_integrations_sd_pods(key(a), static_cast<double>(n));
+      };
+    if (!cfg.on_fanout) cfg.on_fanout = [m](double seconds) { m->observe_integrations_sd_fanout(seconds); };
+  }
+  std::lock_guard<std::mutex> lock(sd_mu_);  // sd_poll() runs on HTTP threads
+  sd_ = spawn_sd_actor(sys_, std::move(cfg));
+  // Endpoints only: Namespace events (routes.all) mean nothing to it.
+  routes.by_kind["Endpoints"] = sd_;
+}
+
+SdPoll Controller::sd_poll(std::chrono::milliseconds timeout) {
+  std::lock_guard<std::mutex> lock(sd_mu_);
+  if (!sd_) return {};
+  return make_sd_poll(sys_, sd_, timeout);
 }
 
 void Controller::add_metrics_hooks(JournalConfig& jc, WriterConfig& wc, RootConfig& rc) {

@@ -25,6 +25,7 @@
 #include "actors/http/metrics.hpp"
 #include "actors/journal_actor.hpp"
 #include "actors/root_actor.hpp"
+#include "actors/sd_actor.hpp"
 #include "actors/selector_actor.hpp"
 #include "actors/writer_actor.hpp"
 #include "k8s/client/reflector.hpp"
@@ -55,6 +56,10 @@ struct ControllerOptions {
   bool release_lease_on_stop = true;
   std::function<void(const std::string&)> log = {};
   OperatorMetrics* metrics = nullptr;  // must outlive the controller
+  // The integrations SD aggregator (with an Endpoints informer on the
+  // integrations Services); absent: neither runs. Its log and metrics
+  // hooks are filled in from `log` and `metrics` when left empty.
+  std::optional<SdConfig> sd;
 };
 
 struct ControllerStats {
@@ -103,6 +108,10 @@ class Controller {
   bool wait_idle(std::chrono::milliseconds timeout, std::chrono::milliseconds quiet = std::chrono::milliseconds(400));
   writer_actor writer() const { return writer_; }
   journal_actor journal() const { return journal_; }  // benchmarks feed events straight in
+  // The integrations SD endpoint's source (ControllerOptions::sd), waiting
+  // up to `timeout` per poll; empty before start() or without an
+  // aggregator. Thread-safe.
+  SdPoll sd_poll(std::chrono::milliseconds timeout);
   // The root's view of its hierarchy (JSON), nullopt for an unknown agent.
   std::optional<std::string> explain(const std::string& ns, const std::string& name);
 
@@ -112,12 +121,15 @@ class Controller {
   // a standby takes over within one retry period (bounded wait).
   void release_lease();
   void add_metrics_hooks(JournalConfig& jc, WriterConfig& wc, RootConfig& rc);
+  void start_sd(JournalRoutes& routes);
 
   caf::actor_system& sys_;
   k8s::Client& client_;
   ControllerOptions opts_;
   writer_actor writer_;
   journal_actor journal_;
+  sd_actor sd_;
+  std::mutex sd_mu_;
   elector_actor elector_;
   agent_selector_actor agent_selector_;
   std::vector<member_selector_actor> member_selectors_;  // one per member kind, then the owned workloads

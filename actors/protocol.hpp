@@ -1,7 +1,7 @@
 // Every actor role's interface, in one place (CAF 0.17 typed_actor): the
 // journal, the GrafanaAgent selector, the member selectors, the roots, the
-// writer, the leader elector, and the target allocator's journal and
-// allocation actor. Each atom is declared here once and
+// writer, the leader elector, the integrations SD aggregator, and the
+// target allocator's journal and allocation actor. Each atom is declared here once and
 // carries one payload shape wherever it is sent; the compiler rejects a
 // message a role does not declare. Payloads are shared immutable pointers,
 // so one event fans out to many roots without copying; they never leave the
@@ -20,10 +20,12 @@
 #include "actors/core/root_state.hpp"
 #include "actors/core/router.hpp"
 #include "actors/core/writer_machine.hpp"
+#include "actors/http/sd_endpoint.hpp"
 #include "allocation/runtime/input.hpp"
 #include "allocation/runtime/replay.hpp"
 #include "caf/all.hpp"
 #include "k8s/client/transport.hpp"
+#include "sd/aggregator.hpp"
 
 namespace actors {
 
@@ -86,6 +88,11 @@ using input_atom = caf::atom_constant<caf::atom("input")>;
 using assignment_atom = caf::atom_constant<caf::atom("assignment")>;
 // The allocator's wanted sources, to the sources actor.
 using sources_atom = caf::atom_constant<caf::atom("sources")>;
+// HTTP handler -> SD aggregator (request): the merged integrations targets,
+// of every GrafanaAgent ("") or of one ("NAMESPACE/NAME").
+using poll_atom = caf::atom_constant<caf::atom("poll")>;
+// SD aggregator internal: one pod's answer to the fan-out in flight.
+using answer_atom = caf::atom_constant<caf::atom("answer")>;
 
 // --- payloads --------------------------------------------------------------
 using EventPtr = std::shared_ptr<const core::Event>;
@@ -105,6 +112,13 @@ using core::WriterStats;
 
 using InputPtr = allocation::runtime::InputPtr;
 using AssignmentPtr = std::shared_ptr<const allocation::runtime::Assignment>;
+using SdAnswerPtr = std::shared_ptr<const SdAnswer>;
+using PodAnswerPtr = std::shared_ptr<const sd::PodAnswer>;
+struct SdStats {
+  std::uint64_t fanouts = 0, polls = 0, served_fresh = 0, waited = 0;
+  std::size_t pods = 0;
+};
+
 using WatchSourcesPtr = std::shared_ptr<const std::vector<allocation::runtime::WatchSource>>;
 using HttpSdSourcesPtr = std::shared_ptr<const std::vector<allocation::runtime::HttpSdSource>>;
 
@@ -157,10 +171,19 @@ using http_sd_poller_actor = caf::typed_actor<reacts_to<tick_atom>>;
 // Runs the watches and http_sd polls the allocation state asks for.
 using sources_actor = caf::typed_actor<reacts_to<sources_atom, WatchSourcesPtr, HttpSdSourcesPtr>>;
 
+// The integrations SD aggregator: Endpoints events from the journal keep
+// each GrafanaAgent's pods; a poll is answered from the last merge while it
+// is fresh, or after one shared fan-out over every pod.
+using sd_actor = event_sink_actor::extend<replies_to<poll_atom, std::string>::with<SdAnswerPtr>,
+                                          reacts_to<answer_atom, PodAnswerPtr>, replies_to<stats_atom>::with<SdStats>>;
+
 }  // namespace actors
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::EventPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::InputPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::SdAnswerPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::PodAnswerPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::SdStats)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::AssignmentPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::WatchSourcesPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::HttpSdSourcesPtr)

@@ -74,16 +74,34 @@ void Aggregator::set_pods(const AgentKey& agent, std::vector<std::string> addres
   std::sort(addresses.begin(), addresses.end());
   addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
   auto& have = pods_[agent];
-  if (have == addresses) return;
+  if (have == addresses) {
+    if (have.empty()) pods_.erase(agent);
+    return;
+  }
   have = std::move(addresses);
   if (have.empty()) pods_.erase(agent);
   merged_at_.reset();  // a changed pod set is not served from the old merge
-  // Pods that left take their health with them; their answers are dropped.
-  for (auto it = health_.begin(); it != health_.end();) {
-    auto p = pods_.find(it->first.agent);
-    bool kept = p != pods_.end() && std::binary_search(p->second.begin(), p->second.end(), it->first.address);
-    it = kept ? std::next(it) : health_.erase(it);
-  }
+  stale_ = in_flight();
+  // Pods that left take their health and their last answer with them.
+  std::erase_if(health_, [this](const auto& entry) { return !listed(entry.first); });
+  std::erase_if(results_, [this](const auto& entry) { return !listed(entry.first); });
+  changed();
+}
+
+const std::string& Aggregator::body(const std::optional<AgentKey>& only) {
+  auto it = bodies_.find(only);
+  if (it == bodies_.end()) it = bodies_.emplace(only, merge(results_, only)).first;
+  return it->second;
+}
+
+bool Aggregator::listed(const PodTarget& pod) const {
+  auto p = pods_.find(pod.agent);
+  return p != pods_.end() && std::binary_search(p->second.begin(), p->second.end(), pod.address);
+}
+
+void Aggregator::changed() {
+  ++generation_;
+  bodies_.clear();
 }
 
 Poll Aggregator::poll(TimePoint now) {
@@ -101,9 +119,10 @@ Poll Aggregator::poll(TimePoint now) {
   return p;
 }
 
-bool Aggregator::answer(const PodAnswer& a, TimePoint now, std::vector<std::string>& logs) {
+bool Aggregator::answer(const PodAnswer& a, TimePoint now, std::vector<std::string>& logs, Failure* failure) {
   if (!asked_.erase(a.pod)) return false;  // not asked in this fan-out
   PodResult r = read_answer(a);
+  if (failure) *failure = r.failure;
   Failure& last = health_.try_emplace(a.pod, Failure::none).first->second;
   if (r.failure != last) {
     logs.push_back(
@@ -123,7 +142,12 @@ bool Aggregator::answer(const PodAnswer& a, TimePoint now, std::vector<std::stri
 void Aggregator::complete(TimePoint now) {
   results_ = std::move(next_);
   next_.clear();
-  merged_at_ = now;
+  // Answers of pods that left during the fan-out are not served, and a
+  // merge that missed pods which arrived is not fresh.
+  std::erase_if(results_, [this](const auto& entry) { return !listed(entry.first); });
+  if (!stale_) merged_at_ = now;
+  stale_ = false;
+  changed();
 }
 
 }  // namespace sd

@@ -71,16 +71,22 @@ class Aggregator {
  public:
   explicit Aggregator(std::chrono::milliseconds freshness = std::chrono::seconds(1)) : freshness_(freshness) {}
 
-  // The ready addresses of an agent's integrations pods (empty: none).
+  // The ready addresses of an agent's integrations pods (empty: none). A
+  // pod that leaves is no longer served; a change during a fan-out makes
+  // its merge stale, so the next poll starts another.
   void set_pods(const AgentKey& agent, std::vector<std::string> addresses);
   // A poll at `now`: serve the last merge while fresh, wait for the fan-out
   // in flight, or start one (with no pods it completes at once).
   Poll poll(TimePoint now);
   // One pod's answer to the fan-out in flight; true when it was the last,
-  // so waiting polls can be served. Log lines go to `logs`.
-  bool answer(const PodAnswer& a, TimePoint now, std::vector<std::string>& logs);
+  // so waiting polls can be served. Log lines go to `logs`; `failure`, when
+  // given, receives how this answer was classified.
+  bool answer(const PodAnswer& a, TimePoint now, std::vector<std::string>& logs, Failure* failure = nullptr);
 
-  std::string body(const std::optional<AgentKey>& only) const { return merge(results_, only); }
+  // The last merge, for every agent or only one; kept until it changes.
+  const std::string& body(const std::optional<AgentKey>& only);
+  // Bumped whenever the body may have changed.
+  std::uint64_t generation() const { return generation_; }
   bool in_flight() const { return !asked_.empty(); }
   // Failures counted per agent and reason ("timeout", "malformed", ...).
   const std::map<std::pair<AgentKey, std::string>, std::uint64_t>& failures() const { return failures_; }
@@ -88,6 +94,8 @@ class Aggregator {
 
  private:
   void complete(TimePoint now);
+  void changed();
+  bool listed(const PodTarget& pod) const;
 
   std::chrono::milliseconds freshness_;
   std::map<AgentKey, std::vector<std::string>> pods_;
@@ -97,6 +105,9 @@ class Aggregator {
   std::map<PodTarget, Failure> health_;                           // the last state per pod
   std::map<std::pair<AgentKey, std::string>, std::uint64_t> failures_;
   std::optional<TimePoint> merged_at_;
+  bool stale_ = false;  // the pod set changed while a fan-out was in flight
+  std::uint64_t generation_ = 0;
+  std::map<std::optional<AgentKey>, std::string> bodies_;
 };
 
 }  // namespace sd

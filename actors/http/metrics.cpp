@@ -84,6 +84,16 @@ struct OperatorMetrics::Impl {
   Family<Gauge>& hierarchy_members =
       gauge("agent_operator_hierarchy_members", "Resources in a GrafanaAgent's hierarchy by kind");
   Family<Counter>& writes = counter("agent_operator_writes_total", "Writes of owned objects by kind and action");
+  Family<Counter>& sd_failures =
+      counter("agent_operator_integrations_sd_pod_failures_total",
+              "Integrations pod SD requests that failed, by GrafanaAgent and reason (transport, timeout, status, "
+              "content_type, malformed, too_large)");
+  Family<Gauge>& sd_pods =
+      gauge("agent_operator_integrations_sd_pods", "Ready integrations pods the SD aggregator asks, by GrafanaAgent");
+  Histogram& sd_fanout =
+      histogram("agent_operator_integrations_sd_fanout_seconds",
+                "How long one fan-out over every integrations pod took, until its last answer")
+          .Add({}, Histogram::BucketBoundaries{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30});
   Gauge& leader =
       gauge("agent_operator_leader", "1 while this replica holds the leader lease and reconciles, else 0").Add({});
 
@@ -153,6 +163,18 @@ void OperatorMetrics::remove_agent(const std::string& agent) {
 
 void OperatorMetrics::count_write(const std::string& kind, const std::string& action) {
   impl_->writes.Add({{"kind", kind}, {"action", action}}).Increment();
+}
+
+void OperatorMetrics::count_integrations_sd_failure(const std::string& agent, const std::string& reason) {
+  impl_->sd_failures.Add({{"grafanaagent", agent}, {"reason", reason}}).Increment();
+}
+
+void OperatorMetrics::set_integrations_sd_pods(const std::string& agent, double pods) {
+  impl_->sd_pods.Add({{"grafanaagent", agent}}).Set(pods);
+}
+
+void OperatorMetrics::observe_integrations_sd_fanout(double seconds) {
+  impl_->sd_fanout.Observe(seconds);
 }
 
 void OperatorMetrics::set_leader(bool leader) {

@@ -48,6 +48,12 @@ class OperatorMetrics {
 
   void set_leader(bool leader);
 
+  // The integrations SD aggregator. `agent` is "namespace/name"; reason is
+  // sd::failure_name's (transport, timeout, status, content_type, ...).
+  void count_integrations_sd_failure(const std::string& agent, const std::string& reason);
+  void set_integrations_sd_pods(const std::string& agent, double pods);
+  void observe_integrations_sd_fanout(double seconds);
+
   // Prometheus text exposition format 0.0.4.
   std::string render() const;
 

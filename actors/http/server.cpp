@@ -3,12 +3,15 @@
 #include <httplib.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <iterator>
 #include <stdexcept>
 
 #include "model/listen_address.hpp"
+#include "model/names.hpp"
 
 namespace actors {
 
@@ -21,33 +24,6 @@ struct BacklogAccess : httplib::Server {
   static void raise(httplib::Server& server, int backlog) { ::listen(server.*(&BacklogAccess::svr_sock_), backlog); }
 };
 constexpr int kListenBacklog = 1024;
-
-bool is_lower_alnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
-
-// RFC 1123 label, as Kubernetes requires of namespace names.
-bool is_dns_label(const std::string& s) {
-  if (s.empty() || s.size() > 63 || !is_lower_alnum(s.front()) || !is_lower_alnum(s.back())) return false;
-  for (char c : s)
-    if (!is_lower_alnum(c) && c != '-') return false;
-  return true;
-}
-
-// RFC 1123 subdomain, as Kubernetes requires of most object names.
-bool is_dns_subdomain(const std::string& s) {
-  if (s.empty() || s.size() > 253) return false;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t dot = s.find('.', start);
-    std::string part = s.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    if (part.empty() || !is_lower_alnum(part.front()) || !is_lower_alnum(part.back())) return false;
-    for (char c : part)
-      if (!is_lower_alnum(c) && c != '-') return false;
-    if (dot == std::string::npos) return true;
-    start = dot + 1;
-  }
-}
 
 HttpResponse text(int status, std::string body) {
   HttpResponse r;
@@ -80,18 +56,39 @@ HttpResponse check_response(const HttpCheck& check, bool absent_means_ok) {
   return problem.empty() ? text(200, "ok\n") : text(503, problem + "\n");
 }
 
-HttpResponse hierarchy_response(const HierarchyView& view, const HttpRequest& request) {
+std::variant<HttpResponse, std::pair<std::string, std::string>> agent_param(const HttpRequest& request, bool required) {
   auto [first, last] = request.params.equal_range("agent");
-  if (first == last) return text(400, "missing query parameter: agent=NAMESPACE/NAME (the GrafanaAgent to show)\n");
+  if (first == last) {
+    if (required) return text(400, "missing query parameter: agent=NAMESPACE/NAME (the GrafanaAgent to show)\n");
+    return std::pair<std::string, std::string>{};
+  }
   if (std::next(first) != last) return text(400, "query parameter agent given more than once\n");
   const std::string& agent = first->second;
   std::size_t slash = agent.find('/');
   if (slash == std::string::npos) return text(400, "malformed agent \"" + agent + "\": want NAMESPACE/NAME\n");
   std::string ns = agent.substr(0, slash), name = agent.substr(slash + 1);
-  if (!is_dns_label(ns)) return text(400, "malformed agent \"" + agent + "\": invalid namespace \"" + ns + "\"\n");
-  if (!is_dns_subdomain(name)) return text(400, "malformed agent \"" + agent + "\": invalid name \"" + name + "\"\n");
+  if (!model::dns_label_problem(ns).empty())
+    return text(400, "malformed agent \"" + agent + "\": invalid namespace \"" + ns + "\"\n");
+  if (!model::dns_subdomain_problem(name).empty())
+    return text(400, "malformed agent \"" + agent + "\": invalid name \"" + name + "\"\n");
+  return std::pair{ns, name};
+}
+
+const std::string* HttpRequest::header(std::string_view name) const {
+  for (const auto& [k, v] : headers)
+    if (k.size() == name.size() && std::equal(k.begin(), k.end(), name.begin(), [](char a, char b) {
+          return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+        }))
+      return &v;
+  return nullptr;
+}
+
+HttpResponse hierarchy_response(const HierarchyView& view, const HttpRequest& request) {
+  auto agent = agent_param(request, true);
+  if (auto* error = std::get_if<HttpResponse>(&agent)) return *error;
+  const auto& [ns, name] = std::get<1>(agent);
   std::optional<std::string> json = view(ns, name);
-  if (!json) return text(404, "GrafanaAgent " + agent + " not found\n");
+  if (!json) return text(404, "GrafanaAgent " + ns + "/" + name + " not found\n");
   HttpResponse r;
   r.body = std::move(*json);
   r.content_type = "application/json";
@@ -112,13 +109,14 @@ struct OperatorHttpServer::Impl {
       out = text(404, "not found: " + req.path + "\n");
     } else {
       try {
-        out = it->second(HttpRequest{req.path, req.params});
+        out = it->second(HttpRequest{req.path, req.params, req.method, {req.headers.begin(), req.headers.end()}});
       } catch (const std::exception& e) {
         out = text(500, std::string("internal error: ") + e.what() + "\n");
       }
     }
     res.status = out.status;
-    res.set_content(out.body, out.content_type.c_str());
+    for (const auto& [k, v] : out.headers) res.set_header(k.c_str(), v);
+    if (out.status != 304) res.set_content(out.body, out.content_type.c_str());
   }
 };
 

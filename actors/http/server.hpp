@@ -1,6 +1,7 @@
 // The operator's HTTP server (cpp-httplib): /metrics, /healthz, /readyz
 // (plus upstream's /-/healthy and /-/ready), /debug/hierarchy?agent=NS/NAME
-// and any extra GET handlers registered before start().
+// and any extra GET handlers registered before start(); every GET path
+// also answers HEAD (httplib sends the headers without the body).
 // Contract: an endpoint is served only when its source is set, except the
 // health check, which answers "ok" when no callback is given. Callbacks run on
 // the server's worker threads, concurrently, and must be thread-safe; an
@@ -14,7 +15,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <utility>
+#include <variant>
 
 #include "actors/http/metrics.hpp"
 
@@ -35,12 +39,17 @@ std::optional<HttpServerOptions> parse_listen_address(const std::string& text);
 struct HttpRequest {
   std::string path;
   std::multimap<std::string, std::string> params;  // decoded query parameters
+  std::string method = "GET";                      // GET or HEAD (HEAD answers without the body)
+  std::multimap<std::string, std::string> headers;
+  // The first header of that name (case-insensitive), or nullptr.
+  const std::string* header(std::string_view name) const;
 };
 
 struct HttpResponse {
-  int status = 200;
+  int status = 200;  // 304 is sent without a body
   std::string body;
   std::string content_type = "text/plain; charset=utf-8";
+  std::map<std::string, std::string> headers;  // extra response headers
 };
 
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
@@ -83,5 +92,8 @@ class OperatorHttpServer {
 // endpoints in another server.
 HttpResponse check_response(const HttpCheck& check, bool absent_means_ok);
 HttpResponse hierarchy_response(const HierarchyView& view, const HttpRequest& request);
+// The ?agent=NAMESPACE/NAME parameter: its namespace and name, or the 400
+// answer saying what is wrong. When absent: a 400 if required, else empty.
+std::variant<HttpResponse, std::pair<std::string, std::string>> agent_param(const HttpRequest& request, bool required);
 
 }  // namespace actors

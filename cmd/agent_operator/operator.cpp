@@ -17,6 +17,7 @@
 #include "actors/core/event.hpp"
 #include "actors/core/journal_lock.hpp"
 #include "actors/core/redact.hpp"
+#include "actors/http/sd_endpoint.hpp"
 #include "actors/http/server.hpp"
 #include "k8s/client/curl_transport.hpp"
 
@@ -96,6 +97,11 @@ bool parse_operator_flag(Args& a, OperatorFlags& f) {
     f.leader_namespace = a.value();
   } else if (a.is("leader-election-id")) {
     f.leader.name = a.value();
+  } else if (a.is("integrations-sd-timeout")) {
+    f.sd_timeout = parse_duration("--integrations-sd-timeout", a.value());
+    if (f.sd_timeout.count() <= 0) throw std::invalid_argument("--integrations-sd-timeout: must be positive");
+  } else if (a.is("integrations-sd-freshness")) {
+    f.sd_freshness = parse_duration("--integrations-sd-freshness", a.value());
   } else if (a.is("v") || a.is("verbose")) {
     f.verbose = true;
   } else {
@@ -113,7 +119,8 @@ std::string operator_flags_usage() {
          "     --journal-redaction-key-file FILE   HMAC key for redacted values (default: random per process;\n"
          "                              one key across restarts and replicas makes their journals comparable)\n"
          "     --journal-fsync MODE     never | batch (default) | always\n"
-         "     --listen HOST:PORT       /metrics, /healthz, /readyz, /debug/hierarchy\n"
+         "     --listen HOST:PORT       /metrics, /healthz, /readyz, /debug/hierarchy,\n"
+         "                              /operator/api/v1/metrics/integrations/sd\n"
          "     --namespace NS           watch one namespace only (upstream -namespace)\n"
          "     --agent-selector SEL     only GrafanaAgents matching this label selector\n"
          "     --labels k=v,...         extra labels on created objects (upstream -labels)\n"
@@ -126,6 +133,9 @@ std::string operator_flags_usage() {
          "     --sync-timeout DURATION  exit 1 when the informers have not synced by then (default 60s)\n"
          "     --secret-grace-period D  a deleted Secret/ConfigMap that members reference stays in use this long\n"
          "                              (a delete-and-recreate rotation is no outage; default 5m)\n"
+         "     --integrations-sd-timeout D    each integrations pod's SD request may take this long (default 5s)\n"
+         "     --integrations-sd-freshness D  polls within this long of the last merge are served from it\n"
+         "                              (default 1s; 0 asks the pods on every poll)\n"
          "     --for DURATION           exit after this long (for scripts)\n";
 }
 
@@ -217,6 +227,26 @@ bool start_controller(actors::Controller& controller) {
   return false;
 }
 
+// The integrations pods' transport: no API server, no credentials (a pod
+// must never see the operator's token); absolute URLs only.
+std::shared_ptr<k8s::Transport> pod_transport(const OperatorFlags& f) {
+  k8s::CurlOptions o;
+  o.user_agent = "agent-operator-integrations-sd";
+  o.connect_timeout = std::min<std::chrono::milliseconds>(f.sd_timeout, o.connect_timeout);
+  return k8s::make_curl_transport(k8s::ClusterConfig{}, o);
+}
+
+void add_integrations_sd_route(actors::OperatorHttpServer& http, actors::Controller& controller,
+                               std::chrono::milliseconds pod_timeout) {
+  // A poll waits at most for one fan-out, which ends by the pods' timeout.
+  auto wait = pod_timeout + std::chrono::seconds(5);
+  http.add_get(actors::kIntegrationsSdPath, [&controller, wait](const actors::HttpRequest& r) {
+    actors::SdPoll poll = controller.sd_poll(wait);
+    if (!poll) return actors::HttpResponse{503, "the controller has not started yet\n"};
+    return actors::integrations_sd_response(poll, r);
+  });
+}
+
 actors::ControllerOptions controller_options(const OperatorFlags& f, const OperatorHooks& hooks) {
   actors::ControllerOptions o;
   o.member_grace = f.secret_grace;
@@ -262,8 +292,10 @@ int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, cons
     metrics.observe_rest_request(method, host, status, seconds);
   };
   k8s::Client client(transport, co);
+  std::shared_ptr<k8s::Transport> pods = pod_transport(f);  // outlives the controller's actors
   actors::ControllerOptions opts = controller_options(f, hooks);
   opts.metrics = &metrics;
+  opts.sd = actors::SdConfig{pods, f.sd_timeout, f.sd_freshness};
   actors::Controller controller(sys, client, std::move(opts));
   std::unique_ptr<actors::OperatorHttpServer> http;
   if (!f.listen.empty()) {
@@ -276,9 +308,11 @@ int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, cons
       return controller.explain(ns, name);
     };
     http = std::make_unique<actors::OperatorHttpServer>(*addr, src);
+    add_integrations_sd_route(*http, controller, f.sd_timeout);
     int port = http->start();
     if (hooks.log)
-      hooks.log("serving /metrics, /healthz, /readyz, /debug/hierarchy on " + addr->host + ":" + std::to_string(port));
+      hooks.log("serving /metrics, /healthz, /readyz, /debug/hierarchy, " + std::string(actors::kIntegrationsSdPath) +
+                " on " + addr->host + ":" + std::to_string(port));
   }
   if (!f.kubelet_service.empty() && hooks.log)
     hooks.log("warning: -kubelet-service=" + f.kubelet_service +

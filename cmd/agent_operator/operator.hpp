@@ -33,6 +33,8 @@ struct OperatorFlags {
   bool leader_elect = false;
   actors::core::LeaderConfig leader;  // namespace, name, durations; identity defaults to host_pid
   std::string leader_namespace;       // --leader-election-namespace ("" = see lease_namespace)
+  // The integrations SD aggregator: per-pod timeout, freshness window.
+  std::chrono::milliseconds sd_timeout{5000}, sd_freshness{1000};
 };
 
 // Consumes the current flag if it is an operator flag; false otherwise.

@@ -121,6 +121,30 @@ TEST_CASE("a changed pod set is fanned out at once, and an answer from outside t
   CHECK(model::parse_json(agg.body(kA), "x").as_array().size() == 1);
   agg.set_pods(kA, {});
   CHECK(agg.pods().empty());
+  CHECK(agg.body(std::nullopt) == "[]");  // a pod that left is no longer served
+}
+
+TEST_CASE("a pod set changed during a fan-out drops leavers and makes the merge stale", "[sd]") {
+  Aggregator agg(60s);
+  agg.set_pods(kA, {"10.0.0.1:80", "10.0.0.2:80"});
+  const TimePoint t0{};
+  REQUIRE(agg.poll(t0).action == Poll::Action::start);
+  std::uint64_t before = agg.generation();
+  agg.set_pods(kA, {"10.0.0.1:80", "10.0.0.3:80"});  // .2 leaves, .3 arrives mid-flight
+  CHECK(agg.generation() > before);
+  std::vector<std::string> logs;
+  agg.answer(ok(kA, "10.0.0.2:80", node_exporter("n2")), t0 + 1ms, logs);
+  CHECK(agg.answer(ok(kA, "10.0.0.1:80", node_exporter("n1")), t0 + 2ms, logs));
+  std::string body = agg.body(std::nullopt);
+  CHECK(body.find("n1:12345") != std::string::npos);
+  CHECK(body.find("n2:12345") == std::string::npos);
+  Poll p = agg.poll(t0 + 3ms);  // within the window, but .3 was never asked
+  REQUIRE(p.action == Poll::Action::start);
+  CHECK(p.fetch.size() == 2);
+  agg.answer(ok(kA, "10.0.0.1:80", node_exporter("n1")), t0 + 4ms, logs);
+  agg.answer(ok(kA, "10.0.0.3:80", node_exporter("n3")), t0 + 5ms, logs);
+  CHECK(agg.poll(t0 + 6ms).action == Poll::Action::serve);
+  CHECK(&agg.body(std::nullopt) == &agg.body(std::nullopt));  // kept until it changes
 }
 
 TEST_CASE("http_sd bodies round-trip through encode and parse", "[sd][http_sd]") {

@@ -1,0 +1,50 @@
+#include "actors/http/sd_endpoint.hpp"
+
+namespace actors {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  std::size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+bool etag_matches(const std::string& if_none_match, const std::string& etag) {
+  std::size_t start = 0;
+  while (start <= if_none_match.size()) {
+    std::size_t comma = if_none_match.find(',', start);
+    std::string tag = trim(if_none_match.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (tag.rfind("W/", 0) == 0) tag = tag.substr(2);  // weak comparison, as RFC 9110 asks for If-None-Match
+    if (tag == "*" || (!tag.empty() && tag == etag)) return true;
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return false;
+}
+
+HttpResponse integrations_sd_response(const SdPoll& poll, const HttpRequest& request) {
+  auto agent = agent_param(request, false);
+  if (auto* error = std::get_if<HttpResponse>(&agent)) return *error;
+  const auto& [ns, name] = std::get<1>(agent);
+  std::optional<SdAnswer> answer = poll(ns.empty() ? "" : ns + "/" + name);
+  HttpResponse r;
+  if (!answer) {
+    r.status = 503;
+    r.body = "the integrations SD aggregator did not answer in time\n";
+    return r;
+  }
+  r.headers["ETag"] = answer->etag;
+  r.headers["Cache-Control"] = "no-cache";  // revalidate: the merge changes as pods do
+  const std::string* inm = request.header("If-None-Match");
+  if (inm && etag_matches(*inm, answer->etag)) {
+    r.status = 304;
+    return r;
+  }
+  r.body = std::move(answer->body);
+  r.content_type = "application/json";
+  return r;
+}
+
+}  // namespace actors

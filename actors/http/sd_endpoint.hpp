@@ -1,0 +1,33 @@
+// The operator's integrations SD endpoint, GET or HEAD
+// /operator/api/v1/metrics/integrations/sd[?agent=NAMESPACE/NAME]: every
+// integrations pod's targets merged into one Prometheus http_sd body.
+// Contract: the handler validates the query (400 naming the problem), asks
+// the aggregator through SdPoll ("" for every GrafanaAgent, else
+// "NAMESPACE/NAME"), and answers 200 with the body and its ETag, or 304
+// when If-None-Match names that ETag, or 503 when the aggregator did not
+// answer in time (SdPoll returned nullopt). Needs neither CAF nor k8s/.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "actors/http/server.hpp"
+
+namespace actors {
+
+inline constexpr const char* kIntegrationsSdPath = "/operator/api/v1/metrics/integrations/sd";
+
+struct SdAnswer {
+  std::string body;
+  std::string etag;  // quoted, as the ETag header carries it
+};
+
+using SdPoll = std::function<std::optional<SdAnswer>(const std::string& agent)>;
+
+HttpResponse integrations_sd_response(const SdPoll& poll, const HttpRequest& request);
+
+// Whether an If-None-Match header value names `etag` ("*", a list, W/ tags).
+bool etag_matches(const std::string& if_none_match, const std::string& etag);
+
+}  // namespace actors

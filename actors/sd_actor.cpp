@@ -1,0 +1,148 @@
+#include "actors/sd_actor.hpp"
+
+#include <map>
+#include <vector>
+
+#include "actors/core/sha256.hpp"
+#include "sd/endpoints.hpp"
+
+namespace actors {
+
+namespace {
+
+struct Parked {
+  caf::typed_response_promise<SdAnswerPtr> promise;
+  std::string agent;
+};
+
+struct SdActorState {
+  SdConfig cfg;
+  sd::Aggregator agg;
+  std::vector<Parked> parked;
+  std::map<std::string, SdAnswerPtr> answers;  // per filter, for agg.generation()
+  std::uint64_t answers_generation = 0;
+  sd::TimePoint fanout_started{};
+  SdStats stats;
+  static inline const char* name = "sd-aggregator";
+};
+
+using sd_pointer = sd_actor::stateful_pointer<SdActorState>;
+
+std::optional<sd::AgentKey> parse_filter(const std::string& agent) {
+  std::size_t slash = agent.find('/');
+  if (agent.empty() || slash == std::string::npos) return std::nullopt;
+  return sd::AgentKey{agent.substr(0, slash), agent.substr(slash + 1)};
+}
+
+SdAnswerPtr answer_for(SdActorState& st, const std::string& agent) {
+  if (st.answers_generation != st.agg.generation()) {
+    st.answers.clear();
+    st.answers_generation = st.agg.generation();
+  }
+  SdAnswerPtr& out = st.answers[agent];
+  if (!out) {
+    const std::string& body = st.agg.body(parse_filter(agent));
+    out = std::make_shared<const SdAnswer>(SdAnswer{body, "\"" + core::sha256_hex(body).substr(0, 32) + "\""});
+  }
+  return out;
+}
+
+void on_endpoints(SdActorState& st, const core::Event& ev) {
+  if (ev.kind != "Endpoints" || !ev.object) return;
+  std::optional<sd::EndpointsPods> pods = sd::read_endpoints(*ev.object);
+  if (!pods) return;
+  if (ev.type == core::EventType::deleted) pods->addresses.clear();
+  st.agg.set_pods(pods->agent, pods->addresses);
+  st.stats.pods = 0;
+  for (const auto& [agent, addresses] : st.agg.pods()) st.stats.pods += addresses.size();
+  if (st.cfg.on_pods) st.cfg.on_pods(pods->agent, pods->addresses.size());
+}
+
+PodAnswerPtr to_answer(const sd::PodTarget& pod, k8s::Result r) {
+  auto a = std::make_shared<sd::PodAnswer>();
+  a->pod = pod;
+  a->status = r.status;
+  a->content_type = std::move(r.content_type);
+  a->body = std::move(r.body);
+  a->error = std::move(r.error);
+  a->timed_out = r.timed_out;
+  a->too_large = r.too_large;
+  return a;
+}
+
+void start_fanout(sd_pointer self, const std::vector<sd::PodTarget>& pods) {
+  SdActorState& st = self->state;
+  st.fanout_started = self->clock().now();
+  ++st.stats.fanouts;
+  sd_actor handle = caf::actor_cast<sd_actor>(self);
+  for (const sd::PodTarget& pod : pods) {
+    k8s::Request req;
+    req.path = "http://" + pod.address + kPodSdPath;
+    req.timeout = st.cfg.pod_timeout;
+    req.max_body = st.cfg.max_body;
+    req.user_agent = "agent-operator-integrations-sd";
+    st.cfg.transport->send(std::move(req), [handle, pod](k8s::Result r) {
+      caf::anon_send(handle, answer_atom::value, to_answer(pod, std::move(r)));
+    });
+  }
+}
+
+void on_answer(sd_pointer self, const PodAnswerPtr& a) {
+  SdActorState& st = self->state;
+  std::vector<std::string> logs;
+  sd::Failure failure = sd::Failure::none;
+  bool done = st.agg.answer(*a, self->clock().now(), logs, &failure);
+  for (const std::string& line : logs)
+    if (st.cfg.log) st.cfg.log(line);
+  if (failure != sd::Failure::none && st.cfg.on_failure) st.cfg.on_failure(a->pod.agent, sd::failure_name(failure));
+  if (!done) return;
+  if (st.cfg.on_fanout)
+    st.cfg.on_fanout(std::chrono::duration<double>(self->clock().now() - st.fanout_started).count());
+  std::vector<Parked> parked = std::move(st.parked);
+  st.parked.clear();
+  for (Parked& p : parked) p.promise.deliver(answer_for(st, p.agent));
+}
+
+caf::typed_response_promise<SdAnswerPtr> on_poll(sd_pointer self, const std::string& agent) {
+  SdActorState& st = self->state;
+  ++st.stats.polls;
+  auto promise = self->make_response_promise<SdAnswerPtr>();
+  sd::Poll p = st.agg.poll(self->clock().now());
+  if (p.action == sd::Poll::Action::serve) {
+    ++st.stats.served_fresh;
+    promise.deliver(answer_for(st, agent));
+    return promise;
+  }
+  if (p.action == sd::Poll::Action::wait) ++st.stats.waited;
+  st.parked.push_back({promise, agent});
+  if (p.action == sd::Poll::Action::start) start_fanout(self, p.fetch);
+  return promise;
+}
+
+}  // namespace
+
+sd_actor spawn_sd_actor(caf::actor_system& sys, SdConfig cfg) {
+  return sys.spawn([cfg = std::move(cfg)](sd_pointer self) mutable -> sd_actor::behavior_type {
+    self->state.cfg = std::move(cfg);
+    self->state.agg = sd::Aggregator(self->state.cfg.freshness);
+    return {
+        [self](event_atom, const EventPtr& ev) { on_endpoints(self->state, *ev); },
+        [](synced_atom) {},
+        [self](poll_atom, const std::string& agent) { return on_poll(self, agent); },
+        [self](answer_atom, const PodAnswerPtr& a) { on_answer(self, a); },
+        [self](stats_atom) { return self->state.stats; },
+    };
+  });
+}
+
+SdPoll make_sd_poll(caf::actor_system& sys, sd_actor aggregator, std::chrono::milliseconds timeout) {
+  return [&sys, aggregator, timeout](const std::string& agent) -> std::optional<SdAnswer> {
+    std::optional<SdAnswer> out;
+    caf::scoped_actor self{sys};
+    self->request(aggregator, timeout, poll_atom::value, agent)
+        .receive([&](const SdAnswerPtr& a) { out = *a; }, [](const caf::error&) {});
+    return out;
+  };
+}
+
+}  // namespace actors

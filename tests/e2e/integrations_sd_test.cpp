@@ -1,0 +1,146 @@
+// The integrations SD aggregator end to end on loopback: the actor on a
+// real actor system, the real curl transport, stand-in pods that are
+// healthy, slow, failing, hanging, malformed, huge or cut off, and the
+// operator's HTTP endpoint in front. Checks the merged answer, the failure
+// counters and that a hanging pod costs no more than its timeout.
+#include <httplib.h>
+#include <catch2/catch.hpp>
+
+#include <chrono>
+
+#include "actors/controller.hpp"
+#include "actors/http/sd_endpoint.hpp"
+#include "actors/sd_actor.hpp"
+#include "k8s/client/curl_transport.hpp"
+#include "model/parse.hpp"
+#include "sd/standin_pods.hpp"
+
+using namespace std::chrono_literals;
+using Mode = sd::StandinBehaviour::Mode;
+
+namespace {
+
+sd::StandinBehaviour healthy(const std::string& host, std::chrono::milliseconds delay = 0ms) {
+  sd::StandinBehaviour b;
+  b.body = sd::standin_sd_body(host, {"node_exporter"});
+  b.delay = delay;
+  return b;
+}
+
+sd::StandinBehaviour with(Mode mode, int status, std::string content_type, std::string body) {
+  sd::StandinBehaviour b;
+  b.mode = mode;
+  b.status = status;
+  b.content_type = std::move(content_type);
+  b.body = std::move(body);
+  return b;
+}
+
+// One subset per pod: each stand-in listens on its own loopback port.
+actors::EventPtr endpoints_of(const sd::StandinPods& pods) {
+  std::string subsets;
+  for (const std::string& a : pods.addresses())
+    subsets +=
+        "- {addresses: [{ip: 127.0.0.1}], ports: [{name: http-metrics, port: " + a.substr(a.find(':') + 1) + "}]}\n";
+  auto ev = std::make_shared<actors::core::Event>(actors::core::make_event(
+      1, 0, actors::core::EventType::added,
+      model::parse_documents("apiVersion: v1\nkind: Endpoints\nmetadata:\n  name: alpha-integrations\n"
+                             "  namespace: mon\n  labels: {operator.agent.grafana.com/name: alpha,"
+                             " operator.agent.grafana.com/type: integrations}\nsubsets:\n" +
+                                 subsets,
+                             "test")
+          .at(0)
+          .value));
+  ev->kind = "Endpoints";
+  return ev;
+}
+
+struct Aggregation {
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  actors::OperatorMetrics metrics;
+  std::shared_ptr<k8s::Transport> transport = k8s::make_curl_transport(k8s::ClusterConfig{});
+  actors::sd_actor sd;
+  actors::OperatorHttpServer http{actors::HttpServerOptions{}, actors::OperatorHttpSources{&metrics}};
+
+  explicit Aggregation(std::chrono::milliseconds timeout) {
+    actors::tune_actor_system(cfg);
+    sys = std::make_unique<caf::actor_system>(cfg);
+    actors::SdConfig c{transport, timeout, 1000ms};
+    c.on_failure = [this](const sd::AgentKey& a, const std::string& why) {
+      metrics.count_integrations_sd_failure(a.first + "/" + a.second, why);
+    };
+    sd = actors::spawn_sd_actor(*sys, c);
+    actors::SdPoll poll = actors::make_sd_poll(*sys, sd, timeout + 5s);
+    http.add_get(actors::kIntegrationsSdPath,
+                 [poll](const actors::HttpRequest& r) { return actors::integrations_sd_response(poll, r); });
+    http.start();
+  }
+  ~Aggregation() {
+    http.stop();
+    caf::anon_send_exit(sd, caf::exit_reason::user_shutdown);
+    sys.reset();
+  }
+  httplib::Client client() const { return httplib::Client("127.0.0.1", http.port()); }
+};
+
+}  // namespace
+
+TEST_CASE("every kind of bad pod is counted, and the healthy pods' targets are all served", "[e2e][sd]") {
+  sd::StandinPods pods({healthy("pod-0"), healthy("pod-1", 300ms), with(Mode::answer, 500, "text/plain", "boom"),
+                        with(Mode::hang, 200, "application/json", "[]"),
+                        with(Mode::answer, 200, "application/json", "[{"),
+                        with(Mode::answer, 200, "application/json", std::string(10 << 20, ' ')),
+                        with(Mode::close_mid_body, 200, "application/json", sd::standin_sd_body("cut", {"x"})),
+                        with(Mode::answer, 200, "text/html", "<html></html>")});
+  Aggregation agg(1000ms);
+  caf::anon_send(agg.sd, actors::event_atom::value, endpoints_of(pods));
+  auto start = std::chrono::steady_clock::now();
+  auto res = agg.client().Get((std::string(actors::kIntegrationsSdPath) + "?agent=mon/alpha").c_str());
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  REQUIRE(res);
+  REQUIRE(res->status == 200);
+  CHECK(res->get_header_value("Content-Type") == "application/json");
+  // The hanging pod ends the fan-out at its timeout, no later.
+  CHECK(seconds >= 0.95);
+  CHECK(seconds < 2.5);
+  model::Value groups = model::parse_json(res->body, "sd");
+  REQUIRE(groups.as_array().size() == 2);
+  CHECK(groups.as_array()[0].find("targets")->as_array()[0].as_string() == "pod-0:12345");
+  CHECK(groups.as_array()[1].find("targets")->as_array()[0].as_string() == "pod-1:12345");
+  CHECK(groups.as_array()[0].find("labels")->find("__meta_agentoperator_grafanaagent_namespace")->as_string() == "mon");
+  std::string m = agg.metrics.render();
+  for (const char* reason : {"status", "timeout", "malformed", "too_large", "transport", "content_type"})
+    CHECK(m.find(std::string("agent_operator_integrations_sd_pod_failures_total{grafanaagent=\"mon/alpha\",reason=\"") +
+                 reason + "\"} 1") != std::string::npos);
+}
+
+TEST_CASE("the endpoint filters by agent, answers HEAD and revalidates with its ETag", "[e2e][sd]") {
+  sd::StandinPods pods({healthy("pod-0"), healthy("pod-1")});
+  Aggregation agg(2000ms);
+  caf::anon_send(agg.sd, actors::event_atom::value, endpoints_of(pods));
+  httplib::Client c = agg.client();
+  auto all = c.Get(actors::kIntegrationsSdPath);
+  REQUIRE(all);
+  REQUIRE(all->status == 200);
+  std::string etag = all->get_header_value("ETag");
+  CHECK(etag.size() == 34);
+  auto again = c.Get(actors::kIntegrationsSdPath);
+  CHECK(again->body == all->body);  // equal inputs, byte-identical bodies
+  auto other = c.Get((std::string(actors::kIntegrationsSdPath) + "?agent=ops/beta").c_str());
+  CHECK(other->body == "[]");
+  CHECK(other->get_header_value("ETag") != etag);
+  auto bad = c.Get((std::string(actors::kIntegrationsSdPath) + "?agent=Mon").c_str());
+  CHECK(bad->status == 400);
+  CHECK(bad->body == "malformed agent \"Mon\": want NAMESPACE/NAME\n");
+  auto head = c.Head(actors::kIntegrationsSdPath);
+  REQUIRE(head);
+  CHECK(head->status == 200);
+  CHECK(head->body.empty());
+  CHECK(head->get_header_value("ETag") == etag);
+  auto same = c.Get(actors::kIntegrationsSdPath, httplib::Headers{{"If-None-Match", etag}});
+  CHECK(same->status == 304);
+  CHECK(same->body.empty());
+  auto changed = c.Get(actors::kIntegrationsSdPath, httplib::Headers{{"If-None-Match", "\"0000\""}});
+  CHECK(changed->status == 200);
+}
