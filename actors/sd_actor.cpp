@@ -136,11 +136,11 @@ sd_actor spawn_sd_actor(caf::actor_system& sys, SdConfig cfg) {
 }
 
 SdPoll make_sd_poll(caf::actor_system& sys, sd_actor aggregator, std::chrono::milliseconds timeout) {
-  return [&sys, aggregator, timeout](const std::string& agent) -> std::optional<SdAnswer> {
-    std::optional<SdAnswer> out;
+  return [&sys, aggregator, timeout](const std::string& agent) -> SdAnswerPtr {
+    SdAnswerPtr out;
     caf::scoped_actor self{sys};
     self->request(aggregator, timeout, poll_atom::value, agent)
-        .receive([&](const SdAnswerPtr& a) { out = *a; }, [](const caf::error&) {});
+        .receive([&](const SdAnswerPtr& a) { out = a; }, [](const caf::error&) {});
     return out;
   };
 }

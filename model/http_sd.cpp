@@ -82,16 +82,34 @@ std::vector<HttpSdGroup> parse_http_sd(std::string_view body, std::string_view s
   return out;
 }
 
-std::string encode_http_sd(const std::vector<HttpSdGroup>& groups) {
-  Value doc = Value::array();
-  for (const HttpSdGroup& g : groups) {
-    Value targets = Value::array();
-    for (const std::string& t : g.targets) targets.push(t);
-    Value labels = Value::object();
-    for (const auto& [k, v] : g.labels) labels.set(k, v);
-    doc.push(Value::obj({{"targets", std::move(targets)}, {"labels", std::move(labels)}}));
+// Written as text, keys in to_json's order ("labels" before "targets"):
+// the SD aggregator encodes every pod's groups on every answer.
+void encode_http_sd_group(const HttpSdGroup& g, std::string& out) {
+  out += "{\"labels\":{";
+  bool first = true;
+  for (const auto& [k, v] : g.labels) {
+    if (!first) out += ',';
+    first = false;
+    emit_json_string(k, out);
+    out += ':';
+    emit_json_string(v, out);
   }
-  return to_json(doc);
+  out += "},\"targets\":[";
+  for (std::size_t i = 0; i < g.targets.size(); ++i) {
+    if (i) out += ',';
+    emit_json_string(g.targets[i], out);
+  }
+  out += "]}";
+}
+
+std::string encode_http_sd(const std::vector<HttpSdGroup>& groups) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    if (i) out += ',';
+    encode_http_sd_group(groups[i], out);
+  }
+  out += ']';
+  return out;
 }
 
 }  // namespace model

@@ -7,7 +7,8 @@
 // Contract: pure. parse/check throw HttpSdError naming the offending field
 // relative to the body ("[1].labels.foo: must be a string"); unknown keys in
 // a group are ignored, as Go's JSON decoder does. encode is deterministic:
-// groups as given, labels sorted (model::to_json).
+// groups as given, keys and labels sorted, exactly as model::to_json would
+// write them.
 #pragma once
 
 #include <stdexcept>
@@ -35,5 +36,7 @@ void check_http_sd_response(int status, std::string_view content_type);
 // `source` names the body in JSON syntax errors (a URL, a pod).
 std::vector<HttpSdGroup> parse_http_sd(std::string_view body, std::string_view source);
 std::string encode_http_sd(const std::vector<HttpSdGroup>& groups);
+// One group's JSON object, appended to `out` (for bodies built in pieces).
+void encode_http_sd_group(const HttpSdGroup& group, std::string& out);
 
 }  // namespace model

@@ -285,6 +285,10 @@ void emit_json(const Value& v, std::string& out) {
   }
 }
 
+void emit_json_string(std::string_view s, std::string& out) {
+  emit_double_quoted(s, out, true);
+}
+
 std::string to_json(const Value& v) {
   std::string out;
   emit_json(v, out);

@@ -31,6 +31,8 @@ void emit_yaml(const Value& v, std::string& out, std::span<const YamlSplice> spl
 
 // Compact JSON with sorted keys.
 void emit_json(const Value& v, std::string& out);
+// One JSON string literal, quotes included, as emit_json writes strings.
+void emit_json_string(std::string_view s, std::string& out);
 std::string to_json(const Value& v);
 
 // True when `s` can be written as a plain YAML scalar and read back as the

@@ -54,20 +54,34 @@ PodResult read_answer(const PodAnswer& a) {
   }
 }
 
-std::string merge(const std::map<PodTarget, std::vector<model::HttpSdGroup>>& results,
-                  const std::optional<AgentKey>& only) {
-  std::vector<model::HttpSdGroup> groups;
-  for (const auto& [pod, answer] : results) {
-    if (only && pod.agent != *only) continue;
-    for (model::HttpSdGroup g : answer) {
-      g.labels[kAgentNamespaceLabel] = pod.agent.first;
-      g.labels[kAgentNameLabel] = pod.agent.second;
-      groups.push_back(std::move(g));
-    }
+std::string pod_fragment(const PodTarget& pod, std::vector<model::HttpSdGroup> groups) {
+  for (model::HttpSdGroup& g : groups) {
+    g.labels[kAgentNamespaceLabel] = pod.agent.first;
+    g.labels[kAgentNameLabel] = pod.agent.second;
   }
   std::sort(groups.begin(), groups.end(),
             [](const auto& a, const auto& b) { return std::tie(a.labels, a.targets) < std::tie(b.labels, b.targets); });
-  return model::encode_http_sd(groups);
+  std::string out;
+  for (const model::HttpSdGroup& g : groups) {
+    if (!out.empty()) out += ',';
+    model::encode_http_sd_group(g, out);
+  }
+  return out;
+}
+
+std::string merge(const std::map<PodTarget, std::string>& fragments, const std::optional<AgentKey>& only) {
+  std::size_t size = 2;
+  for (const auto& [pod, text] : fragments) size += text.size() + 1;
+  std::string out;
+  out.reserve(size);
+  out += '[';
+  for (const auto& [pod, text] : fragments) {
+    if ((only && pod.agent != *only) || text.empty()) continue;
+    if (out.size() > 1) out += ',';
+    out += text;
+  }
+  out += ']';
+  return out;
 }
 
 void Aggregator::set_pods(const AgentKey& agent, std::vector<std::string> addresses) {
@@ -131,7 +145,7 @@ bool Aggregator::answer(const PodAnswer& a, TimePoint now, std::vector<std::stri
     last = r.failure;
   }
   if (r.failure == Failure::none)
-    next_[a.pod] = std::move(r.groups);
+    next_[a.pod] = pod_fragment(a.pod, std::move(r.groups));
   else
     ++failures_[{a.pod.agent, failure_name(r.failure)}];
   if (!asked_.empty()) return false;

@@ -4,7 +4,8 @@
 // merge, each pod's answer read as Prometheus http_sd (a failure is
 // classified, counted per GrafanaAgent and reason, and logged once per
 // change of that pod's state), and the merged body: every group of every
-// pod that answered, labelled with its GrafanaAgent, sorted.
+// pod that answered, labelled with its GrafanaAgent, in pod order and
+// sorted within each pod.
 // Contract: pure; time is passed in. A pod that fails never fails the
 // merge nor drops another pod's targets. Equal pod answers give
 // byte-identical bodies whatever order the answers arrived in.
@@ -58,9 +59,13 @@ struct PodResult {
 };
 PodResult read_answer(const PodAnswer& answer);
 
-// The merged http_sd body over `results`, only `only`'s pods when given.
-std::string merge(const std::map<PodTarget, std::vector<model::HttpSdGroup>>& results,
-                  const std::optional<AgentKey>& only);
+// One pod's groups as the comma-separated JSON objects of a merged body:
+// each labelled with the pod's GrafanaAgent, sorted by labels then
+// targets. Encoded once per answer, so a merge is a concatenation.
+std::string pod_fragment(const PodTarget& pod, std::vector<model::HttpSdGroup> groups);
+// The merged http_sd body over every pod's fragment (in pod order), only
+// `only`'s pods when given.
+std::string merge(const std::map<PodTarget, std::string>& fragments, const std::optional<AgentKey>& only);
 
 struct Poll {
   enum class Action { serve, wait, start } action = Action::serve;
@@ -99,10 +104,10 @@ class Aggregator {
 
   std::chrono::milliseconds freshness_;
   std::map<AgentKey, std::vector<std::string>> pods_;
-  std::map<PodTarget, std::vector<model::HttpSdGroup>> results_;  // the last merge's inputs
-  std::map<PodTarget, std::vector<model::HttpSdGroup>> next_;     // the fan-out in flight
-  std::set<PodTarget> asked_;                                     // its pods still to answer
-  std::map<PodTarget, Failure> health_;                           // the last state per pod
+  std::map<PodTarget, std::string> results_;  // the last merge's pod fragments
+  std::map<PodTarget, std::string> next_;     // the fan-out in flight
+  std::set<PodTarget> asked_;                 // its pods still to answer
+  std::map<PodTarget, Failure> health_;       // the last state per pod
   std::map<std::pair<AgentKey, std::string>, std::uint64_t> failures_;
   std::optional<TimePoint> merged_at_;
   bool stale_ = false;  // the pod set changed while a fan-out was in flight

@@ -93,6 +93,7 @@ struct StandinPods::Loop {
   std::vector<StandinBehaviour> behaviours;
   std::atomic<bool> stopping{false};
   std::atomic<std::uint64_t>* requests = nullptr;
+  std::atomic<std::uint64_t>* connections = nullptr;
   std::thread thread;
 
   void watch(int fd, std::uint64_t tag, std::uint32_t events, int op = EPOLL_CTL_ADD) {
@@ -150,6 +151,7 @@ void StandinPods::Loop::accept_from(std::size_t pod) {
   while (true) {
     int fd = ::accept4(listeners[pod], nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;
+    connections->fetch_add(1);
     Conn& c = conns[fd];
     c = Conn{};
     c.pod = pod;
@@ -239,6 +241,7 @@ StandinPods::StandinPods(std::vector<StandinBehaviour> pods) : loop_(std::make_u
   Loop& l = *loop_;
   l.behaviours = std::move(pods);
   l.requests = &requests_;
+  l.connections = &connections_;
   l.epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
   l.wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (l.epoll_fd < 0 || l.wake_fd < 0) throw std::runtime_error("stand-in pods: epoll/eventfd failed");

@@ -46,12 +46,14 @@ class StandinPods {
   void set_behaviour(std::size_t pod, StandinBehaviour b);
   // Requests received (complete request heads), over all pods.
   std::uint64_t requests() const { return requests_.load(); }
+  // Connections accepted, over all pods (fewer than requests: keep-alive).
+  std::uint64_t connections() const { return connections_.load(); }
 
  private:
   struct Loop;
   std::unique_ptr<Loop> loop_;
   std::vector<std::string> addresses_;
-  std::atomic<std::uint64_t> requests_{0};
+  std::atomic<std::uint64_t> requests_{0}, connections_{0};
 };
 
 }  // namespace sd

@@ -13,6 +13,13 @@ void Pipeline::ensure_root(const RootKey& key) {
 void Pipeline::feed(const Event& e) {
   if (!e.object) return;
   last_seq_ = std::max(last_seq_, e.seq);
+  if (e.kind == "Endpoints") {
+    if (e.type == EventType::deleted)
+      endpoints_.erase(object_key(*e.object));
+    else
+      endpoints_[object_key(*e.object)] = e.object;
+    return;
+  }
   if (RootLifecycle life = root_lifecycle(e); life.action == RootLifecycle::Action::stop) {
     router_.remove_root(life.key);
     roots_.erase(life.key);

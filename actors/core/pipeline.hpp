@@ -31,6 +31,9 @@ class Pipeline {
   // Every root's desired objects, concatenated in root order.
   std::vector<model::Value> desired() const;
   std::uint64_t last_seq() const { return last_seq_; }
+  // The Endpoints of the integrations Services as last journaled: what the
+  // integrations SD aggregator knew (replay --integrations-sd shows it).
+  const std::map<model::Key, ObjectPtr>& endpoints() const { return endpoints_; }
 
  private:
   void ensure_root(const RootKey& key);
@@ -38,6 +41,7 @@ class Pipeline {
   model::RenderOptions opts_;
   Router router_;
   std::map<RootKey, RootState> roots_;
+  std::map<model::Key, ObjectPtr> endpoints_;
   std::uint64_t last_seq_ = 0;
 };
 

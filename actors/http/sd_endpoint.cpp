@@ -28,7 +28,7 @@ HttpResponse integrations_sd_response(const SdPoll& poll, const HttpRequest& req
   auto agent = agent_param(request, false);
   if (auto* error = std::get_if<HttpResponse>(&agent)) return *error;
   const auto& [ns, name] = std::get<1>(agent);
-  std::optional<SdAnswer> answer = poll(ns.empty() ? "" : ns + "/" + name);
+  std::shared_ptr<const SdAnswer> answer = poll(ns.empty() ? "" : ns + "/" + name);
   HttpResponse r;
   if (!answer) {
     r.status = 503;
@@ -42,7 +42,7 @@ HttpResponse integrations_sd_response(const SdPoll& poll, const HttpRequest& req
     r.status = 304;
     return r;
   }
-  r.body = std::move(answer->body);
+  r.shared_body = std::shared_ptr<const std::string>(answer, &answer->body);
   r.content_type = "application/json";
   return r;
 }

@@ -5,11 +5,11 @@
 // the aggregator through SdPoll ("" for every GrafanaAgent, else
 // "NAMESPACE/NAME"), and answers 200 with the body and its ETag, or 304
 // when If-None-Match names that ETag, or 503 when the aggregator did not
-// answer in time (SdPoll returned nullopt). Needs neither CAF nor k8s/.
+// answer in time (SdPoll returned null). Needs neither CAF nor k8s/.
 #pragma once
 
 #include <functional>
-#include <optional>
+#include <memory>
 #include <string>
 
 #include "actors/http/server.hpp"
@@ -23,7 +23,8 @@ struct SdAnswer {
   std::string etag;  // quoted, as the ETag header carries it
 };
 
-using SdPoll = std::function<std::optional<SdAnswer>(const std::string& agent)>;
+// Shared, so fifty pollers of one merge send one copy of its bytes.
+using SdPoll = std::function<std::shared_ptr<const SdAnswer>(const std::string& agent)>;
 
 HttpResponse integrations_sd_response(const SdPoll& poll, const HttpRequest& request);
 

@@ -116,7 +116,16 @@ struct OperatorHttpServer::Impl {
     }
     res.status = out.status;
     for (const auto& [k, v] : out.headers) res.set_header(k.c_str(), v);
-    if (out.status != 304) res.set_content(out.body, out.content_type.c_str());
+    if (out.status == 304) return;
+    if (!out.shared_body) {
+      res.set_content(out.body, out.content_type.c_str());
+      return;
+    }
+    std::shared_ptr<const std::string> body = std::move(out.shared_body);
+    res.set_content_provider(body->size(), out.content_type.c_str(),
+                             [body](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+                               return sink.write(body->data() + offset, length);
+                             });
   }
 };
 

@@ -48,6 +48,8 @@ struct HttpRequest {
 struct HttpResponse {
   int status = 200;  // 304 is sent without a body
   std::string body;
+  // Sent instead of `body` when set, without copying it (large shared answers).
+  std::shared_ptr<const std::string> shared_body;
   std::string content_type = "text/plain; charset=utf-8";
   std::map<std::string, std::string> headers;  // extra response headers
 };

@@ -7,6 +7,7 @@
 // refused (exit 2) unless --partial.
 #include <algorithm>
 #include <iostream>
+#include <map>
 
 #include "actors/core/journal_reader.hpp"
 #include "actors/core/journal_replay.hpp"
@@ -14,13 +15,14 @@
 #include "commands.hpp"
 #include "flags.hpp"
 #include "model/hierarchy.hpp"
+#include "sd/endpoints.hpp"
 
 namespace cli {
 
 namespace {
 
 constexpr const char* kReplayUsage =
-    "usage: agent-operator replay JOURNAL... [--until SEQ] [--explain NS/NAME] [--labels k=v,...]\n"
+    "usage: agent-operator replay JOURNAL... [--until SEQ] [--explain NS/NAME] [--integrations-sd] [--labels k=v,...]\n"
     "                             [--partial] [--no-rotated]\n"
     "\n"
     "Folds a recorded journal through the controller core and prints the objects the\n"
@@ -31,6 +33,7 @@ constexpr const char* kReplayUsage =
     "                     '-' reads standard input\n"
     "  --until SEQ        stop after this event\n"
     "  --explain NS/NAME  print why each resource is in or out of that agent's hierarchy\n"
+    "  --integrations-sd  print the ready integrations pods the SD aggregator knew, per GrafanaAgent\n"
     "  --labels k=v,...   extra labels on created objects (as given to run)\n"
     "  --no-rotated       read JOURNAL alone, not its rotated files\n"
     "  --partial          replay a journal without a base state anyway (a file rotated before\n"
@@ -63,6 +66,17 @@ void print_report(const actors::core::ReplayReport& r) {
   for (const std::string& w : r.warnings) std::cerr << "agent-operator: warning: " << w << "\n";
 }
 
+void print_integrations_pods(const actors::core::Pipeline& p) {
+  std::map<sd::AgentKey, std::vector<std::string>> pods;
+  for (const auto& [key, obj] : p.endpoints())
+    if (auto e = sd::read_endpoints(*obj)) pods[e->agent] = std::move(e->addresses);
+  for (const auto& [agent, addresses] : pods) {
+    std::cout << "GrafanaAgent " << agent.first << "/" << agent.second << ":";
+    for (const std::string& a : addresses) std::cout << " " << a;
+    std::cout << (addresses.empty() ? " no ready pods\n" : "\n");
+  }
+}
+
 void print_desired(const actors::core::Pipeline& p) {
   std::vector<model::Value> objs = p.desired();
   std::stable_sort(objs.begin(), objs.end(), [](const model::Value& x, const model::Value& y) {
@@ -78,7 +92,7 @@ void print_desired(const actors::core::Pipeline& p) {
 int replay(int argc, char** argv) {
   std::vector<std::string> paths;
   std::string explain;
-  bool rotated = true;
+  bool rotated = true, integrations_sd = false;
   actors::core::ReplayOptions opts;
   Args a(argc, argv);
   while (a.next()) {
@@ -89,6 +103,8 @@ int replay(int argc, char** argv) {
       opts.until = std::stoull(v);
     } else if (a.is("explain")) {
       explain = a.value();
+    } else if (a.is("integrations-sd")) {
+      integrations_sd = true;
     } else if (a.is("labels")) {
       if (!parse_labels(a.value(), opts.render.operator_labels))
         throw std::invalid_argument("--labels: want k=v,k2=v2");
@@ -125,6 +141,10 @@ int replay(int argc, char** argv) {
   }
   print_report(report);
   if (!explain.empty()) return explain_root(p, explain);
+  if (integrations_sd) {
+    print_integrations_pods(p);
+    return 0;
+  }
   print_desired(p);
   return 0;
 }

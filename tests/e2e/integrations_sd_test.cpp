@@ -6,13 +6,22 @@
 #include <httplib.h>
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <thread>
 
 #include "actors/controller.hpp"
 #include "actors/http/sd_endpoint.hpp"
 #include "actors/sd_actor.hpp"
 #include "k8s/client/curl_transport.hpp"
 #include "model/parse.hpp"
+#include "operator_fixture.hpp"
 #include "sd/standin_pods.hpp"
 
 using namespace std::chrono_literals;
@@ -106,8 +115,9 @@ TEST_CASE("every kind of bad pod is counted, and the healthy pods' targets are a
   CHECK(seconds < 2.5);
   model::Value groups = model::parse_json(res->body, "sd");
   REQUIRE(groups.as_array().size() == 2);
-  CHECK(groups.as_array()[0].find("targets")->as_array()[0].as_string() == "pod-0:12345");
-  CHECK(groups.as_array()[1].find("targets")->as_array()[0].as_string() == "pod-1:12345");
+  std::set<std::string> targets;  // in pod address order, which follows the ports
+  for (const model::Value& g : groups.as_array()) targets.insert(g.find("targets")->as_array()[0].as_string());
+  CHECK(targets == std::set<std::string>{"pod-0:12345", "pod-1:12345"});
   CHECK(groups.as_array()[0].find("labels")->find("__meta_agentoperator_grafanaagent_namespace")->as_string() == "mon");
   std::string m = agg.metrics.render();
   for (const char* reason : {"status", "timeout", "malformed", "too_large", "transport", "content_type"})
@@ -143,4 +153,77 @@ TEST_CASE("the endpoint filters by agent, answers HEAD and revalidates with its 
   CHECK(same->body.empty());
   auto changed = c.Get(actors::kIntegrationsSdPath, httplib::Headers{{"If-None-Match", "\"0000\""}});
   CHECK(changed->status == 200);
+}
+
+namespace {
+
+std::string endpoints_yaml(const sd::StandinPods& pods, std::size_t count) {
+  std::string y =
+      "apiVersion: v1\nkind: Endpoints\nmetadata:\n  name: grafana-agent-integrations\n  namespace: monitoring\n"
+      "  labels: {app.kubernetes.io/managed-by: grafana-agent-operator, operator.agent.grafana.com/name: "
+      "grafana-agent, operator.agent.grafana.com/type: integrations}\nsubsets:\n";
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::string& a = pods.addresses()[i];
+    y += "- {addresses: [{ip: 127.0.0.1}], ports: [{name: http-metrics, port: " + a.substr(a.find(':') + 1) + "}]}\n";
+  }
+  return y;
+}
+
+bool eventually(const std::function<bool()>& f) {
+  for (auto deadline = std::chrono::steady_clock::now() + 20s; std::chrono::steady_clock::now() < deadline;
+       std::this_thread::sleep_for(50ms))
+    if (f()) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("Endpoints changes in the cluster move the operator's integrations SD answer, and are journaled",
+          "[e2e][sd]") {
+  std::string journal =
+      (std::filesystem::temp_directory_path() / ("ao-sd-journal-" + std::to_string(::getpid()) + ".jsonl")).string();
+  std::filesystem::remove(journal);
+  sd::StandinPods pods({healthy("node-a"), healthy("node-b")});
+  {
+    e2e::FixtureOptions o;
+    o.journal_path = journal;
+    e2e::OperatorFixture f(o);
+    REQUIRE(f.wait_idle());
+    actors::SdPoll poll = f.controller().sd_poll(10s);
+    REQUIRE(poll);
+    auto body = [&] {
+      actors::SdAnswerPtr a = poll("monitoring/grafana-agent");
+      return a ? a->body : std::string("<no answer>");
+    };
+    CHECK(body() == "[]");
+    f.apply_yaml(endpoints_yaml(pods, 2));
+    CHECK(eventually([&] { return body().find("node-b:12345") != std::string::npos; }));
+    CHECK(body().find("node-a:12345") != std::string::npos);
+    f.apply_yaml(endpoints_yaml(pods, 1));  // node-b is no longer ready
+    CHECK(eventually([&] { return body().find("node-b:12345") == std::string::npos; }));
+    CHECK(body().find("node-a:12345") != std::string::npos);
+    f.remove("Endpoints", "monitoring", "grafana-agent-integrations");
+    CHECK(eventually([&] { return body() == "[]"; }));
+  }
+  // The journal holds the Endpoints events: replay up to the edit shows
+  // which pods the aggregator knew then.
+  std::ifstream in(journal);
+  std::string line, first_seq;
+  std::smatch m;
+  while (first_seq.empty() && std::getline(in, line))
+    if (line.find("\"kind\":\"Endpoints\"") != std::string::npos &&
+        std::regex_search(line, m, std::regex("\"seq\":([0-9]+)")))
+      first_seq = m[1];
+  REQUIRE_FALSE(first_seq.empty());
+  std::string out = journal + ".out";
+  std::string cmd = std::string(AO_BIN_DIR) + "/agent-operator replay --integrations-sd --until " + first_seq + " " +
+                    journal + " > " + out + " 2>/dev/null";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  std::ifstream replayed(out);
+  std::string printed((std::istreambuf_iterator<char>(replayed)), std::istreambuf_iterator<char>());
+  std::vector<std::string> sorted = pods.addresses();
+  std::sort(sorted.begin(), sorted.end());  // as replay prints them
+  CHECK(printed == "GrafanaAgent monitoring/grafana-agent: " + sorted[0] + " " + sorted[1] + "\n");
+  std::filesystem::remove(journal);
+  std::filesystem::remove(out);
 }

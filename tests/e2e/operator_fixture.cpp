@@ -20,6 +20,7 @@ struct OperatorFixture::Runtime {
   caf::actor_system_config cfg;
   std::unique_ptr<caf::actor_system> sys;
   std::shared_ptr<k8s::Transport> transport;
+  std::shared_ptr<k8s::Transport> pods;  // the integrations SD aggregator's
   std::unique_ptr<k8s::Client> client;
   mutable std::mutex mu;
   std::vector<std::string> log;
@@ -59,6 +60,10 @@ void OperatorFixture::start_operator(std::optional<actors::ControllerOptions> o)
     // Informers recover quickly once a test stops injecting faults.
     co.reflector.backoff = k8s::Backoff{std::chrono::milliseconds(50), std::chrono::milliseconds(1000)};
     co.writer.now_rfc3339 = [] { return std::string("2024-05-01T12:00:00Z"); };
+    if (opts_.integrations_sd) {
+      rt_->pods = k8s::make_curl_transport(k8s::ClusterConfig{});
+      co.sd = actors::SdConfig{rt_->pods, std::chrono::milliseconds(2000), std::chrono::milliseconds(0)};
+    }
   }
   Runtime* rt = rt_.get();
   co.log = [rt](const std::string& line) {
@@ -75,6 +80,7 @@ void OperatorFixture::stop_operator() {
   if (rt_) {
     rt_->client.reset();
     rt_->transport.reset();
+    rt_->pods.reset();
     rt_->sys.reset();
   }
 }

@@ -25,6 +25,10 @@ struct FixtureOptions {
   bool start_operator = true;
   std::string journal_path;
   bool journal_include_secrets = true;
+  // The integrations SD aggregator and its Endpoints informer, on a pod
+  // transport of the fixture's own (no freshness window: tests see each
+  // change at once).
+  bool integrations_sd = true;
 };
 
 // A second operator process, for leader election: its own actor system,

@@ -2,7 +2,10 @@
 // single flight, the freshness window and per-pod health.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "model/parse.hpp"
+#include "model/yaml_emit.hpp"
 #include "sd/aggregator.hpp"
 
 using namespace sd;
@@ -50,9 +53,11 @@ TEST_CASE("a pod answer is read as http_sd, and every failure is classified", "[
 }
 
 TEST_CASE("the merge labels each group with its GrafanaAgent and sorts, whatever the order", "[sd]") {
-  std::map<PodTarget, std::vector<model::HttpSdGroup>> results;
-  results[{kB, "10.0.1.1:80"}] = read_answer(ok(kB, "10.0.1.1:80", node_exporter("n2"))).groups;
-  results[{kA, "10.0.0.1:80"}] = read_answer(ok(kA, "10.0.0.1:80", node_exporter("n1"))).groups;
+  std::map<PodTarget, std::string> results;
+  results[{kB, "10.0.1.1:80"}] =
+      pod_fragment({kB, "10.0.1.1:80"}, read_answer(ok(kB, "10.0.1.1:80", node_exporter("n2"))).groups);
+  results[{kA, "10.0.0.1:80"}] =
+      pod_fragment({kA, "10.0.0.1:80"}, read_answer(ok(kA, "10.0.0.1:80", node_exporter("n1"))).groups);
   const std::string body = merge(results, std::nullopt);
   const model::Value doc = model::parse_json(body, "merged");
   REQUIRE(doc.as_array().size() == 2);
@@ -65,6 +70,15 @@ TEST_CASE("the merge labels each group with its GrafanaAgent and sorts, whatever
   REQUIRE(only.as_array().size() == 1);
   CHECK(only.as_array()[0].find("labels")->find(kAgentNameLabel)->as_string() == "b");
   CHECK(merge({}, std::nullopt) == "[]");
+  // A pod's groups are sorted whatever order it answered them in, and the
+  // text is what to_json writes for the same groups.
+  std::vector<model::HttpSdGroup> groups = {{{"b:1"}, {{"job", "z"}}}, {{"a:1"}, {{"job", "y"}}}};
+  std::string fragment = pod_fragment({kA, "p"}, groups);
+  std::reverse(groups.begin(), groups.end());
+  CHECK(pod_fragment({kA, "p"}, groups) == fragment);
+  model::Value doc2 = model::parse_json("[" + fragment + "]", "f");
+  CHECK(model::to_json(doc2) == "[" + fragment + "]");
+  CHECK(doc2.as_array()[0].find("labels")->find("job")->as_string() == "y");
 }
 
 TEST_CASE("one fan-out at a time, served from the last merge while fresh", "[sd]") {

@@ -35,7 +35,9 @@ struct Need {
 // (actors/controller.cpp's watched_kinds), it gets a GrafanaAgent to confirm
 // it still exists and an owned object to re-read it after a 409/404, writes
 // what it owns with create/update/delete, patches GrafanaAgent status and
-// creates core Events. tests/k8s/sim/deploy_rbac_test.cpp shows each is used.
+// creates core Events, and the SD aggregator lists and watches the
+// integrations Services' Endpoints. tests/k8s/sim/deploy_rbac_test.cpp
+// shows each is used.
 std::set<Permission> cluster_needs() {
   const std::vector<const char*> watch = {"list", "watch"};
   const std::vector<const char*> own = {"get", "list", "watch", "create", "update", "delete"};
@@ -57,6 +59,7 @@ std::set<Permission> cluster_needs() {
       {"apps", "deployments", own},
       {"monitoring.grafana.com", "grafanaagents/status", {"patch"}},
       {"", "events", {"create"}},
+      {"", "endpoints", watch},
   };
   std::set<Permission> out;
   for (const Need& n : needs)

@@ -1,0 +1,221 @@
+// Load driver for the integrations SD endpoint: N stand-in integrations
+// pods on loopback (sd/standin_pods), the SD aggregator actor on the real
+// curl transport behind the operator's HTTP server, and P concurrent
+// pollers GETting /operator/api/v1/metrics/integrations/sd for D seconds.
+// Reports latency percentiles, fan-outs, and whether every response held
+// every answering pod's targets; then times one serial fan-out (one
+// request at a time, the way a naive aggregator would) over the same pods.
+//
+//   sd_fanout [--pods 1000] [--pollers 50] [--seconds 20] [--delay-ms 10]
+//             [--slow-pct 0] [--slow-ms 200] [--hang-pct 0] [--timeout-ms 1000]
+//             [--freshness-ms 0] [--serial 1]
+#include <httplib.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "actors/controller.hpp"
+#include "actors/http/sd_endpoint.hpp"
+#include "actors/sd_actor.hpp"
+#include "k8s/client/curl_transport.hpp"
+#include "model/http_sd.hpp"
+#include "model/parse.hpp"
+#include "sd/standin_pods.hpp"
+
+using namespace std::chrono;
+
+namespace {
+
+struct Options {
+  int pods = 1000, pollers = 50, seconds = 20, delay_ms = 10, slow_pct = 0, slow_ms = 200, hang_pct = 0;
+  int timeout_ms = 1000, freshness_ms = 0, serial = 1;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string k = argv[i];
+    int v = std::atoi(argv[i + 1]);
+    if (k == "--pods")
+      o.pods = v;
+    else if (k == "--pollers")
+      o.pollers = v;
+    else if (k == "--seconds")
+      o.seconds = v;
+    else if (k == "--delay-ms")
+      o.delay_ms = v;
+    else if (k == "--slow-pct")
+      o.slow_pct = v;
+    else if (k == "--slow-ms")
+      o.slow_ms = v;
+    else if (k == "--hang-pct")
+      o.hang_pct = v;
+    else if (k == "--timeout-ms")
+      o.timeout_ms = v;
+    else if (k == "--freshness-ms")
+      o.freshness_ms = v;
+    else if (k == "--serial")
+      o.serial = v;
+    else {
+      std::cerr << "unknown flag " << k << "\n";
+      std::exit(2);
+    }
+  }
+  return o;
+}
+
+// Pods are spread so every 100 has the same mix: slow ones first, then hanging.
+std::vector<sd::StandinBehaviour> behaviours(const Options& o, std::vector<std::string>& answering) {
+  std::vector<sd::StandinBehaviour> out;
+  for (int i = 0; i < o.pods; ++i) {
+    std::string host = "pod-" + std::to_string(i);
+    sd::StandinBehaviour b;
+    b.body = sd::standin_sd_body(host, {"node_exporter", "process_exporter"});
+    int slot = i % 100;
+    b.delay = milliseconds(slot < o.slow_pct ? o.slow_ms : o.delay_ms);
+    if (slot >= o.slow_pct && slot < o.slow_pct + o.hang_pct) b.mode = sd::StandinBehaviour::Mode::hang;
+    if (b.mode == sd::StandinBehaviour::Mode::answer) answering.push_back(host + ":12345");
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+actors::EventPtr endpoints_of(const sd::StandinPods& pods) {
+  std::string subsets;
+  for (const std::string& a : pods.addresses())
+    subsets += "- {addresses: [{ip: 127.0.0.1}], ports: [{port: " + a.substr(a.find(':') + 1) + "}]}\n";
+  auto ev = std::make_shared<actors::core::Event>(actors::core::make_event(
+      1, 0, actors::core::EventType::added,
+      model::parse_documents("apiVersion: v1\nkind: Endpoints\nmetadata: {name: a-integrations, namespace: mon,"
+                             " labels: {operator.agent.grafana.com/name: a, operator.agent.grafana.com/type: "
+                             "integrations}}\nsubsets:\n" +
+                                 subsets,
+                             "bench")
+          .at(0)
+          .value));
+  ev->kind = "Endpoints";
+  return ev;
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
+}
+
+// Every answering pod's target is in the body.
+bool complete(const std::string& body, const std::vector<std::string>& answering) {
+  std::set<std::string> targets;
+  for (const model::HttpSdGroup& g : model::parse_http_sd(body, "sd"))
+    targets.insert(g.targets.begin(), g.targets.end());
+  return std::all_of(answering.begin(), answering.end(), [&](const std::string& t) { return targets.count(t); });
+}
+
+void run_pollers(const Options& o, int port, const std::vector<std::string>& answering) {
+  std::mutex mu;
+  std::vector<double> latencies;
+  std::atomic<int> incomplete{0}, errors{0};
+  auto until = steady_clock::now() + seconds(o.seconds);
+  std::vector<std::thread> threads;
+  for (int p = 0; p < o.pollers; ++p)
+    threads.emplace_back([&] {
+      httplib::Client c("127.0.0.1", port);
+      c.set_read_timeout(60, 0);
+      std::vector<double> mine;
+      std::string checked;  // the ETag of the last complete body
+      while (steady_clock::now() < until) {
+        auto t0 = steady_clock::now();
+        auto res = c.Get(actors::kIntegrationsSdPath);
+        mine.push_back(duration<double, std::milli>(steady_clock::now() - t0).count());
+        if (!res || res->status != 200) {
+          ++errors;
+          continue;
+        }
+        // The check is costly (pods x body); a body with an ETag already
+        // checked is the same bytes.
+        std::string etag = res->get_header_value("ETag");
+        if (etag == checked) continue;
+        if (complete(res->body, answering))
+          checked = etag;
+        else
+          ++incomplete;
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      latencies.insert(latencies.end(), mine.begin(), mine.end());
+    });
+  for (auto& t : threads) t.join();
+  std::printf("polls %zu  errors %d  incomplete %d  latency ms p50 %.1f  p90 %.1f  p99 %.1f  max %.1f\n",
+              latencies.size(), errors.load(), incomplete.load(), percentile(latencies, 0.5),
+              percentile(latencies, 0.9), percentile(latencies, 0.99), percentile(latencies, 1.0));
+}
+
+void serial_fanout(const Options& o, const sd::StandinPods& pods) {
+  auto t0 = steady_clock::now();
+  std::size_t answered = 0;
+  for (const std::string& a : pods.addresses()) {
+    httplib::Client c("127.0.0.1", std::atoi(a.substr(a.find(':') + 1).c_str()));
+    c.set_read_timeout(o.timeout_ms / 1000, (o.timeout_ms % 1000) * 1000);
+    if (auto res = c.Get(actors::kPodSdPath); res && res->status == 200) ++answered;
+  }
+  std::printf("serial fan-out: one merge of %zu pods took %.1f ms (%zu answered)\n", pods.addresses().size(),
+              duration<double, std::milli>(steady_clock::now() - t0).count(), answered);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o = parse(argc, argv);
+  rlimit nofile{};
+  getrlimit(RLIMIT_NOFILE, &nofile);
+  nofile.rlim_cur = nofile.rlim_max;  // a pod costs three sockets (listener and both ends)
+  setrlimit(RLIMIT_NOFILE, &nofile);
+  std::vector<std::string> answering;
+  sd::StandinPods pods(behaviours(o, answering));
+  caf::actor_system_config cfg;
+  actors::tune_actor_system(cfg);
+  caf::actor_system sys{cfg};
+  auto transport = k8s::make_curl_transport(k8s::ClusterConfig{});
+  actors::sd_actor sd = actors::spawn_sd_actor(
+      sys, actors::SdConfig{transport, milliseconds(o.timeout_ms), milliseconds(o.freshness_ms)});
+  caf::anon_send(sd, actors::event_atom::value, endpoints_of(pods));
+  actors::OperatorHttpServer http{actors::HttpServerOptions{}, actors::OperatorHttpSources{}};
+  actors::SdPoll poll = actors::make_sd_poll(sys, sd, milliseconds(o.timeout_ms) + seconds(5));
+  http.add_get(actors::kIntegrationsSdPath,
+               [poll](const actors::HttpRequest& r) { return actors::integrations_sd_response(poll, r); });
+  int port = http.start();
+  std::printf(
+      "pods %d (delay %d ms, %d%% slow at %d ms, %d%% hanging; timeout %d ms)  pollers %d  freshness %d ms  "
+      "%d s\n",
+      o.pods, o.delay_ms, o.slow_pct, o.slow_ms, o.hang_pct, o.timeout_ms, o.pollers, o.freshness_ms, o.seconds);
+  // The first fan-out opens a connection to every pod; it is reported on
+  // its own, and the pollers measure the steady state.
+  auto t0 = steady_clock::now();
+  auto first = httplib::Client("127.0.0.1", port).Get(actors::kIntegrationsSdPath);
+  std::printf("first (cold) fan-out: %.1f ms, %s\n", duration<double, std::milli>(steady_clock::now() - t0).count(),
+              first && complete(first->body, answering) ? "complete" : "INCOMPLETE");
+  run_pollers(o, port, answering);
+  caf::scoped_actor self{sys};
+  auto st = self->request(sd, seconds(10), actors::stats_atom::value);
+  st.receive(
+      [](const actors::SdStats& s) {
+        std::printf("fan-outs %llu, polls %llu\n", static_cast<unsigned long long>(s.fanouts),
+                    static_cast<unsigned long long>(s.polls));
+      },
+      [](caf::error&) {});
+  std::printf("pod requests %llu over %llu connections\n", static_cast<unsigned long long>(pods.requests()),
+              static_cast<unsigned long long>(pods.connections()));
+  http.stop();
+  if (o.serial) serial_fanout(o, pods);
+  caf::anon_send_exit(sd, caf::exit_reason::user_shutdown);
+  return 0;
+}
