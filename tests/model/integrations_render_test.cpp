@@ -137,7 +137,7 @@ TEST_CASE("the integrations Service keeps its contract", "[integrations]") {
   }
 }
 
-TEST_CASE("no integrations, no Service; upstream_compat never renders it", "[integrations]") {
+TEST_CASE("no integrations means no Service and upstream_compat never renders it", "[integrations]") {
   model::AgentRender none = testutil::render_only_agent(testutil::valid_inventory(kAgent));
   CHECK_FALSE(find_object(none, "Service", "ga-integrations"));
   model::AgentRender compat = testutil::render_only_agent(testutil::valid_inventory(kBoth), true);

@@ -109,6 +109,7 @@ const std::vector<std::pair<std::string, std::string>> kOwnedSuffixes = {
     {"secrets", "-logs-config"},
     {"secrets", "-secrets"},
     {"services", "-operated"},
+    {"services", "-integrations"},
     {"daemonsets", "-integrations-ds"},
     {"daemonsets", "-logs"},
     {"deployments", "-integrations-deploy"},
