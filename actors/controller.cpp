@@ -49,17 +49,19 @@ void tune_process_memory() {
 }
 
 const std::vector<std::string>& member_selector_kinds() {
-  static const std::vector<std::string> kinds = {"MetricsInstance", "LogsInstance",   "PodLogs",
-                                                 "Integration",     "ServiceMonitor", "PodMonitor",
-                                                 "Probe",           "Secret",         "ConfigMap"};
+  static const std::vector<std::string> kinds = {
+      "MetricsInstance", "LogsInstance", "PodLogs",   "Integration",        "ServiceMonitor",    "PodMonitor",
+      "Probe",           "Secret",       "ConfigMap", "MetricsIntegration", "IntegrationMonitor"};
   return kinds;
 }
 
 const std::vector<std::string>& watched_kinds() {
-  static const std::vector<std::string> kinds = {"Namespace",       "Secret",       "ConfigMap", "GrafanaAgent",
-                                                 "MetricsInstance", "LogsInstance", "PodLogs",   "Integration",
-                                                 "ServiceMonitor",  "PodMonitor",   "Probe",     "Service",
-                                                 "StatefulSet",     "DaemonSet",    "Deployment"};
+  static const std::vector<std::string> kinds = {
+      "Namespace",          "Secret",       "ConfigMap",   "GrafanaAgent",
+      "MetricsInstance",    "LogsInstance", "PodLogs",     "Integration",
+      "ServiceMonitor",     "PodMonitor",   "Probe",       "MetricsIntegration",
+      "IntegrationMonitor", "Service",      "StatefulSet", "DaemonSet",
+      "Deployment"};
   return kinds;
 }
 
@@ -261,7 +263,9 @@ void Controller::add_metrics_hooks(JournalConfig& jc, WriterConfig& wc, RootConf
                              {"Probe", c.probes},
                              {"LogsInstance", c.logs_instances},
                              {"PodLogs", c.pod_logs},
-                             {"Integration", c.integrations}})
+                             {"Integration", c.integrations},
+                             {"MetricsIntegration", c.metrics_integrations},
+                             {"IntegrationMonitor", c.integration_monitors}})
         m->set_hierarchy_members(agent, kind, static_cast<double>(n));
       bool ok = fx.root_valid && fx.problems.empty();
       m->observe_reconcile("grafanaagent", ok ? ReconcileResult::success : ReconcileResult::error, out.render_seconds);

@@ -202,6 +202,9 @@ GrafanaAgent decode_grafana_agent(const Value& obj, FieldErrors& errors) {
   Reader integ = spec.object("integrations");
   ga.integrations_selector = decode_selector(integ, "selector");
   ga.integrations_namespace_selector = decode_selector(integ, "namespaceSelector");
+  Reader metrics_integ = spec.object("metricsIntegrations");
+  ga.metrics_integrations_selector = decode_selector(metrics_integ, "selector");
+  ga.metrics_integrations_namespace_selector = decode_selector(metrics_integ, "namespaceSelector");
   return ga;
 }
 
@@ -221,6 +224,8 @@ MetricsInstance decode_metrics_instance(const Value& obj, FieldErrors& errors) {
   mi.pod_monitor_namespace_selector = decode_selector(spec, "podMonitorNamespaceSelector");
   mi.probe_selector = decode_selector(spec, "probeSelector");
   mi.probe_namespace_selector = decode_selector(spec, "probeNamespaceSelector");
+  mi.integration_monitor_selector = decode_selector(spec, "integrationMonitorSelector");
+  mi.integration_monitor_namespace_selector = decode_selector(spec, "integrationMonitorNamespaceSelector");
   mi.remote_write = decode_remote_writes(spec, "remoteWrite");
   mi.additional_scrape_configs = decode_key_ref(spec, "additionalScrapeConfigs");
   return mi;
@@ -254,41 +259,6 @@ PodLogs decode_pod_logs(const Value& obj, FieldErrors& errors) {
   });
   pl.relabelings = decode_relabelings(spec, "relabelings");
   return pl;
-}
-
-Integration decode_integration(const Value& obj, FieldErrors& errors) {
-  Reader root(&obj, "", &errors);
-  Integration in;
-  in.meta = decode_meta(root);
-  Reader spec = root.object("spec");
-  in.name = spec.str_or("name");
-  if (in.name.empty()) spec.error("name", "is required");
-  Reader type = spec.object("type");
-  in.all_nodes = type.flag("allNodes");
-  in.unique = type.flag("unique");
-  if (auto cfg = spec.raw_object("config"))
-    in.config = std::move(*cfg);
-  else
-    spec.error("config", "is required");
-  in.volumes = spec.raw_array("volumes");
-  in.volume_mounts = spec.raw_array("volumeMounts");
-  spec.each("secrets", [&](const Reader& r, std::size_t) {
-    in.secrets.push_back(SecretKeySelector{r.str_or("name"), r.str_or("key"), r.flag("optional")});
-    if (in.secrets.back().name.empty()) r.error("name", "must not be empty");
-    if (in.secrets.back().key.empty()) r.error("key", "must not be empty");
-  });
-  spec.each("configMaps", [&](const Reader& r, std::size_t) {
-    in.config_maps.push_back(ConfigMapKeySelector{r.str_or("name"), r.str_or("key"), r.flag("optional")});
-    if (in.config_maps.back().name.empty()) r.error("name", "must not be empty");
-    if (in.config_maps.back().key.empty()) r.error("key", "must not be empty");
-  });
-  spec.each("volumes", [](const Reader& r, std::size_t) {
-    if (r.str_or("name").empty()) r.error("name", "is required");
-  });
-  spec.each("volumeMounts", [](const Reader& r, std::size_t) {
-    if (r.str_or("name").empty()) r.error("name", "is required");
-  });
-  return in;
 }
 
 }  // namespace model

@@ -1,6 +1,7 @@
 // The monitoring.grafana.com/v1alpha1 kinds: GrafanaAgent (the root),
-// MetricsInstance, LogsInstance, PodLogs and Integration, plus the Secret,
-// ConfigMap and Namespace objects the hierarchy reads.
+// MetricsInstance, LogsInstance, PodLogs, Integration and MetricsIntegration
+// (IntegrationMonitor is in monitors.hpp), plus the Secret, ConfigMap and
+// Namespace objects the hierarchy reads.
 // Contract: fields the operator only passes through to pod specs stay raw
 // JSON (std::optional<Value>); everything it interprets is typed.
 #pragma once
@@ -109,6 +110,8 @@ struct GrafanaAgent {
   MetricsSubsystemSpec metrics;
   LogsSubsystemSpec logs;
   std::optional<LabelSelector> integrations_selector, integrations_namespace_selector;
+  // spec.metricsIntegrations: the design-2 integrations (MetricsIntegration).
+  std::optional<LabelSelector> metrics_integrations_selector, metrics_integrations_namespace_selector;
 };
 
 struct MetricsInstance {
@@ -118,6 +121,7 @@ struct MetricsInstance {
   std::optional<LabelSelector> service_monitor_selector, service_monitor_namespace_selector;
   std::optional<LabelSelector> pod_monitor_selector, pod_monitor_namespace_selector;
   std::optional<LabelSelector> probe_selector, probe_namespace_selector;
+  std::optional<LabelSelector> integration_monitor_selector, integration_monitor_namespace_selector;
   std::vector<RemoteWriteSpec> remote_write;
   std::optional<SecretKeySelector> additional_scrape_configs;
 };
@@ -151,6 +155,27 @@ struct Integration {
   std::vector<ConfigMapKeySelector> config_maps;
 };
 
+// How a MetricsIntegration runs: on every Node (the integrations
+// DaemonSet), once (the Deployment; one per name in a hierarchy) or any
+// number of times (the Deployment).
+enum class IntegrationType { daemonset, singleton, normal };
+const char* to_string(IntegrationType t);
+
+struct MetricsIntegration {
+  ObjectMeta meta;
+  std::string name;
+  IntegrationType type = IntegrationType::normal;
+  // spec.config parsed at decode time: a mapping ({} when empty). An
+  // unparsable text is not a decode error: it is reported (at spec.config)
+  // by each GrafanaAgent that selects the object, which leaves it out.
+  Value config = Value::object();
+  std::string config_error;
+  std::map<std::string, std::string> labels;  // spec.labels
+  std::optional<Value> volumes, volume_mounts;
+  std::vector<SecretKeySelector> secrets;
+  std::vector<ConfigMapKeySelector> config_maps;
+};
+
 // Secret data is base64-decoded; ConfigMap data and binaryData are merged.
 struct Secret {
   ObjectMeta meta;
@@ -169,6 +194,7 @@ MetricsInstance decode_metrics_instance(const Value& obj, FieldErrors& errors);
 LogsInstance decode_logs_instance(const Value& obj, FieldErrors& errors);
 PodLogs decode_pod_logs(const Value& obj, FieldErrors& errors);
 Integration decode_integration(const Value& obj, FieldErrors& errors);
+MetricsIntegration decode_metrics_integration(const Value& obj, FieldErrors& errors);
 Secret decode_secret(const Value& obj, FieldErrors& errors);
 ConfigMap decode_config_map(const Value& obj, FieldErrors& errors);
 Namespace decode_namespace(const Value& obj, FieldErrors& errors);

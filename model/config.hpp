@@ -39,7 +39,8 @@ Value render_logs_block(const Hierarchy& h, const RenderOptions& opts, AssetRefs
 Value render_logs_config(const Hierarchy& h, const RenderOptions& opts, AssetRefs& assets,
                          std::vector<Problem>& problems);
 
-// agent.yml for the integrations DaemonSet (all_nodes) or Deployment.
+// agent.yml for the integrations DaemonSet (all_nodes) or Deployment, with
+// the integrations of both kinds in `h` whose type fits.
 Value render_integrations_config(const Hierarchy& h, bool all_nodes, const RenderOptions& opts, AssetRefs& assets,
                                  std::vector<Problem>& problems);
 

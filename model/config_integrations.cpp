@@ -1,21 +1,25 @@
-// agent.yml of the integrations DaemonSet (allNodes) or Deployment: the
-// metrics and logs instances without their monitors and PodLogs (so
-// integrations can send their own telemetry), and one `<name>_configs` list
-// per integration name with each Integration's config verbatim.
+// agent.yml of the integrations DaemonSet (daemonset integrations) or
+// Deployment (the others): the metrics and logs instances without their
+// monitors and PodLogs (so integrations can send their own telemetry), and
+// one `<name>_configs` list per integration name holding each
+// integration's block (integration_config_block), Integrations and
+// MetricsIntegrations alike. The pods run with integrations-next
+// (pod_template.cpp), whose global autoscrape is off here.
 #include "model/config.hpp"
+#include "model/integrations.hpp"
 
 namespace model {
 namespace {
 
-Value integrations_block(const Hierarchy& h, bool all_nodes) {
+Value integrations_block(const Hierarchy& h, bool all_nodes, const RenderOptions& opts) {
   // Integrations opt in to autoscrape individually.
   Value block = Value::obj({{"metrics", Value::obj({{"autoscrape", Value::obj({{"enable", false}})}})}});
-  for (const Integration* i : h.integrations) {
-    if (i->all_nodes != all_nodes) continue;
-    std::string key = i->name + "_configs";
+  for (const IntegrationView& v : integration_views(h.integrations, h.metrics_integrations)) {
+    if (v.daemonset() != all_nodes) continue;
+    std::string key = *v.name + "_configs";
     Value* list = block.find(key);
     if (!list) list = &block.set(key, Value::array());
-    list->push(i->config.is_null() ? Value::object() : i->config);
+    list->push(integration_config_block(v, opts));
   }
   return block;
 }
@@ -28,7 +32,7 @@ Value render_integrations_config(const Hierarchy& h, bool all_nodes, const Rende
   out.set("server", render_server_block(*h.agent));
   out.set("metrics", render_metrics_block(h, opts, assets, problems, ConfigFlavor::integrations));
   out.set("logs", render_logs_block(h, opts, assets, problems, ConfigFlavor::integrations));
-  out.set("integrations", integrations_block(h, all_nodes));
+  out.set("integrations", integrations_block(h, all_nodes, opts));
   return out;
 }
 

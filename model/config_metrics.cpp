@@ -1,7 +1,7 @@
 // The `metrics` block of agent.yml: the global settings (external labels,
 // scrape defaults, the GrafanaAgent's remote_write) and one instance per
 // MetricsInstance with its remote_write and scrape jobs (ServiceMonitors,
-// PodMonitors, Probes, then additionalScrapeConfigs).
+// PodMonitors, Probes, IntegrationMonitors, then additionalScrapeConfigs).
 // Members are isolated: a monitor, an instance's remote_write or its
 // additionalScrapeConfigs that cannot be rendered is left out with a
 // Problem; the GrafanaAgent's own references resolve into the root's
@@ -108,10 +108,10 @@ void push_fragment(MetricsContext& ctx, const std::string& key, Value out, Asset
 // out whole and reported.
 template <class T, class Render>
 void append_members(MetricsContext& ctx, const char* kind, const std::vector<const T*>& members, Render render,
-                    Value& jobs) {
+                    Value& jobs, std::string_view scope = {}) {
   for (const T* member : members) {
     const std::string key =
-        ctx.cache ? JobCache::key(kind, member->meta, ctx.agent.meta, static_cast<int>(ctx.flavor)) : "";
+        ctx.cache ? JobCache::key(kind, member->meta, ctx.agent.meta, static_cast<int>(ctx.flavor), scope) : "";
     if (ctx.cache && reuse(ctx, key)) continue;
     AssetRefs scratch(ctx.assets.inventory());
     Value out = render(*member, scratch);
@@ -131,7 +131,9 @@ void append_members(MetricsContext& ctx, const char* kind, const std::vector<con
 
 void append_monitor_jobs(MetricsContext& ctx, const MetricsInstanceNode& node, Value& jobs) {
   if (ctx.flavor != ConfigFlavor::full) return;  // integration pods scrape no monitors
-  if (node.service_monitors.empty() && node.pod_monitors.empty() && node.probes.empty()) return;
+  if (node.service_monitors.empty() && node.pod_monitors.empty() && node.probes.empty() &&
+      node.integration_monitors.empty())
+    return;
   scrape::JobContext jc = job_context(ctx);
   append_members(
       ctx, "ServiceMonitor", node.service_monitors,
@@ -141,6 +143,11 @@ void append_monitor_jobs(MetricsContext& ctx, const MetricsInstanceNode& node, V
       [&](const PodMonitor& pm, AssetRefs& a) { return scrape::pod_monitor_jobs(jc, pm, a); }, jobs);
   append_members(
       ctx, "Probe", node.probes, [&](const Probe& p, AssetRefs& a) { return scrape::probe_job(jc, p, a); }, jobs);
+  const MetricsInstance& mi = *node.instance;
+  append_members(
+      ctx, "IntegrationMonitor", node.integration_monitors,
+      [&](const IntegrationMonitor& im, AssetRefs& a) { return scrape::integration_monitor_job(jc, mi, im, a); }, jobs,
+      mi.meta.ns + "/" + mi.meta.name);
 }
 
 void append_additional_jobs(MetricsContext& ctx, const MetricsInstance& mi, Value& jobs) {

@@ -56,13 +56,15 @@ Hierarchy build_hierarchy(const Inventory& inv, const GrafanaAgent& agent) {
   const std::string& ns = agent.meta.ns;
   for (const MetricsInstance* mi : select_all(inv, inv.metrics_instances, agent.metrics.instance_selector,
                                               agent.metrics.instance_namespace_selector, ns)) {
-    MetricsInstanceNode node{mi, {}, {}, {}};
+    MetricsInstanceNode node{mi, {}, {}, {}, {}};
     const std::string& mns = mi->meta.ns;
     node.service_monitors = select_all(inv, inv.service_monitors, mi->service_monitor_selector,
                                        mi->service_monitor_namespace_selector, mns);
     node.pod_monitors =
         select_all(inv, inv.pod_monitors, mi->pod_monitor_selector, mi->pod_monitor_namespace_selector, mns);
     node.probes = select_all(inv, inv.probes, mi->probe_selector, mi->probe_namespace_selector, mns);
+    node.integration_monitors = select_all(inv, inv.integration_monitors, mi->integration_monitor_selector,
+                                           mi->integration_monitor_namespace_selector, mns);
     h.metrics.push_back(std::move(node));
   }
   for (const LogsInstance* li :
@@ -72,6 +74,8 @@ Hierarchy build_hierarchy(const Inventory& inv, const GrafanaAgent& agent) {
   }
   h.integrations =
       select_all(inv, inv.integrations, agent.integrations_selector, agent.integrations_namespace_selector, ns);
+  h.metrics_integrations = select_all(inv, inv.metrics_integrations, agent.metrics_integrations_selector,
+                                      agent.metrics_integrations_namespace_selector, ns);
   return h;
 }
 
@@ -85,6 +89,8 @@ std::vector<std::string> explain_hierarchy(const Inventory& inv, const GrafanaAg
                 agent.logs.instance_namespace_selector, ga, ns, out);
   explain_table(inv, inv.integrations, "Integration", agent.integrations_selector,
                 agent.integrations_namespace_selector, ga, ns, out);
+  explain_table(inv, inv.metrics_integrations, "MetricsIntegration", agent.metrics_integrations_selector,
+                agent.metrics_integrations_namespace_selector, ga, ns, out);
   Hierarchy h = build_hierarchy(inv, agent);
   for (const auto& node : h.metrics) {
     const auto* mi = node.instance;
@@ -94,6 +100,8 @@ std::vector<std::string> explain_hierarchy(const Inventory& inv, const GrafanaAg
     explain_table(inv, inv.pod_monitors, "PodMonitor", mi->pod_monitor_selector, mi->pod_monitor_namespace_selector,
                   parent, mi->meta.ns, out);
     explain_table(inv, inv.probes, "Probe", mi->probe_selector, mi->probe_namespace_selector, parent, mi->meta.ns, out);
+    explain_table(inv, inv.integration_monitors, "IntegrationMonitor", mi->integration_monitor_selector,
+                  mi->integration_monitor_namespace_selector, parent, mi->meta.ns, out);
   }
   for (const auto& node : h.logs) {
     const auto* li = node.instance;

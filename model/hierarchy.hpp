@@ -1,6 +1,7 @@
-// Hierarchy discovery: which MetricsInstances, LogsInstances and
-// Integrations a GrafanaAgent selects, and which monitors and PodLogs each
-// instance selects, following upstream's selector semantics.
+// Hierarchy discovery: which MetricsInstances, LogsInstances, Integrations
+// and MetricsIntegrations a GrafanaAgent selects, and which monitors
+// (IntegrationMonitors included) and PodLogs each instance selects,
+// following upstream's selector semantics.
 // Contract: pure; members are sorted by namespace/name; invalid members are
 // skipped (their decode problems are already in the Inventory). A resource
 // may appear in many hierarchies.
@@ -18,6 +19,7 @@ struct MetricsInstanceNode {
   std::vector<const ServiceMonitor*> service_monitors;
   std::vector<const PodMonitor*> pod_monitors;
   std::vector<const Probe*> probes;
+  std::vector<const IntegrationMonitor*> integration_monitors;
 };
 
 struct LogsInstanceNode {
@@ -30,6 +32,7 @@ struct Hierarchy {
   std::vector<MetricsInstanceNode> metrics;
   std::vector<LogsInstanceNode> logs;
   std::vector<const Integration*> integrations;
+  std::vector<const MetricsIntegration*> metrics_integrations;
 };
 
 // Namespace selector semantics of the agent CRDs: nil means the parent's

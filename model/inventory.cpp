@@ -19,6 +19,8 @@ const KindInfo kKinds[] = {
     {"LogsInstance", "monitoring.grafana.com", true},
     {"PodLogs", "monitoring.grafana.com", true},
     {"Integration", "monitoring.grafana.com", true},
+    {"MetricsIntegration", "monitoring.grafana.com", true},
+    {"IntegrationMonitor", "monitoring.grafana.com", true},
     {"ServiceMonitor", "monitoring.coreos.com", true},
     {"PodMonitor", "monitoring.coreos.com", true},
     {"Probe", "monitoring.coreos.com", true},
@@ -171,6 +173,8 @@ void Inventory::decode_and_store(const std::string& kind, const Value& obj, Fiel
   if (kind == "LogsInstance") return store(logs_instances, obj, decode_logs_instance, errors);
   if (kind == "PodLogs") return store(pod_logs, obj, decode_pod_logs, errors);
   if (kind == "Integration") return store(integrations, obj, decode_integration, errors);
+  if (kind == "MetricsIntegration") return store(metrics_integrations, obj, decode_metrics_integration, errors);
+  if (kind == "IntegrationMonitor") return store(integration_monitors, obj, decode_integration_monitor, errors);
   if (kind == "ServiceMonitor") return store(service_monitors, obj, decode_service_monitor, errors);
   if (kind == "PodMonitor") return store(pod_monitors, obj, decode_pod_monitor, errors);
   if (kind == "Probe") return store(probes, obj, decode_probe, errors);
@@ -192,6 +196,8 @@ bool Inventory::remove(const std::string& kind, const Key& key) {
   if (kind == "LogsInstance") return logs_instances.erase(key) > 0;
   if (kind == "PodLogs") return pod_logs.erase(key) > 0;
   if (kind == "Integration") return integrations.erase(key) > 0;
+  if (kind == "MetricsIntegration") return metrics_integrations.erase(key) > 0;
+  if (kind == "IntegrationMonitor") return integration_monitors.erase(key) > 0;
   if (kind == "ServiceMonitor") return service_monitors.erase(key) > 0;
   if (kind == "PodMonitor") return pod_monitors.erase(key) > 0;
   if (kind == "Probe") return probes.erase(key) > 0;

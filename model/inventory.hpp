@@ -51,6 +51,8 @@ class Inventory {
   Table<LogsInstance> logs_instances;
   Table<PodLogs> pod_logs;
   Table<Integration> integrations;
+  Table<MetricsIntegration> metrics_integrations;
+  Table<IntegrationMonitor> integration_monitors;
   Table<ServiceMonitor> service_monitors;
   Table<PodMonitor> pod_monitors;
   Table<Probe> probes;

@@ -15,12 +15,13 @@ const std::string* current_value(const Inventory& inv, const AssetLookup& l) {
 
 }  // namespace
 
-std::string JobCache::key(const char* kind, const ObjectMeta& member, const ObjectMeta& agent, int flavor) {
+std::string JobCache::key(const char* kind, const ObjectMeta& member, const ObjectMeta& agent, int flavor,
+                          std::string_view scope) {
   if (member.uid.empty() || member.resource_version.empty() || agent.uid.empty() || agent.resource_version.empty())
     return {};
   const char sep = '\x1f';
   return std::string(kind) + sep + member.ns + sep + member.name + sep + member.uid + sep + member.resource_version +
-         sep + agent.uid + sep + agent.resource_version + sep + std::to_string(flavor);
+         sep + agent.uid + sep + agent.resource_version + sep + std::to_string(flavor) + sep + std::string(scope);
 }
 
 const JobCache::Entry* JobCache::find(const std::string& key, const Inventory& inv) {

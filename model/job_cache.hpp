@@ -1,6 +1,6 @@
 // Memoised scrape jobs, so a root re-renders only the monitors an event
 // touched. An entry is the YAML text of the jobs one ServiceMonitor,
-// PodMonitor or Probe rendered to (a block sequence at indent 0, spliced
+// PodMonitor, Probe or IntegrationMonitor rendered to (a block sequence at indent 0, spliced
 // into agent.yml by emit_yaml's splices), the assets it used, and every
 // Secret/ConfigMap key lookup that render made. Text, not Value trees: a
 // hit then costs neither building nor copying nor emitting the jobs.
@@ -34,7 +34,10 @@ class JobCache {
   };
 
   // "" when the member or the agent lacks a uid or resourceVersion.
-  static std::string key(const char* kind, const ObjectMeta& member, const ObjectMeta& agent, int flavor);
+  // `scope` names anything else the jobs depend on (an IntegrationMonitor's
+  // jobs name their MetricsInstance).
+  static std::string key(const char* kind, const ObjectMeta& member, const ObjectMeta& agent, int flavor,
+                         std::string_view scope = {});
   const Entry* find(const std::string& key, const Inventory& inv);
   const Entry& store(const std::string& key, Entry entry);
   // Holds text that has no key (unversioned members, additional scrape

@@ -21,25 +21,31 @@ std::map<std::string, std::vector<std::string>> decode_params(const Reader& r) {
   return out;
 }
 
+// The settings an IntegrationMonitor shares with endpoints: none of them
+// names a port, path, scheme or credentials.
+void decode_scrape_settings(const Reader& r, Endpoint& e) {
+  e.params = decode_params(r);
+  e.interval = r.str_or("interval");
+  e.scrape_timeout = r.str_or("scrapeTimeout");
+  e.honor_labels = r.flag("honorLabels");
+  e.honor_timestamps = r.boolean("honorTimestamps");
+  e.metric_relabelings = decode_relabelings(r, "metricRelabelings");
+  e.relabelings = decode_relabelings(r, "relabelings");
+}
+
 Endpoint decode_endpoint(const Reader& r, bool service_monitor) {
   Endpoint e;
   e.port = r.str_or("port");
   e.target_port = r.int_or_string("targetPort");
   e.path = r.str_or("path");
   e.scheme = r.str_or("scheme");
-  e.params = decode_params(r);
-  e.interval = r.str_or("interval");
-  e.scrape_timeout = r.str_or("scrapeTimeout");
+  decode_scrape_settings(r, e);
   e.tls_config = decode_tls(r, "tlsConfig", service_monitor);
   if (service_monitor) e.bearer_token_file = r.str_or("bearerTokenFile");
   e.bearer_token_secret = decode_key_ref(r, "bearerTokenSecret");
   e.authorization = decode_authorization(r, "authorization");
-  e.honor_labels = r.flag("honorLabels");
-  e.honor_timestamps = r.boolean("honorTimestamps");
   e.basic_auth = decode_basic_auth(r, "basicAuth");
   e.oauth2 = decode_oauth2(r, "oauth2");
-  e.metric_relabelings = decode_relabelings(r, "metricRelabelings");
-  e.relabelings = decode_relabelings(r, "relabelings");
   e.proxy_url = r.str_or("proxyUrl");
   e.follow_redirects = r.boolean("followRedirects");
   e.enable_http2 = r.boolean("enableHttp2");
@@ -137,6 +143,20 @@ Probe decode_probe(const Value& obj, FieldErrors& errors) {
   else if (p.prober_url.find('/') != std::string::npos)
     prober.error("url", "must be host[:port] without scheme or path, got \"" + p.prober_url + "\"");
   return p;
+}
+
+IntegrationMonitor decode_integration_monitor(const Value& obj, FieldErrors& errors) {
+  Reader root(&obj, "", &errors);
+  IntegrationMonitor im;
+  im.meta = decode_meta(root);
+  Reader spec = root.object("spec");
+  im.selector = decode_selector(spec, "selector");
+  // As for ServiceMonitors: a missing selector is a mistake, not "all".
+  if (!im.selector) spec.error("selector", "is required");
+  im.namespace_selector = decode_namespace_selector(spec, "namespaceSelector");
+  decode_scrape_settings(spec, im.endpoint);
+  im.limits = decode_limits(spec);
+  return im;
 }
 
 }  // namespace model

@@ -1,5 +1,7 @@
 // The monitoring.coreos.com/v1 kinds the agent consumes: ServiceMonitor,
-// PodMonitor and Probe, with every field of prometheus-operator v0.66.
+// PodMonitor and Probe, with every field of prometheus-operator v0.66, and
+// monitoring.grafana.com/v1alpha1 IntegrationMonitor, which shares their
+// endpoint scrape settings.
 // Contract: decode_* fill `errors` with path-qualified problems; an object
 // with errors must not be rendered.
 #pragma once
@@ -92,8 +94,22 @@ struct Probe {
   ScrapeLimits limits;
 };
 
+// Selects MetricsIntegrations (and Integrations) by their labels and
+// namespace; scraped through the operator's integrations SD endpoint, so
+// only the scrape settings that do not name a port, path or transport apply:
+// `endpoint` holds interval, scrapeTimeout, honorLabels, honorTimestamps,
+// params, relabelings and metricRelabelings, read from spec.
+struct IntegrationMonitor {
+  ObjectMeta meta;
+  std::optional<LabelSelector> selector;
+  NamespaceSelector namespace_selector;
+  Endpoint endpoint;
+  ScrapeLimits limits;
+};
+
 ServiceMonitor decode_service_monitor(const Value& obj, FieldErrors& errors);
 PodMonitor decode_pod_monitor(const Value& obj, FieldErrors& errors);
 Probe decode_probe(const Value& obj, FieldErrors& errors);
+IntegrationMonitor decode_integration_monitor(const Value& obj, FieldErrors& errors);
 
 }  // namespace model

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "model/config.hpp"
+#include "model/integrations.hpp"
 #include "model/workloads.hpp"
 #include "model/yaml_emit.hpp"
 
@@ -23,74 +24,38 @@ bool object_less(const Value& a, const Value& b) {
          std::make_tuple(str_field(b, "metadata", "namespace"), str_field(b, "kind"), str_field(b, "metadata", "name"));
 }
 
-// Upstream never reads spec.type.unique; we keep the first Integration of a
-// unique name (in namespace/name order) and reject the rest on this root.
-std::vector<const Integration*> dedupe_unique(const std::vector<const Integration*>& in, const GrafanaAgent& agent,
-                                              std::vector<Problem>& problems) {
-  std::map<std::string, const Integration*> first_by_name;
-  std::set<std::string> unique_names;
-  for (const Integration* i : in) {
-    first_by_name.emplace(i->name, i);
-    if (i->unique) unique_names.insert(i->name);
-  }
-  std::vector<const Integration*> out;
-  for (const Integration* i : in) {
-    const Integration* first = first_by_name[i->name];
-    if (first != i && unique_names.count(i->name)) {
-      problems.push_back({"Integration", i->meta.ns, i->meta.name, "spec.type.unique",
-                          "integration \"" + i->name + "\" is unique and already provided by Integration " +
-                              first->meta.ns + "/" + first->meta.name + " for GrafanaAgent " + agent.meta.ns + "/" +
-                              agent.meta.name});
-      continue;
-    }
-    out.push_back(i);
-  }
-  return out;
-}
-
 void add_config(AgentRender& r, const GrafanaAgent& agent, const std::string& name, Value config,
                 const RenderOptions& opts) {
   r.objects.push_back(make_config_secret(agent, name, to_yaml(config), opts));
   r.configs[name] = std::move(config);
 }
 
-// Integration Secrets/ConfigMaps are projected into the pods from the
-// assets Secret; an integration whose references fail is left out.
-std::vector<const Integration*> resolve_integration_refs(const std::vector<const Integration*>& in, AssetRefs& assets,
-                                                         std::vector<Problem>& problems) {
-  std::vector<const Integration*> out;
-  for (const Integration* i : in) {
-    AssetRefs scratch(assets.inventory());
-    for (std::size_t k = 0; k < i->secrets.size(); ++k)
-      scratch.record_secret(i->meta.ns, i->secrets[k], "spec.secrets[" + std::to_string(k) + "]");
-    for (std::size_t k = 0; k < i->config_maps.size(); ++k)
-      scratch.record_config_map(i->meta.ns, i->config_maps[k], "spec.configMaps[" + std::to_string(k) + "]");
-    if (!scratch.errors.empty()) {
-      for (auto& e : scratch.errors) problems.push_back({"Integration", i->meta.ns, i->meta.name, e.path, e.message});
-      continue;
-    }
-    assets.absorb(std::move(scratch));
-    out.push_back(i);
-  }
-  return out;
-}
-
+// The integrations of both kinds: a DaemonSet for the daemonset type, a
+// Deployment for the others, each with its config Secret, and (not in
+// upstream_compat: upstream has no SD aggregation) the Service the SD
+// aggregator finds their pods through.
 void render_integrations(AgentRender& r, const Hierarchy& h, const RenderOptions& opts, AssetRefs& assets) {
-  // References first: a rejected Integration must not shadow a unique one.
-  std::vector<const Integration*> all = resolve_integration_refs(h.integrations, assets, r.problems);
-  if (!opts.upstream_compat) all = dedupe_unique(all, *h.agent, r.problems);
+  std::vector<IntegrationView> all = runnable_integrations(integration_views(h.integrations, h.metrics_integrations),
+                                                           *h.agent, opts, assets, r.problems);
   for (bool all_nodes : {true, false}) {
     Hierarchy part = h;
     part.integrations.clear();
-    for (const Integration* i : all)
-      if (i->all_nodes == all_nodes) part.integrations.push_back(i);
-    if (part.integrations.empty()) continue;
+    part.metrics_integrations.clear();
+    std::vector<IntegrationView> mine;
+    for (const IntegrationView& v : all) {
+      if (v.daemonset() != all_nodes) continue;
+      mine.push_back(v);
+      if (v.integration) part.integrations.push_back(v.integration);
+      if (v.metrics_integration) part.metrics_integrations.push_back(v.metrics_integration);
+    }
+    if (mine.empty()) continue;
     Value cfg = render_integrations_config(part, all_nodes, opts, assets, r.problems);
     const std::string& ga = h.agent->meta.name;
     std::string base = ga + (all_nodes ? "-integrations-ds" : "-integrations-deploy");
     add_config(r, *h.agent, base + "-config", std::move(cfg), opts);
-    r.objects.push_back(make_integrations_workload(*h.agent, part.integrations, all_nodes, opts));
+    r.objects.push_back(make_integrations_workload(*h.agent, mine, all_nodes, opts));
   }
+  if (!all.empty() && !opts.upstream_compat) r.objects.push_back(make_integrations_service(*h.agent, opts));
 }
 
 // Store keys are flattened into Secret data keys ([^a-zA-Z0-9_] -> '_'), so

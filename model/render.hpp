@@ -36,6 +36,10 @@ struct RenderOptions {
   // Optional memo of per-monitor scrape jobs as YAML text (one per root,
   // owned by the caller): the objects are byte-identical with or without it.
   JobCache* job_cache = nullptr;
+  // The operator's aggregated integrations SD endpoint, which every
+  // IntegrationMonitor job polls (with ?agent=<ns>/<name> appended).
+  std::string integrations_sd_url =
+      "http://agent-operator-metrics.agent-operator.svc:8080/operator/api/v1/metrics/integrations/sd";
 };
 
 struct AgentRender {

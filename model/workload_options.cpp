@@ -4,6 +4,7 @@
 #include <set>
 
 #include "model/assets.hpp"
+#include "model/integrations.hpp"
 
 namespace model {
 namespace {
@@ -19,10 +20,10 @@ const Value* storage_of(const GrafanaAgent& agent, bool ignore_storage) {
 }
 
 // Integration volumes and mounts, renamed "<ns>-<name>-<volume>" so two
-// Integrations never collide.
-void add_integration_volumes(PodTemplateOptions& o, const std::vector<const Integration*>& integrations) {
-  for (const Integration* i : integrations) {
-    std::string prefix = i->meta.ns + "-" + i->meta.name + "-";
+// integrations never collide.
+void add_integration_volumes(PodTemplateOptions& o, const std::vector<IntegrationView>& integrations) {
+  for (const IntegrationView& i : integrations) {
+    std::string prefix = i.meta->ns + "-" + i.meta->name + "-";
     auto add = [&](const std::optional<Value>& list, std::vector<Value>& out) {
       if (!list || !list->is_array()) return;
       for (Value v : list->as_array()) {
@@ -30,8 +31,8 @@ void add_integration_volumes(PodTemplateOptions& o, const std::vector<const Inte
         out.push_back(std::move(v));
       }
     };
-    add(i->volumes, o.extra_volumes);
-    add(i->volume_mounts, o.extra_volume_mounts);
+    add(*i.volumes, o.extra_volumes);
+    add(*i.volume_mounts, o.extra_volume_mounts);
   }
 }
 
@@ -50,13 +51,13 @@ struct ProjectedItems {
 // Every Secret/ConfigMap key the integrations reference, projected from
 // "<ga>-secrets" (which holds them under their sanitised store keys).
 void add_integration_secrets(PodTemplateOptions& o, const GrafanaAgent& agent,
-                             const std::vector<const Integration*>& integrations) {
+                             const std::vector<IntegrationView>& integrations) {
   ProjectedItems p;
-  for (const Integration* i : integrations) {
-    const std::string& ns = i->meta.ns;
-    for (const auto& s : i->secrets)
+  for (const IntegrationView& i : integrations) {
+    const std::string& ns = i.meta->ns;
+    for (const auto& s : *i.secrets)
       p.add(secret_store_key(ns, s.name, s.key), "secrets/" + ns + "/" + s.name + "/" + s.key, s.optional);
-    for (const auto& c : i->config_maps)
+    for (const auto& c : *i.config_maps)
       p.add(configmap_store_key(ns, c.name, c.key), "configMaps/" + ns + "/" + c.name + "/" + c.key, c.optional);
   }
   if (p.items.size() == 0) return;
@@ -137,7 +138,7 @@ PodTemplateOptions logs_pod_options() {
 }
 
 PodTemplateOptions integrations_pod_options(const GrafanaAgent& agent, const std::string& workload,
-                                            const std::vector<const Integration*>& integrations, bool all_nodes,
+                                            const std::vector<IntegrationView>& integrations, bool all_nodes,
                                             const RenderOptions& opts) {
   PodTemplateOptions own;
   own.extra_selector_labels[kTypeLabel] = "integrations";

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/integrations.hpp"
 #include "model/pod_template.hpp"
 
 namespace model {
@@ -38,9 +39,9 @@ PodTemplateOptions metrics_pod_options(const GrafanaAgent& agent, const std::str
                                        bool ignore_storage);
 PodTemplateOptions logs_pod_options();
 // The integrations DaemonSet (`all_nodes`) or Deployment named `workload`,
-// for `integrations` (already filtered by allNodes).
+// for `integrations` (already filtered by type).
 PodTemplateOptions integrations_pod_options(const GrafanaAgent& agent, const std::string& workload,
-                                            const std::vector<const Integration*>& integrations, bool all_nodes,
+                                            const std::vector<IntegrationView>& integrations, bool all_nodes,
                                             const RenderOptions& opts);
 
 // Merges option sets; the first occurrence wins: of a selector label, of an

@@ -133,6 +133,22 @@ Value make_governing_service(const GrafanaAgent& agent, const RenderOptions& opt
                      {"spec", std::move(spec)}});
 }
 
+Value make_integrations_service(const GrafanaAgent& agent, const RenderOptions& opts) {
+  const std::string& ga = agent.meta.name;
+  Labels labels = with_operator_labels(
+      {{kManagedByLabel, kManagedByValue}, {kAgentNameLabel, ga}, {kTypeLabel, "integrations"}}, opts);
+  Value port = Value::obj({{"name", agent.port_name}, {"port", 8080}, {"targetPort", agent.port_name}});
+  // Both integrations workloads' pods carry these (pod_selector_labels plus
+  // the integrations type label), whatever their integrations-mode label.
+  Value selector =
+      labels_value({{"app.kubernetes.io/name", "grafana-agent"}, {kAgentNameLabel, ga}, {kTypeLabel, "integrations"}});
+  Value spec = Value::obj({{"type", "ClusterIP"}, {"ports", Value::arr({port})}, {"selector", selector}});
+  return Value::obj({{"apiVersion", "v1"},
+                     {"kind", "Service"},
+                     {"metadata", object_meta(agent, ga + "-integrations", labels, true)},
+                     {"spec", std::move(spec)}});
+}
+
 std::vector<Value> make_metrics_statefulsets(const GrafanaAgent& agent, const RenderOptions& opts) {
   std::vector<Value> out;
   std::int64_t shards = metrics_shard_count(agent);
@@ -148,7 +164,7 @@ Value make_logs_daemonset(const GrafanaAgent& agent, const RenderOptions& opts) 
   return workload("DaemonSet", workload_meta(agent, name, t), std::move(spec));
 }
 
-Value make_integrations_workload(const GrafanaAgent& agent, const std::vector<const Integration*>& integrations,
+Value make_integrations_workload(const GrafanaAgent& agent, const std::vector<IntegrationView>& integrations,
                                  bool all_nodes, const RenderOptions& opts) {
   std::string name = agent.meta.name + (all_nodes ? "-integrations-ds" : "-integrations-deploy");
   PodTemplate t =

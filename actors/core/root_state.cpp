@@ -23,6 +23,8 @@ void merge_into(model::Inventory& from, model::Inventory& to) {
   move_table(from.logs_instances, to.logs_instances);
   move_table(from.pod_logs, to.pod_logs);
   move_table(from.integrations, to.integrations);
+  move_table(from.metrics_integrations, to.metrics_integrations);
+  move_table(from.integration_monitors, to.integration_monitors);
   move_table(from.service_monitors, to.service_monitors);
   move_table(from.pod_monitors, to.pod_monitors);
   move_table(from.probes, to.probes);
@@ -161,10 +163,12 @@ HierarchyCounts count_members(const model::Hierarchy& h) {
     c.service_monitors += mi.service_monitors.size();
     c.pod_monitors += mi.pod_monitors.size();
     c.probes += mi.probes.size();
+    c.integration_monitors += mi.integration_monitors.size();
   }
   c.logs_instances = h.logs.size();
   for (const auto& li : h.logs) c.pod_logs += li.pod_logs.size();
   c.integrations = h.integrations.size();
+  c.metrics_integrations = h.metrics_integrations.size();
   return c;
 }
 

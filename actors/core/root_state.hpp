@@ -81,6 +81,7 @@ void absorb(RootState& s, const SubscriptionDelta& delta);
 struct HierarchyCounts {
   std::size_t metrics_instances = 0, service_monitors = 0, pod_monitors = 0, probes = 0;
   std::size_t logs_instances = 0, pod_logs = 0, integrations = 0;
+  std::size_t metrics_integrations = 0, integration_monitors = 0;
   friend bool operator==(const HierarchyCounts&, const HierarchyCounts&) = default;
 };
 HierarchyCounts count_members(const model::Hierarchy& h);

@@ -3,8 +3,9 @@
 namespace actors::core {
 
 const std::vector<std::string>& selected_kinds() {
-  static const std::vector<std::string> kinds = {"MetricsInstance", "LogsInstance", "Integration", "ServiceMonitor",
-                                                 "PodMonitor",      "Probe",        "PodLogs"};
+  static const std::vector<std::string> kinds = {"MetricsInstance", "LogsInstance",       "Integration",
+                                                 "ServiceMonitor",  "PodMonitor",         "Probe",
+                                                 "PodLogs",         "MetricsIntegration", "IntegrationMonitor"};
   return kinds;
 }
 

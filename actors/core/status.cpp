@@ -81,7 +81,9 @@ Value counts_value(const HierarchyCounts& c) {
                      {"probes", n(c.probes)},
                      {"logsInstances", n(c.logs_instances)},
                      {"podLogs", n(c.pod_logs)},
-                     {"integrations", n(c.integrations)}});
+                     {"integrations", n(c.integrations)},
+                     {"metricsIntegrations", n(c.metrics_integrations)},
+                     {"integrationMonitors", n(c.integration_monitors)}});
 }
 
 Value problems_value(const std::vector<model::Problem>& problems) {

@@ -84,6 +84,7 @@ void metrics_node(Subscriptions& s, const model::MetricsInstanceNode& node) {
   add_selector(s, "ServiceMonitor", mi.service_monitor_selector, mi.service_monitor_namespace_selector, ns);
   add_selector(s, "PodMonitor", mi.pod_monitor_selector, mi.pod_monitor_namespace_selector, ns);
   add_selector(s, "Probe", mi.probe_selector, mi.probe_namespace_selector, ns);
+  add_selector(s, "IntegrationMonitor", mi.integration_monitor_selector, mi.integration_monitor_namespace_selector, ns);
   RefCollector c{s, ns};
   for (const auto& rw : mi.remote_write) c.remote_write(rw);
   c.secret(mi.additional_scrape_configs);
@@ -158,6 +159,8 @@ Subscriptions subscriptions_for(const model::Hierarchy& h) {
   add_selector(s, "MetricsInstance", a.metrics.instance_selector, a.metrics.instance_namespace_selector, a.meta.ns);
   add_selector(s, "LogsInstance", a.logs.instance_selector, a.logs.instance_namespace_selector, a.meta.ns);
   add_selector(s, "Integration", a.integrations_selector, a.integrations_namespace_selector, a.meta.ns);
+  add_selector(s, "MetricsIntegration", a.metrics_integrations_selector, a.metrics_integrations_namespace_selector,
+               a.meta.ns);
   agent_refs(s, a);
   for (const auto& node : h.metrics) metrics_node(s, node);
   for (const auto& node : h.logs) {
@@ -168,6 +171,11 @@ Subscriptions subscriptions_for(const model::Hierarchy& h) {
     c.secret(li.additional_scrape_configs);
   }
   for (const auto* i : h.integrations) {
+    RefCollector c{s, i->meta.ns};
+    for (const auto& r : i->secrets) c.secret(r);
+    for (const auto& r : i->config_maps) c.config_map(r.name);
+  }
+  for (const auto* i : h.metrics_integrations) {
     RefCollector c{s, i->meta.ns};
     for (const auto& r : i->secrets) c.secret(r);
     for (const auto& r : i->config_maps) c.config_map(r.name);

@@ -12,8 +12,8 @@ struct Entry {
 
 // events.k8s.io/v1 Event shares its kind with core/v1 Event; it is looked
 // up as "events.k8s.io/Event", every other kind by its bare name.
-const std::array<Entry, 33>& table() {
-  static const std::array<Entry, 33> entries{{
+const std::array<Entry, 35>& table() {
+  static const std::array<Entry, 35> entries{{
       {"Namespace", {"", "v1", "namespaces", "Namespace", false}},
       {"Node", {"", "v1", "nodes", "Node", false}},
       {"Secret", {"", "v1", "secrets", "Secret", true}},
@@ -41,6 +41,8 @@ const std::array<Entry, 33>& table() {
       {"LogsInstance", {"monitoring.grafana.com", "v1alpha1", "logsinstances", "LogsInstance", true}},
       {"PodLogs", {"monitoring.grafana.com", "v1alpha1", "podlogs", "PodLogs", true}},
       {"Integration", {"monitoring.grafana.com", "v1alpha1", "integrations", "Integration", true}},
+      {"MetricsIntegration", {"monitoring.grafana.com", "v1alpha1", "metricsintegrations", "MetricsIntegration", true}},
+      {"IntegrationMonitor", {"monitoring.grafana.com", "v1alpha1", "integrationmonitors", "IntegrationMonitor", true}},
       {"ServiceMonitor", {"monitoring.coreos.com", "v1", "servicemonitors", "ServiceMonitor", true}},
       {"PodMonitor", {"monitoring.coreos.com", "v1", "podmonitors", "PodMonitor", true}},
       {"Probe", {"monitoring.coreos.com", "v1", "probes", "Probe", true}},

@@ -1,6 +1,6 @@
 // The scrape jobs of one MetricsInstance: one per ServiceMonitor endpoint,
-// one per PodMonitor podMetricsEndpoint, one per Probe, then the user's
-// additionalScrapeConfigs.
+// one per PodMonitor podMetricsEndpoint, one per Probe, one per
+// IntegrationMonitor, then the user's additionalScrapeConfigs.
 // Contract: pure. Everything that makes a member unusable (a missing
 // Secret, file access denied by the agent, a scrape timeout above the
 // interval, an unparsable additionalScrapeConfigs) is recorded in the
@@ -18,6 +18,11 @@ Value service_monitor_jobs(const JobContext& ctx, const ServiceMonitor& sm, Asse
 Value pod_monitor_jobs(const JobContext& ctx, const PodMonitor& pm, AssetRefs& assets);
 // probe.cpp: the job probe/<ns>/<name>.
 Value probe_job(const JobContext& ctx, const Probe& probe, AssetRefs& assets);
+
+// integration_monitor.cpp: the job integrationMonitor/<ns>/<name>, polling
+// RenderOptions::integrations_sd_url for the agent's integration targets.
+Value integration_monitor_job(const JobContext& ctx, const MetricsInstance& mi, const IntegrationMonitor& im,
+                              AssetRefs& assets);
 
 // additional.cpp: the MetricsInstance's additionalScrapeConfigs (a
 // YAML list of scrape configs in a Secret of its namespace), errors at

@@ -1,8 +1,9 @@
 // The per-root job cache must never change what a root renders: after every
 // event of a scripted scenario (monitor edits, Secret rotation, deletion and
 // return, namespace relabels, agent spec changes, PodMonitors and Probes,
-// additional scrape configs, a member whose Secret is missing and then
-// appears) the cached pipeline equals a render over the whole cluster
+// an IntegrationMonitor selected by two MetricsInstances, edited and
+// deleted, additional scrape configs, a member whose Secret is missing and
+// then appears) the cached pipeline equals a render over the whole cluster
 // without any cache.
 #include <catch2/catch.hpp>
 
@@ -44,7 +45,23 @@ spec:
   serviceMonitorNamespaceSelector: {}
   podMonitorNamespaceSelector: {}
   probeNamespaceSelector: {}
+  integrationMonitorSelector: {matchLabels: {team: web}}
+  integrationMonitorNamespaceSelector: {}
   additionalScrapeConfigs: {name: extra, key: jobs.yaml}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: alpha-third, namespace: mon, labels: {agent: alpha}}
+spec:
+  integrationMonitorSelector: {matchLabels: {team: web}}
+  integrationMonitorNamespaceSelector: {any: true}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: IntegrationMonitor
+metadata: {name: infra, namespace: app1, labels: {team: web}}
+spec:
+  selector: {matchLabels: {run: 'yes'}}
+  namespaceSelector: {any: true}
 ---
 apiVersion: v1
 kind: Secret
@@ -103,6 +120,16 @@ stringData:
   c.add(doc("{apiVersion: monitoring.coreos.com/v1, kind: ServiceMonitor, metadata: {name: web-b, namespace: app2}}"),
         EventType::deleted);
   c.add(doc("{apiVersion: monitoring.coreos.com/v1, kind: Probe, metadata: {name: ping, namespace: app1}}"),
+        EventType::deleted);
+  c.apply_yaml(R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: IntegrationMonitor
+metadata: {name: infra, namespace: app1, labels: {team: web}}
+spec: {selector: {matchLabels: {run: 'no'}}, interval: 15s}
+)",
+               EventType::modified);
+  c.add(doc("{apiVersion: monitoring.grafana.com/v1alpha1, kind: IntegrationMonitor, metadata: {name: infra, "
+            "namespace: app1}}"),
         EventType::deleted);
 }
 

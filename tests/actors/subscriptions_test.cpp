@@ -85,3 +85,35 @@ TEST_CASE("subscriptions cover every selector and reference of a hierarchy", "[a
   again.secrets.erase({"mon", "extra"});
   CHECK_FALSE(again.same_as(s));
 }
+
+TEST_CASE("subscriptions cover MetricsIntegrations and IntegrationMonitors with their references",
+          "[actors][routing][integrations]") {
+  model::Inventory inv;
+  for (const auto& d : actors_test::docs(R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: ga, namespace: mon}
+spec:
+  metrics: {instanceSelector: {}}
+  metricsIntegrations: {selector: {matchLabels: {agent: ga}}, namespaceSelector: {}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: mi, namespace: mon}
+spec: {integrationMonitorSelector: {matchLabels: {i: mi}}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsIntegration
+metadata: {name: db, namespace: shop, labels: {agent: ga}}
+spec: {name: mysqld_exporter, secrets: [{name: dsn, key: k}], configMaps: [{name: cfg, key: k}]}
+)"))
+    inv.add(d);
+  REQUIRE(inv.problems().empty());
+  Subscriptions s = subscriptions_for(model::build_hierarchy(inv, inv.agents.at({"mon", "ga"}).obj));
+  std::vector<std::string> selectors;
+  for (const auto& sel : s.selectors) selectors.push_back(sel.canonical());
+  CHECK(selectors == std::vector<std::string>{"IntegrationMonitor|i=mi,|nil|mon", "MetricsInstance||nil|mon",
+                                              "MetricsIntegration|agent=ga,|{}|mon"});
+  CHECK(s.secrets == std::set<model::Key>{{"shop", "dsn"}});
+  CHECK(s.config_maps == std::set<model::Key>{{"shop", "cfg"}});
+}

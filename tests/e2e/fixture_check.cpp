@@ -10,9 +10,9 @@ namespace e2e {
 
 namespace {
 
-const std::vector<std::string> kInputKinds = {"Namespace",       "Secret",       "ConfigMap", "GrafanaAgent",
-                                              "MetricsInstance", "LogsInstance", "PodLogs",   "Integration",
-                                              "ServiceMonitor",  "PodMonitor",   "Probe"};
+const std::vector<std::string> kInputKinds = {
+    "Namespace",   "Secret",         "ConfigMap",  "GrafanaAgent", "MetricsInstance",    "LogsInstance",      "PodLogs",
+    "Integration", "ServiceMonitor", "PodMonitor", "Probe",        "MetricsIntegration", "IntegrationMonitor"};
 const std::vector<std::string> kOwnedKinds = {"Secret", "Service", "StatefulSet", "DaemonSet", "Deployment"};
 
 std::string str(const model::Value& v, const char* a, const char* b = nullptr) {

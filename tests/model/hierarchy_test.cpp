@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "golden_util.hpp"
 #include "model/hierarchy.hpp"
 
@@ -133,4 +135,53 @@ TEST_CASE("upstream's resource hierarchy test data", "[hierarchy][golden]") {
   REQUIRE(h.logs.size() == 1);
   CHECK(names(h.logs[0].pod_logs) == std::vector<std::string>{"default/grafana-agents"});
   CHECK(names(h.integrations) == std::vector<std::string>{"default/node-exporter"});
+}
+
+TEST_CASE("MetricsIntegrations and IntegrationMonitors follow the nil and empty selector rules",
+          "[hierarchy][integrations]") {
+  auto inv = testutil::inventory_from_yaml(R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: ga, namespace: mon}
+spec:
+  metrics: {instanceSelector: {}}
+  metricsIntegrations: {selector: {}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: none, namespace: mon}
+spec: {metrics: {instanceSelector: {}}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: mi, namespace: mon}
+spec: {integrationMonitorSelector: {}, integrationMonitorNamespaceSelector: {}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsIntegration
+metadata: {name: here, namespace: mon}
+spec: {name: a}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsIntegration
+metadata: {name: elsewhere, namespace: other}
+spec: {name: a}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: IntegrationMonitor
+metadata: {name: im, namespace: other}
+spec: {selector: {}}
+)");
+  model::Hierarchy h = model::build_hierarchy(inv, inv.agents.at({"mon", "ga"}).obj);
+  // nil namespaceSelector: the agent's namespace only.
+  REQUIRE(h.metrics_integrations.size() == 1);
+  CHECK(h.metrics_integrations[0]->meta.name == "here");
+  REQUIRE(h.metrics.size() == 1);
+  REQUIRE(h.metrics[0].integration_monitors.size() == 1);  // {} namespace selector: every namespace
+  // nil selector: none.
+  CHECK(model::build_hierarchy(inv, inv.agents.at({"mon", "none"}).obj).metrics_integrations.empty());
+  auto why = model::explain_hierarchy(inv, inv.agents.at({"mon", "ga"}).obj);
+  CHECK(std::find(why.begin(), why.end(),
+                  "MetricsIntegration other/elsewhere: out: namespace not selected by "
+                  "GrafanaAgent mon/ga") != why.end());
 }

@@ -101,8 +101,8 @@ spec:
   configMaps: [{name: redis-conf, key: password-file}]
 )");
   const auto& agent = only_agent(inv);
-  std::vector<const model::Integration*> ds{&inv.integrations.at({"mon", "node-exporter"}).obj};
-  std::vector<const model::Integration*> deploy{&inv.integrations.at({"mon", "redis"}).obj};
+  std::vector<model::IntegrationView> ds{model::view_of(inv.integrations.at({"mon", "node-exporter"}).obj)};
+  std::vector<model::IntegrationView> deploy{model::view_of(inv.integrations.at({"mon", "redis"}).obj)};
   std::map<std::string, std::string> assets{{"/secrets/mon/node-tls/ca.crt", "CA"},
                                             {"/configMaps/mon/redis-conf/password-file", "/run/pw"}};
   model::RenderOptions opts;

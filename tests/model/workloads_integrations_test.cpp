@@ -67,7 +67,8 @@ data: {conf: c}
 // namespace/name order. Not copyable: it points into its own inventory.
 struct Loaded {
   Loaded() : inv(testutil::inventory_from_yaml(kInput)), agent(&inv.agents.at({"mon", "ga"}).obj) {
-    for (const auto& [key, entry] : inv.integrations) (entry.obj.all_nodes ? ds : deploy).push_back(&entry.obj);
+    for (const auto& [key, entry] : inv.integrations)
+      (entry.obj.all_nodes ? ds : deploy).push_back(model::view_of(entry.obj));
     REQUIRE(ds.size() == 2);
     REQUIRE(deploy.size() == 1);
   }
@@ -76,7 +77,7 @@ struct Loaded {
 
   model::Inventory inv;
   const model::GrafanaAgent* agent;
-  std::vector<const model::Integration*> ds, deploy;
+  std::vector<model::IntegrationView> ds, deploy;
 };
 
 bool selects(const Value& selector, const Value& labels) {

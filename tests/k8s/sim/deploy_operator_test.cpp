@@ -47,6 +47,8 @@ std::set<Permission> cluster_needs() {
       {"monitoring.grafana.com", "logsinstances", watch},
       {"monitoring.grafana.com", "podlogs", watch},
       {"monitoring.grafana.com", "integrations", watch},
+      {"monitoring.grafana.com", "metricsintegrations", watch},
+      {"monitoring.grafana.com", "integrationmonitors", watch},
       {"monitoring.coreos.com", "servicemonitors", watch},
       {"monitoring.coreos.com", "podmonitors", watch},
       {"monitoring.coreos.com", "probes", watch},

@@ -109,6 +109,7 @@ const std::vector<std::pair<std::string, std::string>> kOwnedSuffixes = {
     {"secrets", "-logs-config"},
     {"secrets", "-secrets"},
     {"services", "-operated"},
+    {"services", "-integrations"},
     {"daemonsets", "-integrations-ds"},
     {"daemonsets", "-logs"},
     {"deployments", "-integrations-deploy"},
@@ -189,7 +190,7 @@ Outcome run_operator(const std::vector<Value>& rbac, const std::string& expect) 
           testutil::source_path("deploy/examples/00-namespaces.yaml")});
   for (const Value& doc : rbac) s.apply(doc);
   seed_operator(s);
-  for (const char* file : {"20-metrics.yaml", "30-logs.yaml", "40-integrations.yaml"})
+  for (const char* file : {"20-metrics.yaml", "30-logs.yaml", "40-integrations.yaml", "45-metrics-integrations.yaml"})
     s.load({testutil::source_path(std::string("deploy/examples/") + file)});
   std::string log = s.file("operator.log");
   auto op = testutil::spawn(
