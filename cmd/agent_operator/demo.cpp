@@ -9,7 +9,9 @@
 #include <mutex>
 #include <thread>
 
+#include "actors/http/sd_endpoint.hpp"
 #include "commands.hpp"
+#include "demo_integrations.hpp"
 #include "k8s/client/curl_transport.hpp"
 #include "k8s/sim/cluster.hpp"
 #include "k8s/sim/loader.hpp"
@@ -117,6 +119,12 @@ int demo(int argc, char** argv) {
     std::lock_guard<std::mutex> lock(out_mu);
     std::cout << "  " << line << std::endl;
   };
+  std::string sd_url;
+  hooks.on_listening = [&](const std::string& host, int port) {
+    sd_url = "http://" + (host.empty() || host == "0.0.0.0" ? std::string("127.0.0.1") : host) + ":" +
+             std::to_string(port) + actors::kIntegrationsSdPath;
+  };
+  DemoIntegrations integrations;  // outlives the controller's pod requests
   hooks.on_synced = [&](actors::Controller& c) {
     std::cout << "controller synced; reconciling:" << std::endl;
     c.wait_idle(std::chrono::seconds(30));
@@ -126,6 +134,12 @@ int demo(int argc, char** argv) {
               << s.writer.skipped << " unchanged, " << s.writer.errors << " errors, journal seq " << s.journal_seq
               << "\n";
     print_agents(cc);
+    integrations = start_demo_integrations(cluster);
+    for (std::size_t i = 0; i < integrations.agents.size(); ++i)
+      std::cout << "integrations pods of GrafanaAgent " << integrations.agents[i] << ": "
+                << integrations.pods[i]->addresses().size() << " loopback stand-ins\n";
+    if (!sd_url.empty())
+      std::cout << "integrations SD endpoint (Prometheus http_sd): " << sd_url << "  (try: curl -s " << sd_url << ")\n";
     std::cout << (f.op.run_for ? "running for the requested time" : "running until interrupted (Ctrl-C)") << std::endl;
   };
   int rc = run_operator(f.op, cc, hooks);

@@ -25,6 +25,8 @@ constexpr const char* kUsage =
     "     --labels k=v,...   extra labels for created objects (upstream's -labels)\n"
     "     --explain NS/NAME  print why each resource is in or out of that agent's hierarchy\n"
     "     --upstream-compat  reproduce upstream's known bugs (see docs/differences.md)\n"
+    "     --integrations-sd-url URL  the operator's integrations SD endpoint, as agents reach it\n"
+    "                        (IntegrationMonitor jobs; default the agent-operator-metrics Service)\n"
     "  run [flags]         run the controller against a cluster\n"
     "  demo [flags]        run the controller against an embedded simcluster loaded with\n"
     "                      deploy/crds and deploy/examples; writes a kubeconfig for kubectl\n"
@@ -75,6 +77,8 @@ int render(int argc, char** argv) {
       explain_target = value("--explain");
     } else if (a == "--upstream-compat") {
       opts.upstream_compat = true;
+    } else if (a == "--integrations-sd-url") {
+      opts.integrations_sd_url = cli::check_sd_url(value("--integrations-sd-url"));
     } else {
       throw std::invalid_argument("unknown render flag \"" + a + "\"");
     }

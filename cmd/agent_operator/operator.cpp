@@ -100,6 +100,8 @@ bool parse_operator_flag(Args& a, OperatorFlags& f) {
   } else if (a.is("integrations-sd-timeout")) {
     f.sd_timeout = parse_duration("--integrations-sd-timeout", a.value());
     if (f.sd_timeout.count() <= 0) throw std::invalid_argument("--integrations-sd-timeout: must be positive");
+  } else if (a.is("integrations-sd-url")) {
+    f.sd_url = check_sd_url(a.value());
   } else if (a.is("integrations-sd-freshness")) {
     f.sd_freshness = parse_duration("--integrations-sd-freshness", a.value());
   } else if (a.is("v") || a.is("verbose")) {
@@ -108,6 +110,15 @@ bool parse_operator_flag(Args& a, OperatorFlags& f) {
     return false;
   }
   return true;
+}
+
+std::string check_sd_url(const std::string& url) {
+  bool scheme = url.rfind("http://", 0) == 0 || url.rfind("https://", 0) == 0;
+  std::size_t host = url.find("://") + 3;
+  if (!scheme || host >= url.size() || url[host] == '/' || url.find_first_of("?# ") != std::string::npos)
+    throw std::invalid_argument("--integrations-sd-url: want an http:// or https:// URL without a query, got \"" + url +
+                                "\"");
+  return url;
 }
 
 std::string operator_flags_usage() {
@@ -133,6 +144,8 @@ std::string operator_flags_usage() {
          "     --sync-timeout DURATION  exit 1 when the informers have not synced by then (default 60s)\n"
          "     --secret-grace-period D  a deleted Secret/ConfigMap that members reference stays in use this long\n"
          "                              (a delete-and-recreate rotation is no outage; default 5m)\n"
+         "     --integrations-sd-url URL      where agents reach this operator's integrations SD endpoint\n"
+         "                              (IntegrationMonitor jobs; default the agent-operator-metrics Service)\n"
          "     --integrations-sd-timeout D    each integrations pod's SD request may take this long (default 5s)\n"
          "     --integrations-sd-freshness D  polls within this long of the last merge are served from it\n"
          "                              (default 1s; 0 asks the pods on every poll)\n"
@@ -258,6 +271,7 @@ actors::ControllerOptions controller_options(const OperatorFlags& f, const Opera
   o.watch_namespace = f.watch_namespace;
   o.agent_selector = f.agent_selector;
   o.root.render.operator_labels = f.labels;
+  if (!f.sd_url.empty()) o.root.render.integrations_sd_url = f.sd_url;
   o.root.debounce = f.debounce;
   o.writer.now_rfc3339 = now_rfc3339;
   o.log = hooks.log;
@@ -310,6 +324,7 @@ int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, cons
     http = std::make_unique<actors::OperatorHttpServer>(*addr, src);
     add_integrations_sd_route(*http, controller, f.sd_timeout);
     int port = http->start();
+    if (hooks.on_listening) hooks.on_listening(addr->host, port);
     if (hooks.log)
       hooks.log("serving /metrics, /healthz, /readyz, /debug/hierarchy, " + std::string(actors::kIntegrationsSdPath) +
                 " on " + addr->host + ":" + std::to_string(port));

@@ -35,7 +35,12 @@ struct OperatorFlags {
   std::string leader_namespace;       // --leader-election-namespace ("" = see lease_namespace)
   // The integrations SD aggregator: per-pod timeout, freshness window.
   std::chrono::milliseconds sd_timeout{5000}, sd_freshness{1000};
+  std::string sd_url;  // "" = model::RenderOptions' default
 };
+
+// An --integrations-sd-url value: an absolute http(s) URL without a query
+// (the operator appends ?agent=). Throws std::invalid_argument otherwise.
+std::string check_sd_url(const std::string& url);
 
 // Consumes the current flag if it is an operator flag; false otherwise.
 bool parse_operator_flag(Args& args, OperatorFlags& f);
@@ -56,9 +61,10 @@ enum class SyncWait { synced, timed_out, signalled };
 SyncWait wait_for_sync(actors::Controller& controller, std::chrono::milliseconds timeout);
 
 struct OperatorHooks {
-  std::function<void(const std::string&)> log;              // writer and informer lines
-  std::function<void(actors::Controller&)> on_synced = {};  // once, after the initial sync
-  std::function<void(actors::Controller&)> on_exit = {};    // before shutdown
+  std::function<void(const std::string&)> log;                               // writer and informer lines
+  std::function<void(actors::Controller&)> on_synced = {};                   // once, after the initial sync
+  std::function<void(const std::string& host, int port)> on_listening = {};  // the HTTP server's address
+  std::function<void(actors::Controller&)> on_exit = {};                     // before shutdown
 };
 
 int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, const OperatorHooks& hooks);

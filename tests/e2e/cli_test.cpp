@@ -1,5 +1,6 @@
 // The agent-operator program itself: `demo` as the README runs it, driven
 // with the real kubectl, and the errors of `run` and `replay`.
+#include <httplib.h>
 #include <catch2/catch.hpp>
 
 #include <arpa/inet.h>
@@ -54,6 +55,21 @@ TEST_CASE("demo reconciles the examples and kubectl sees the result", "[e2e][cli
   REQUIRE(ga.code == 0);
   CHECK(ga.out.find("RECONCILED") != std::string::npos);
   CHECK(ga.out.find("True") != std::string::npos);
+  // The printed integrations SD endpoint answers the stand-in pods' targets
+  // (two nodes for the daemonset integration, one pod for the other).
+  std::string out = demo.output();
+  std::size_t url_at = out.find("integrations SD endpoint (Prometheus http_sd): ");
+  REQUIRE(url_at != std::string::npos);
+  std::string url = out.substr(url_at + 47, out.find(' ', url_at + 47) - url_at - 47);
+  REQUIRE(url.rfind("http://127.0.0.1:", 0) == 0);
+  std::size_t path_at = url.find('/', 17);
+  httplib::Client client("127.0.0.1", std::stoi(url.substr(17, path_at - 17)));
+  auto sd = client.Get(url.substr(path_at).c_str());
+  REQUIRE(sd);
+  CHECK(sd->status == 200);
+  CHECK(sd->body.find("\"node-1:12345\"") != std::string::npos);
+  CHECK(sd->body.find("\"node-2:12345\"") != std::string::npos);
+  CHECK(sd->body.find("\"__meta_agentoperator_integration_cr_name\":\"redis-sessions\"") != std::string::npos);
   // A change made with kubectl is reconciled by the running demo.
   auto patch = k8s::sim::run({"kubectl", "--kubeconfig", kc, "patch", "grafanaagent", "grafana-agent", "-n",
                               "monitoring", "--type", "merge", "-p", R"({"spec":{"metrics":{"shards":1}}})"});

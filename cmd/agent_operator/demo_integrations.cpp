@@ -1,0 +1,115 @@
+#include "demo_integrations.hpp"
+
+#include "model/codec.hpp"
+#include "model/http_sd.hpp"
+#include "model/labels.hpp"
+#include "model/object_fields.hpp"
+#include "model/parse.hpp"
+#include "model/render.hpp"
+#include "model/yaml_emit.hpp"
+
+namespace cli {
+
+namespace {
+
+using model::Value;
+
+k8s::sim::ResourceType type_of(k8s::sim::Cluster& cluster, const std::string& kind) {
+  for (auto& t : cluster.types_snapshot())
+    if (t.kind == kind && t.group.empty()) return t;
+  throw std::runtime_error("simcluster has no core kind " + kind);
+}
+
+// The agent.yml of one config Secret, or null when absent or unreadable.
+Value agent_config(k8s::sim::Cluster& cluster, const std::string& ns, const std::string& name) {
+  try {
+    auto snap = cluster.store().get(type_of(cluster, "Secret"), ns, name);
+    std::string data = model::string_at(snap->value, {"data", "agent.yml"});
+    std::optional<std::string> bytes = model::base64_decode(data);
+    if (!bytes) return {};
+    if (auto plain = model::gzip_decompress(*bytes)) bytes = plain;
+    return model::parse_documents(*bytes, name).at(0).value;
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+// What one agent pod's SD API would answer for `config`: a group per
+// integration instance, labelled as integrations-next labels them.
+std::string sd_answer(const Value& config, const std::string& host) {
+  std::vector<model::HttpSdGroup> groups;
+  const Value* integrations = config.find("integrations");
+  if (!integrations || !integrations->is_object()) return "[]";
+  for (const auto& [key, list] : integrations->as_object()) {
+    if (key.size() < 9 || key.substr(key.size() - 8) != "_configs" || !list.is_array()) continue;
+    std::string name = key.substr(0, key.size() - 8);
+    for (const Value& item : list.as_array()) {
+      model::HttpSdGroup g{{host + ":12345"},
+                           {{"job", "integrations/" + name},
+                            {"instance", host},
+                            {"agent_hostname", host},
+                            {"__metrics_path__", "/integrations/" + name + "/metrics"},
+                            {"__meta_agent_integration_name", name},
+                            {"__meta_agent_integration_instance", host},
+                            {"__meta_agent_integration_autoscrape", "0"}}};
+      if (const Value* extra = item.find("extra_labels"); extra && extra->is_object())
+        for (const auto& [k, v] : extra->as_object())
+          if (v.is_string()) g.labels[k] = v.as_string();
+      groups.push_back(std::move(g));
+    }
+  }
+  return model::encode_http_sd(groups);
+}
+
+// Two stand-in nodes for the DaemonSet's config, one pod for the Deployment's.
+std::vector<sd::StandinBehaviour> pods_for(k8s::sim::Cluster& cluster, const std::string& ns, const std::string& ga) {
+  std::vector<sd::StandinBehaviour> out;
+  auto add = [&](const std::string& config_name, const std::string& host) {
+    Value config = agent_config(cluster, ns, config_name);
+    if (config.is_null()) return;
+    sd::StandinBehaviour b;
+    b.body = sd_answer(config, host);
+    out.push_back(std::move(b));
+  };
+  add(ga + "-integrations-ds-config", "node-1");
+  add(ga + "-integrations-ds-config", "node-2");
+  add(ga + "-integrations-deploy-config", ga + "-integrations-deploy-0");
+  return out;
+}
+
+void write_endpoints(k8s::sim::Cluster& cluster, const Value& service, const sd::StandinPods& pods) {
+  Value subsets = Value::array();
+  for (const std::string& a : pods.addresses()) {
+    subsets.push(Value::obj({{"addresses", Value::arr({Value::obj({{"ip", "127.0.0.1"}})})},
+                             {"ports", Value::arr({Value::obj({{"port", std::stoi(a.substr(a.find(':') + 1))}})})}}));
+  }
+  Value labels = Value::object();
+  for (const auto& [k, v] : model::object_labels(service)) labels.set(k, v);
+  cluster.apply_manifest(Value::obj({{"apiVersion", "v1"},
+                                     {"kind", "Endpoints"},
+                                     {"metadata", Value::obj({{"name", model::meta_string(service, "name")},
+                                                              {"namespace", model::meta_string(service, "namespace")},
+                                                              {"labels", labels}})},
+                                     {"subsets", subsets}}));
+}
+
+}  // namespace
+
+DemoIntegrations start_demo_integrations(k8s::sim::Cluster& cluster) {
+  DemoIntegrations out;
+  for (const auto& snap : cluster.store().list(type_of(cluster, "Service"), "", {}).items) {
+    model::Labels labels = model::object_labels(snap->value);
+    auto ga = labels.find(model::kAgentNameLabel);
+    auto type = labels.find(model::kTypeLabel);
+    if (ga == labels.end() || type == labels.end() || type->second != "integrations") continue;
+    std::string ns = model::meta_string(snap->value, "namespace");
+    std::vector<sd::StandinBehaviour> behaviours = pods_for(cluster, ns, ga->second);
+    if (behaviours.empty()) continue;
+    out.pods.push_back(std::make_unique<sd::StandinPods>(std::move(behaviours)));
+    write_endpoints(cluster, snap->value, *out.pods.back());
+    out.agents.push_back(ns + "/" + ga->second);
+  }
+  return out;
+}
+
+}  // namespace cli
