@@ -67,9 +67,26 @@ std::string standin_sd_body(const std::string& hostname, const std::vector<std::
                 {"__metrics_path__", "/integrations/" + name + "/metrics"},
                 {"__meta_agent_integration_name", name},
                 {"__meta_agent_integration_instance", hostname},
-                {"__meta_agent_integration_autoscrape", "false"}};
+                {"__meta_agent_integration_autoscrape", "0"}};  // integrations-next writes 1/0
     for (const auto& [k, v] : extra) g.labels[k] = v;
     groups.push_back(std::move(g));
+  }
+  return model::encode_http_sd(groups);
+}
+
+std::string standin_sd_body_for(const model::Value& config, const std::string& host) {
+  std::vector<model::HttpSdGroup> groups;
+  const model::Value* integrations = config.find("integrations");
+  if (!integrations || !integrations->is_object()) return "[]";
+  for (const auto& [key, list] : integrations->as_object()) {
+    if (key.size() < 9 || key.substr(key.size() - 8) != "_configs" || !list.is_array()) continue;
+    std::string name = key.substr(0, key.size() - 8);
+    for (const model::Value& item : list.as_array()) {
+      groups.push_back(model::parse_http_sd(standin_sd_body(host, {name}), "stand-in").at(0));
+      if (const model::Value* extra = item.find("extra_labels"); extra && extra->is_object())
+        for (const auto& [k, v] : extra->as_object())
+          if (v.is_string()) groups.back().labels[k] = v.as_string();
+    }
   }
   return model::encode_http_sd(groups);
 }

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "model/value.hpp"
+
 namespace sd {
 
 struct StandinBehaviour {
@@ -33,6 +35,11 @@ struct StandinBehaviour {
 // __meta_agent_integration_* labels) plus `extra` labels on each.
 std::string standin_sd_body(const std::string& hostname, const std::vector<std::string>& integrations,
                             const std::vector<std::pair<std::string, std::string>>& extra = {});
+
+// What one agent pod's SD API would answer for its agent.yml `config`: a
+// group per integration instance (each `<name>_configs` entry), labelled
+// as integrations-next labels them, plus the entry's extra_labels.
+std::string standin_sd_body_for(const model::Value& config, const std::string& hostname);
 
 class StandinPods {
  public:

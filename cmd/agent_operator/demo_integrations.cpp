@@ -34,33 +34,6 @@ Value agent_config(k8s::sim::Cluster& cluster, const std::string& ns, const std:
   }
 }
 
-// What one agent pod's SD API would answer for `config`: a group per
-// integration instance, labelled as integrations-next labels them.
-std::string sd_answer(const Value& config, const std::string& host) {
-  std::vector<model::HttpSdGroup> groups;
-  const Value* integrations = config.find("integrations");
-  if (!integrations || !integrations->is_object()) return "[]";
-  for (const auto& [key, list] : integrations->as_object()) {
-    if (key.size() < 9 || key.substr(key.size() - 8) != "_configs" || !list.is_array()) continue;
-    std::string name = key.substr(0, key.size() - 8);
-    for (const Value& item : list.as_array()) {
-      model::HttpSdGroup g{{host + ":12345"},
-                           {{"job", "integrations/" + name},
-                            {"instance", host},
-                            {"agent_hostname", host},
-                            {"__metrics_path__", "/integrations/" + name + "/metrics"},
-                            {"__meta_agent_integration_name", name},
-                            {"__meta_agent_integration_instance", host},
-                            {"__meta_agent_integration_autoscrape", "0"}}};
-      if (const Value* extra = item.find("extra_labels"); extra && extra->is_object())
-        for (const auto& [k, v] : extra->as_object())
-          if (v.is_string()) g.labels[k] = v.as_string();
-      groups.push_back(std::move(g));
-    }
-  }
-  return model::encode_http_sd(groups);
-}
-
 // Two stand-in nodes for the DaemonSet's config, one pod for the Deployment's.
 std::vector<sd::StandinBehaviour> pods_for(k8s::sim::Cluster& cluster, const std::string& ns, const std::string& ga) {
   std::vector<sd::StandinBehaviour> out;
@@ -68,7 +41,7 @@ std::vector<sd::StandinBehaviour> pods_for(k8s::sim::Cluster& cluster, const std
     Value config = agent_config(cluster, ns, config_name);
     if (config.is_null()) return;
     sd::StandinBehaviour b;
-    b.body = sd_answer(config, host);
+    b.body = sd::standin_sd_body_for(config, host);
     out.push_back(std::move(b));
   };
   add(ga + "-integrations-ds-config", "node-1");
