@@ -91,8 +91,10 @@ using sources_atom = caf::atom_constant<caf::atom("sources")>;
 // HTTP handler -> SD aggregator (request): the merged integrations targets,
 // of every GrafanaAgent ("") or of one ("NAMESPACE/NAME").
 using poll_atom = caf::atom_constant<caf::atom("poll")>;
-// SD aggregator internal: one pod's answer to the fan-out in flight.
+// SD aggregator internal: one pod's answer to the fan-out in flight, and
+// the deadline of fan-out N (the pods' timeout after it started).
 using answer_atom = caf::atom_constant<caf::atom("answer")>;
+using deadline_atom = caf::atom_constant<caf::atom("deadline")>;
 
 // --- payloads --------------------------------------------------------------
 using EventPtr = std::shared_ptr<const core::Event>;
@@ -175,7 +177,8 @@ using sources_actor = caf::typed_actor<reacts_to<sources_atom, WatchSourcesPtr, 
 // each GrafanaAgent's pods; a poll is answered from the last merge while it
 // is fresh, or after one shared fan-out over every pod.
 using sd_actor = event_sink_actor::extend<replies_to<poll_atom, std::string>::with<SdAnswerPtr>,
-                                          reacts_to<answer_atom, PodAnswerPtr>, replies_to<stats_atom>::with<SdStats>>;
+                                          reacts_to<answer_atom, PodAnswerPtr>, reacts_to<deadline_atom, std::uint64_t>,
+                                          replies_to<stats_atom>::with<SdStats>>;
 
 }  // namespace actors
 

@@ -74,6 +74,9 @@ void start_fanout(sd_pointer self, const std::vector<sd::PodTarget>& pods) {
   SdActorState& st = self->state;
   st.fanout_started = self->clock().now();
   ++st.stats.fanouts;
+  // A little past the pods' own timeout: normally the transport ends every
+  // request first; this bounds a poll even when it does not.
+  self->delayed_send(self, st.cfg.pod_timeout + std::chrono::milliseconds(20), deadline_atom::value, st.agg.fanout());
   sd_actor handle = caf::actor_cast<sd_actor>(self);
   for (const sd::PodTarget& pod : pods) {
     k8s::Request req;
@@ -87,20 +90,39 @@ void start_fanout(sd_pointer self, const std::vector<sd::PodTarget>& pods) {
   }
 }
 
-void on_answer(sd_pointer self, const PodAnswerPtr& a) {
+void deliver_parked(sd_pointer self) {
   SdActorState& st = self->state;
-  std::vector<std::string> logs;
-  sd::Failure failure = sd::Failure::none;
-  bool done = st.agg.answer(*a, self->clock().now(), logs, &failure);
-  for (const std::string& line : logs)
-    if (st.cfg.log) st.cfg.log(line);
-  if (failure != sd::Failure::none && st.cfg.on_failure) st.cfg.on_failure(a->pod.agent, sd::failure_name(failure));
-  if (!done) return;
   if (st.cfg.on_fanout)
     st.cfg.on_fanout(std::chrono::duration<double>(self->clock().now() - st.fanout_started).count());
   std::vector<Parked> parked = std::move(st.parked);
   st.parked.clear();
   for (Parked& p : parked) p.promise.deliver(answer_for(st, p.agent));
+}
+
+void log_all(const SdActorState& st, const std::vector<std::string>& logs) {
+  for (const std::string& line : logs)
+    if (st.cfg.log) st.cfg.log(line);
+}
+
+void on_answer(sd_pointer self, const PodAnswerPtr& a) {
+  SdActorState& st = self->state;
+  std::vector<std::string> logs;
+  sd::Failure failure = sd::Failure::none;
+  bool done = st.agg.answer(*a, self->clock().now(), logs, &failure);
+  log_all(st, logs);
+  if (failure != sd::Failure::none && st.cfg.on_failure) st.cfg.on_failure(a->pod.agent, sd::failure_name(failure));
+  if (done) deliver_parked(self);
+}
+
+void on_deadline(sd_pointer self, std::uint64_t fanout) {
+  SdActorState& st = self->state;
+  if (fanout != st.agg.fanout() || !st.agg.in_flight()) return;  // that fan-out already ended
+  std::vector<std::string> logs;
+  std::vector<sd::PodTarget> late = st.agg.expire(self->clock().now(), logs);
+  log_all(st, logs);
+  for (const sd::PodTarget& pod : late)
+    if (st.cfg.on_failure) st.cfg.on_failure(pod.agent, sd::failure_name(sd::Failure::timeout));
+  deliver_parked(self);
 }
 
 caf::typed_response_promise<SdAnswerPtr> on_poll(sd_pointer self, const std::string& agent) {
@@ -130,6 +152,7 @@ sd_actor spawn_sd_actor(caf::actor_system& sys, SdConfig cfg) {
         [](synced_atom) {},
         [self](poll_atom, const std::string& agent) { return on_poll(self, agent); },
         [self](answer_atom, const PodAnswerPtr& a) { on_answer(self, a); },
+        [self](deadline_atom, std::uint64_t fanout) { on_deadline(self, fanout); },
         [self](stats_atom) { return self->state.stats; },
     };
   });

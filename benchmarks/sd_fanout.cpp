@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -185,8 +186,10 @@ int main(int argc, char** argv) {
   actors::tune_actor_system(cfg);
   caf::actor_system sys{cfg};
   auto transport = k8s::make_curl_transport(k8s::ClusterConfig{});
-  actors::sd_actor sd = actors::spawn_sd_actor(
-      sys, actors::SdConfig{transport, milliseconds(o.timeout_ms), milliseconds(o.freshness_ms)});
+  actors::SdConfig sc{transport, milliseconds(o.timeout_ms), milliseconds(o.freshness_ms)};
+  std::map<std::string, int> failures;  // reason -> count, on the actor's thread until the end
+  sc.on_failure = [&failures](const sd::AgentKey&, const std::string& why) { ++failures[why]; };
+  actors::sd_actor sd = actors::spawn_sd_actor(sys, sc);
   caf::anon_send(sd, actors::event_atom::value, endpoints_of(pods));
   actors::OperatorHttpServer http{actors::HttpServerOptions{}, actors::OperatorHttpSources{}};
   actors::SdPoll poll = actors::make_sd_poll(sys, sd, milliseconds(o.timeout_ms) + seconds(5));
@@ -200,7 +203,9 @@ int main(int argc, char** argv) {
   // The first fan-out opens a connection to every pod; it is reported on
   // its own, and the pollers measure the steady state.
   auto t0 = steady_clock::now();
-  auto first = httplib::Client("127.0.0.1", port).Get(actors::kIntegrationsSdPath);
+  httplib::Client cold("127.0.0.1", port);
+  cold.set_read_timeout(60, 0);  // httplib's default 5 s would cut a fan-out waiting on hanging pods
+  auto first = cold.Get(actors::kIntegrationsSdPath);
   std::printf("first (cold) fan-out: %.1f ms, %s\n", duration<double, std::milli>(steady_clock::now() - t0).count(),
               first && complete(first->body, answering) ? "complete" : "INCOMPLETE");
   run_pollers(o, port, answering);
@@ -215,7 +220,11 @@ int main(int argc, char** argv) {
   std::printf("pod requests %llu over %llu connections\n", static_cast<unsigned long long>(pods.requests()),
               static_cast<unsigned long long>(pods.connections()));
   http.stop();
-  if (o.serial) serial_fanout(o, pods);
   caf::anon_send_exit(sd, caf::exit_reason::user_shutdown);
+  self->wait_for(sd);
+  std::printf("pod failures:");
+  for (const auto& [why, n] : failures) std::printf(" %s %d", why.c_str(), n);
+  std::printf("\n");
+  if (o.serial) serial_fanout(o, pods);
   return 0;
 }

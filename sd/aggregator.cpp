@@ -126,6 +126,7 @@ Poll Aggregator::poll(TimePoint now) {
     for (const auto& address : addresses) p.fetch.push_back({agent, address});
   next_.clear();
   asked_ = std::set<PodTarget>(p.fetch.begin(), p.fetch.end());
+  ++fanouts_;
   if (p.fetch.empty()) {
     complete(now);
     p.action = Poll::Action::serve;
@@ -151,6 +152,18 @@ bool Aggregator::answer(const PodAnswer& a, TimePoint now, std::vector<std::stri
   if (!asked_.empty()) return false;
   complete(now);
   return true;
+}
+
+std::vector<PodTarget> Aggregator::expire(TimePoint now, std::vector<std::string>& logs) {
+  std::vector<PodTarget> late(asked_.begin(), asked_.end());
+  for (const PodTarget& pod : late) {
+    PodAnswer a;
+    a.pod = pod;
+    a.timed_out = true;
+    a.error = "no answer by the fan-out's deadline";
+    answer(a, now, logs);
+  }
+  return late;
 }
 
 void Aggregator::complete(TimePoint now) {

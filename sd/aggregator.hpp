@@ -88,6 +88,13 @@ class Aggregator {
   // given, receives how this answer was classified.
   bool answer(const PodAnswer& a, TimePoint now, std::vector<std::string>& logs, Failure* failure = nullptr);
 
+  // Ends the fan-out in flight: every pod that has not answered counts as
+  // timed out (the transport's own timeout may fire later than the
+  // fan-out's deadline). Returns those pods (none when nothing was in flight).
+  std::vector<PodTarget> expire(TimePoint now, std::vector<std::string>& logs);
+  // Numbers the fan-outs; a deadline names the one it was set for.
+  std::uint64_t fanout() const { return fanouts_; }
+
   // The last merge, for every agent or only one; kept until it changes.
   const std::string& body(const std::optional<AgentKey>& only);
   // Bumped whenever the body may have changed.
@@ -111,6 +118,7 @@ class Aggregator {
   std::map<std::pair<AgentKey, std::string>, std::uint64_t> failures_;
   std::optional<TimePoint> merged_at_;
   bool stale_ = false;  // the pod set changed while a fan-out was in flight
+  std::uint64_t fanouts_ = 0;
   std::uint64_t generation_ = 0;
   std::map<std::optional<AgentKey>, std::string> bodies_;
 };

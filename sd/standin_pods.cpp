@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -276,7 +277,10 @@ StandinPods::StandinPods(std::vector<StandinBehaviour> pods) : loop_(std::make_u
     ::close(l.wake_fd);
     throw;
   }
-  l.thread = std::thread([&l] { l.run(); });
+  l.thread = std::thread([&l] {
+    ::pthread_setname_np(::pthread_self(), "standin-pods");  // tells them apart in perf and top
+    l.run();
+  });
 }
 
 StandinPods::~StandinPods() {

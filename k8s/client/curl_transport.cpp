@@ -1,6 +1,7 @@
 #include "k8s/client/curl_transport.hpp"
 
 #include <curl/curl.h>
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -51,7 +52,10 @@ class CurlTransport final : public Transport {
     curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
     curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &CurlTransport::on_timer);
     curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
-    thread_ = std::thread([this] { run(); });
+    thread_ = std::thread([this] {
+      ::pthread_setname_np(::pthread_self(), "curl-loop");  // tells it apart in perf and top
+      run();
+    });
     loop_id_ = thread_.get_id();
   }
 

@@ -47,20 +47,20 @@ struct fixture : shells::api_fixture {
     };
     cfg.on_fanout = [this](double s) { fanouts.push_back(s); };
     sd = spawn_sd_actor(sys, cfg);
-    run();
+    consume_messages();
   }
   ~fixture() override {
     caf::anon_send_exit(sd, caf::exit_reason::user_shutdown);
-    run();
+    consume_messages();
   }
   void send_event(const EventPtr& ev) {
     caf::anon_send(sd, event_atom::value, ev);
-    run();
+    consume_messages();
   }
   // Sends a poll and runs the actor; the answer, if any, is in the handle.
   auto poll(const std::string& agent = "") {
     auto h = self->request(sd, caf::infinite, poll_atom::value, agent);
-    run();
+    consume_messages();
     return h;
   }
   template <class Handle>
@@ -71,7 +71,7 @@ struct fixture : shells::api_fixture {
   }
   void answer_all(const std::function<k8s::Result(const k8s::Request&)>& f) {
     while (!api->held.empty()) api->answer_held(f(api->held.front().req));
-    run();
+    consume_messages();
   }
 };
 
@@ -129,6 +129,29 @@ CAF_TEST(a failing pod is counted and logged once and never fails the poll) {
   CAF_CHECK_EQUAL(logs[0], "integrations sd: GrafanaAgent mon/alpha pod 10.0.0.2:8080: status: HTTP status 500");
 }
 
+CAF_TEST(a pod the transport never answers is timed out at the fan - out deadline) {
+  send_event(endpoints_event(core::EventType::added, "[{ip: 10.0.0.1}, {ip: 10.0.0.2}]"));
+  auto h = poll();
+  CAF_REQUIRE_EQUAL(api->held.size(), 2u);
+  api->answer_held(sd_answer("n1"));  // 10.0.0.1 answers, 10.0.0.2 never does
+  consume_messages();
+  CAF_CHECK(self->mailbox().empty());
+  advance_time(5000ms);  // the pods' timeout: not yet the deadline
+  consume_messages();
+  CAF_CHECK(self->mailbox().empty());
+  advance_time(20ms);
+  consume_messages();
+  CAF_CHECK(body_of(h).find("n1:12345") != std::string::npos);
+  CAF_CHECK_EQUAL(failures, (std::vector<std::string>{"mon/alpha timeout"}));
+  CAF_REQUIRE_EQUAL(logs.size(), 1u);
+  CAF_CHECK_EQUAL(
+      logs[0],
+      "integrations sd: GrafanaAgent mon/alpha pod 10.0.0.2:8080: timeout: no answer by the fan-out's deadline");
+  api->answer_held(sd_answer("late"));  // too late: not part of any fan-out now
+  consume_messages();
+  CAF_CHECK_EQUAL(failures.size(), 1u);
+}
+
 CAF_TEST(a deleted Endpoints leaves nothing to ask and nothing to serve) {
   send_event(endpoints_event(core::EventType::added, "[{ip: 10.0.0.1}]"));
   auto h = poll();
@@ -139,7 +162,7 @@ CAF_TEST(a deleted Endpoints leaves nothing to ask and nothing to serve) {
   CAF_CHECK_EQUAL(api->sent.size(), 1u);
   CAF_CHECK_EQUAL(body_of(after), "[]");
   auto st = self->request(sd, caf::infinite, stats_atom::value);
-  run();
+  consume_messages();
   st.receive([](const SdStats& s) { CAF_CHECK_EQUAL(s.pods, 0u); }, [](caf::error&) { CAF_FAIL("no stats"); });
 }
 
