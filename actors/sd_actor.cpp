@@ -35,13 +35,21 @@ std::optional<sd::AgentKey> parse_filter(const std::string& agent) {
 }
 
 SdAnswerPtr answer_for(SdActorState& st, const std::string& agent) {
+  std::optional<sd::AgentKey> only = parse_filter(agent);
+  if (only && !st.agg.pods().count(*only)) {
+    // An agent without pods: not cached, so polls naming arbitrary agents
+    // cannot grow the caches.
+    static const SdAnswerPtr empty =
+        std::make_shared<const SdAnswer>(SdAnswer{"[]", "\"" + core::sha256_hex("[]").substr(0, 32) + "\""});
+    return empty;
+  }
   if (st.answers_generation != st.agg.generation()) {
     st.answers.clear();
     st.answers_generation = st.agg.generation();
   }
   SdAnswerPtr& out = st.answers[agent];
   if (!out) {
-    const std::string& body = st.agg.body(parse_filter(agent));
+    const std::string& body = st.agg.body(only);
     out = std::make_shared<const SdAnswer>(SdAnswer{body, "\"" + core::sha256_hex(body).substr(0, 32) + "\""});
   }
   return out;
@@ -58,9 +66,10 @@ void on_endpoints(SdActorState& st, const core::Event& ev) {
   if (st.cfg.on_pods) st.cfg.on_pods(pods->agent, pods->addresses.size());
 }
 
-PodAnswerPtr to_answer(const sd::PodTarget& pod, k8s::Result r) {
+PodAnswerPtr to_answer(const sd::PodTarget& pod, std::uint64_t fanout, k8s::Result r) {
   auto a = std::make_shared<sd::PodAnswer>();
   a->pod = pod;
+  a->fanout = fanout;
   a->status = r.status;
   a->content_type = std::move(r.content_type);
   a->body = std::move(r.body);
@@ -84,8 +93,9 @@ void start_fanout(sd_pointer self, const std::vector<sd::PodTarget>& pods) {
     req.timeout = st.cfg.pod_timeout;
     req.max_body = st.cfg.max_body;
     req.user_agent = "agent-operator-integrations-sd";
-    st.cfg.transport->send(std::move(req), [handle, pod](k8s::Result r) {
-      caf::anon_send(handle, answer_atom::value, to_answer(pod, std::move(r)));
+    std::uint64_t fanout = st.agg.fanout();
+    st.cfg.transport->send(std::move(req), [handle, pod, fanout](k8s::Result r) {
+      caf::anon_send(handle, answer_atom::value, to_answer(pod, fanout, std::move(r)));
     });
   }
 }

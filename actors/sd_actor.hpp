@@ -3,7 +3,9 @@
 // each GrafanaAgent's ready pods; a poll is answered from the last merge
 // while it is fresh, parked behind the fan-out in flight (single flight),
 // or starts one: one GET per pod on the transport's curl multi loop, all
-// at once, each with its own timeout and body limit.
+// at once, each with its own timeout and body limit. A fan-out ends at the
+// latest at its deadline (the pods' timeout + 20 ms); pods still silent
+// then count as timeouts, and their late answers are ignored.
 // Contract: never blocks; a pod that fails, hangs or answers garbage is
 // logged once per change of its state and counted per GrafanaAgent and
 // reason, and never fails a poll. Time is the actor system's clock, so a

@@ -92,20 +92,8 @@ std::vector<sd::StandinBehaviour> behaviours(const Options& o, std::vector<std::
 }
 
 actors::EventPtr endpoints_of(const sd::StandinPods& pods) {
-  std::string subsets;
-  for (const std::string& a : pods.addresses())
-    subsets += "- {addresses: [{ip: 127.0.0.1}], ports: [{port: " + a.substr(a.find(':') + 1) + "}]}\n";
-  auto ev = std::make_shared<actors::core::Event>(actors::core::make_event(
-      1, 0, actors::core::EventType::added,
-      model::parse_documents("apiVersion: v1\nkind: Endpoints\nmetadata: {name: a-integrations, namespace: mon,"
-                             " labels: {operator.agent.grafana.com/name: a, operator.agent.grafana.com/type: "
-                             "integrations}}\nsubsets:\n" +
-                                 subsets,
-                             "bench")
-          .at(0)
-          .value));
-  ev->kind = "Endpoints";
-  return ev;
+  return std::make_shared<const actors::core::Event>(actors::core::make_event(
+      1, 0, actors::core::EventType::added, sd::standin_endpoints("mon", "a", pods.addresses())));
 }
 
 double percentile(std::vector<double> v, double p) {

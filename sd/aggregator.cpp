@@ -1,6 +1,7 @@
 #include "sd/aggregator.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <tuple>
 
 namespace sd {
@@ -9,6 +10,22 @@ namespace {
 
 std::string describe(const PodTarget& pod) {
   return model::describe_object("GrafanaAgent", pod.agent.first, pod.agent.second) + " pod " + pod.address;
+}
+
+// The pod controls what a failure detail quotes (labels, a content type):
+// a log line gets at most 200 bytes of it, control characters escaped.
+std::string bounded(const std::string& detail) {
+  std::string out;
+  for (char c : detail.substr(0, 200)) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(c));
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
+  return detail.size() > 200 ? out + "..." : out;
 }
 
 PodResult failed(Failure f, std::string detail) {
@@ -135,14 +152,15 @@ Poll Aggregator::poll(TimePoint now) {
 }
 
 bool Aggregator::answer(const PodAnswer& a, TimePoint now, std::vector<std::string>& logs, Failure* failure) {
-  if (!asked_.erase(a.pod)) return false;  // not asked in this fan-out
+  if (a.fanout != 0 && a.fanout != fanouts_) return false;  // from an earlier fan-out
+  if (!asked_.erase(a.pod)) return false;                   // not asked in this fan-out
   PodResult r = read_answer(a);
   if (failure) *failure = r.failure;
   Failure& last = health_.try_emplace(a.pod, Failure::none).first->second;
   if (r.failure != last) {
-    logs.push_back(
-        "integrations sd: " + describe(a.pod) + ": " +
-        (r.failure == Failure::none ? "answers again" : std::string(failure_name(r.failure)) + ": " + r.detail));
+    logs.push_back("integrations sd: " + describe(a.pod) + ": " +
+                   (r.failure == Failure::none ? "answers again"
+                                               : std::string(failure_name(r.failure)) + ": " + bounded(r.detail)));
     last = r.failure;
   }
   if (r.failure == Failure::none)

@@ -50,6 +50,10 @@ struct PodAnswer {
   std::string error;
   bool timed_out = false;
   bool too_large = false;
+  // The fan-out that asked (Aggregator::fanout() when it started); 0 = the
+  // one in flight. A late answer from an earlier fan-out is ignored, even
+  // when the same pod was asked again since.
+  std::uint64_t fanout = 0;
 };
 
 struct PodResult {
@@ -83,7 +87,8 @@ class Aggregator {
   // A poll at `now`: serve the last merge while fresh, wait for the fan-out
   // in flight, or start one (with no pods it completes at once).
   Poll poll(TimePoint now);
-  // One pod's answer to the fan-out in flight; true when it was the last,
+  // One pod's answer; ignored unless it answers the fan-out in flight
+  // (PodAnswer::fanout) for a pod it asked. True when it was the last,
   // so waiting polls can be served. Log lines go to `logs`; `failure`, when
   // given, receives how this answer was classified.
   bool answer(const PodAnswer& a, TimePoint now, std::vector<std::string>& logs, Failure* failure = nullptr);

@@ -48,6 +48,9 @@ std::optional<EndpointsPods> read_endpoints(const model::Value& endpoints) {
   std::string ns = model::meta_string(endpoints, "namespace");
   if (agent == labels.end() || agent->second.empty() || ns.empty()) return std::nullopt;
   if (type == labels.end() || type->second != kIntegrationsType) return std::nullopt;
+  // Only the Service the operator named for this agent: another object
+  // carrying the labels must not replace (or, deleted, clear) its pods.
+  if (model::meta_string(endpoints, "name") != agent->second + "-integrations") return std::nullopt;
   EndpointsPods out{{ns, agent->second}, {}};
   if (const model::Value* subsets = endpoints.find("subsets"); subsets && subsets->is_array())
     for (const model::Value& s : subsets->as_array()) add_subset(s, out.addresses);

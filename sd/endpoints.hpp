@@ -5,8 +5,9 @@
 // (notReadyAddresses are left out: a pod that is not ready may not serve
 // its SD API yet).
 // Contract: pure. read_endpoints returns nullopt for an object that is not
-// an integrations Endpoints (no agent label, no namespace); a port is taken
-// by the Service's port name when several are listed. IPv6 addresses come
+// an integrations Endpoints (no agent label, no namespace, or a name other
+// than `<agent>-integrations`); when a subset lists several ports, the one
+// named like the agent's default port (http-metrics) is asked. IPv6 addresses come
 // back bracketed ("[fd00::1]:8080"), ready for a URL. Addresses are sorted
 // and unique.
 #pragma once

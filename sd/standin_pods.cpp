@@ -18,6 +18,9 @@
 #include <tuple>
 
 #include "model/http_sd.hpp"
+#include "model/labels.hpp"
+#include "model/render.hpp"
+#include "sd/endpoints.hpp"
 
 namespace sd {
 
@@ -90,6 +93,24 @@ std::string standin_sd_body_for(const model::Value& config, const std::string& h
     }
   }
   return model::encode_http_sd(groups);
+}
+
+model::Value standin_endpoints(const std::string& ns, const std::string& agent,
+                               const std::vector<std::string>& addresses) {
+  using model::Value;
+  Value subsets = Value::array();
+  for (const std::string& a : addresses) {
+    std::size_t colon = a.rfind(':');
+    subsets.push(Value::obj(
+        {{"addresses", Value::arr({Value::obj({{"ip", a.substr(0, colon)}})})},
+         {"ports", Value::arr({Value::obj({{"name", kPortName}, {"port", std::stoi(a.substr(colon + 1))}})})}}));
+  }
+  Value labels = Value::obj({{model::kManagedByLabel, model::kManagedByValue},
+                             {model::kAgentNameLabel, agent},
+                             {model::kTypeLabel, kIntegrationsType}});
+  Value meta = Value::obj({{"name", agent + "-integrations"}, {"namespace", ns}, {"labels", std::move(labels)}});
+  return Value::obj(
+      {{"apiVersion", "v1"}, {"kind", "Endpoints"}, {"metadata", std::move(meta)}, {"subsets", std::move(subsets)}});
 }
 
 struct StandinPods::Loop {

@@ -41,6 +41,12 @@ std::string standin_sd_body(const std::string& hostname, const std::vector<std::
 // as integrations-next labels them, plus the entry's extra_labels.
 std::string standin_sd_body_for(const model::Value& config, const std::string& hostname);
 
+// The Endpoints object Kubernetes would keep for the integrations Service
+// of GrafanaAgent `ns`/`agent` with these ready "host:port" addresses
+// (IPv4; one subset per address, since stand-ins differ by port).
+model::Value standin_endpoints(const std::string& ns, const std::string& agent,
+                               const std::vector<std::string>& addresses);
+
 class StandinPods {
  public:
   explicit StandinPods(std::vector<StandinBehaviour> pods);

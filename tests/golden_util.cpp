@@ -136,6 +136,14 @@ void check_golden(const std::string& suite, const std::string& name, const std::
   CHECK(expected == actual);
 }
 
+std::vector<std::string> inventory_problems(const std::string& text) {
+  model::Inventory inv = inventory_from_yaml(text);
+  std::vector<std::string> out;
+  for (const auto& p : inv.problems()) out.push_back(p.str());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 model::Inventory inventory_from_yaml(const std::string& text) {
   model::Inventory inv;
   for (auto& doc : model::parse_documents(text, "test")) inv.add(doc.value);

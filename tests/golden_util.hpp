@@ -42,6 +42,8 @@ void check_golden(const std::string& suite, const std::string& name, const std::
 
 // Loads every document of a YAML/JSON text into an inventory.
 model::Inventory inventory_from_yaml(const std::string& text);
+// The problems of inventory_from_yaml(text), as Problem::str(), sorted.
+std::vector<std::string> inventory_problems(const std::string& text);
 
 // An upstream "*.case" file: the input manifests (plus Secrets built from
 // its "# secret store:" header) and the expected agent.yml.

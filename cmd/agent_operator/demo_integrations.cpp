@@ -50,22 +50,6 @@ std::vector<sd::StandinBehaviour> pods_for(k8s::sim::Cluster& cluster, const std
   return out;
 }
 
-void write_endpoints(k8s::sim::Cluster& cluster, const Value& service, const sd::StandinPods& pods) {
-  Value subsets = Value::array();
-  for (const std::string& a : pods.addresses()) {
-    subsets.push(Value::obj({{"addresses", Value::arr({Value::obj({{"ip", "127.0.0.1"}})})},
-                             {"ports", Value::arr({Value::obj({{"port", std::stoi(a.substr(a.find(':') + 1))}})})}}));
-  }
-  Value labels = Value::object();
-  for (const auto& [k, v] : model::object_labels(service)) labels.set(k, v);
-  cluster.apply_manifest(Value::obj({{"apiVersion", "v1"},
-                                     {"kind", "Endpoints"},
-                                     {"metadata", Value::obj({{"name", model::meta_string(service, "name")},
-                                                              {"namespace", model::meta_string(service, "namespace")},
-                                                              {"labels", labels}})},
-                                     {"subsets", subsets}}));
-}
-
 }  // namespace
 
 DemoIntegrations start_demo_integrations(k8s::sim::Cluster& cluster) {
@@ -79,7 +63,7 @@ DemoIntegrations start_demo_integrations(k8s::sim::Cluster& cluster) {
     std::vector<sd::StandinBehaviour> behaviours = pods_for(cluster, ns, ga->second);
     if (behaviours.empty()) continue;
     out.pods.push_back(std::make_unique<sd::StandinPods>(std::move(behaviours)));
-    write_endpoints(cluster, snap->value, *out.pods.back());
+    cluster.apply_manifest(sd::standin_endpoints(ns, ga->second, out.pods.back()->addresses()));
     out.agents.push_back(ns + "/" + ga->second);
   }
   return out;

@@ -8,10 +8,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <queue>
+#include <stdexcept>
 #include <thread>
 
 #include "k8s/client/curl_transfer.hpp"
@@ -47,6 +50,13 @@ class CurlTransport final : public Transport {
     // the transfers, which made a fan-out over 1,000 pods quadratic).
     epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
     wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (epoll_fd_ < 0 || wake_fd_ < 0) {
+      std::string why = std::strerror(errno);
+      if (epoll_fd_ >= 0) ::close(epoll_fd_);
+      if (wake_fd_ >= 0) ::close(wake_fd_);
+      curl_multi_cleanup(multi_);
+      throw std::runtime_error("curl transport: cannot create its epoll set: " + why);
+    }
     watch(wake_fd_, EPOLLIN);
     curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &CurlTransport::on_socket);
     curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);

@@ -5,23 +5,16 @@
 #include <thread>
 
 #include "actors/core/writer_plan.hpp"
+#include "e2e_checks.hpp"
 #include "model/codec.hpp"
 #include "model/parse.hpp"
 #include "model/size_limits.hpp"
 #include "model/yaml_emit.hpp"
-#include "operator_fixture.hpp"
 
 using e2e::OperatorFixture;
+using e2e::require_converged;
 
 namespace {
-
-void require_converged(OperatorFixture& f) {
-  REQUIRE(f.wait_idle());
-  auto diff = f.divergence();
-  for (const auto& d : diff) UNSCOPED_INFO(d);
-  for (const auto& l : f.log()) UNSCOPED_INFO("log: " << l);
-  REQUIRE(diff.empty());
-}
 
 std::string secret_data(OperatorFixture& f, const std::string& ns, const std::string& name) {
   auto s = f.get("Secret", ns, name);

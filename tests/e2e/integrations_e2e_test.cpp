@@ -6,20 +6,13 @@
 // metrics config.
 #include <catch2/catch.hpp>
 
+#include "e2e_checks.hpp"
 #include "model/codec.hpp"
-#include "operator_fixture.hpp"
 
 using e2e::OperatorFixture;
+using e2e::require_converged;
 
 namespace {
-
-void require_converged(OperatorFixture& f) {
-  REQUIRE(f.wait_idle());
-  auto diff = f.divergence();
-  for (const auto& d : diff) UNSCOPED_INFO(d);
-  for (const auto& l : f.log()) UNSCOPED_INFO("log: " << l);
-  REQUIRE(diff.empty());
-}
 
 // agent.yml of a config Secret, gunzipped when needed; "" when absent.
 std::string agent_yml(OperatorFixture& f, const std::string& ns, const std::string& name) {

@@ -62,20 +62,8 @@ std::string prometheus_config(const model::Value& metrics) {
 }
 
 actors::EventPtr endpoints_of(const sd::StandinPods& pods) {
-  std::string subsets;
-  for (const std::string& a : pods.addresses())
-    subsets += "- {addresses: [{ip: 127.0.0.1}], ports: [{port: " + a.substr(a.find(':') + 1) + "}]}\n";
-  auto ev = std::make_shared<actors::core::Event>(actors::core::make_event(
-      1, 0, actors::core::EventType::added,
-      model::parse_documents("apiVersion: v1\nkind: Endpoints\nmetadata: {name: grafana-agent-integrations, "
-                             "namespace: monitoring, labels: {operator.agent.grafana.com/name: grafana-agent, "
-                             "operator.agent.grafana.com/type: integrations}}\nsubsets:\n" +
-                                 subsets,
-                             "test")
-          .at(0)
-          .value));
-  ev->kind = "Endpoints";
-  return ev;
+  return std::make_shared<const actors::core::Event>(actors::core::make_event(
+      1, 0, actors::core::EventType::added, sd::standin_endpoints("monitoring", "grafana-agent", pods.addresses())));
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "actors/sd_actor.hpp"
 #include "k8s/client/curl_transport.hpp"
 #include "model/parse.hpp"
+#include "model/yaml_emit.hpp"
 #include "operator_fixture.hpp"
 #include "sd/standin_pods.hpp"
 
@@ -47,21 +48,8 @@ sd::StandinBehaviour with(Mode mode, int status, std::string content_type, std::
 
 // One subset per pod: each stand-in listens on its own loopback port.
 actors::EventPtr endpoints_of(const sd::StandinPods& pods) {
-  std::string subsets;
-  for (const std::string& a : pods.addresses())
-    subsets +=
-        "- {addresses: [{ip: 127.0.0.1}], ports: [{name: http-metrics, port: " + a.substr(a.find(':') + 1) + "}]}\n";
-  auto ev = std::make_shared<actors::core::Event>(actors::core::make_event(
-      1, 0, actors::core::EventType::added,
-      model::parse_documents("apiVersion: v1\nkind: Endpoints\nmetadata:\n  name: alpha-integrations\n"
-                             "  namespace: mon\n  labels: {operator.agent.grafana.com/name: alpha,"
-                             " operator.agent.grafana.com/type: integrations}\nsubsets:\n" +
-                                 subsets,
-                             "test")
-          .at(0)
-          .value));
-  ev->kind = "Endpoints";
-  return ev;
+  return std::make_shared<const actors::core::Event>(actors::core::make_event(
+      1, 0, actors::core::EventType::added, sd::standin_endpoints("mon", "alpha", pods.addresses())));
 }
 
 struct Aggregation {
@@ -158,15 +146,8 @@ TEST_CASE("the endpoint filters by agent, answers HEAD and revalidates with its 
 namespace {
 
 std::string endpoints_yaml(const sd::StandinPods& pods, std::size_t count) {
-  std::string y =
-      "apiVersion: v1\nkind: Endpoints\nmetadata:\n  name: grafana-agent-integrations\n  namespace: monitoring\n"
-      "  labels: {app.kubernetes.io/managed-by: grafana-agent-operator, operator.agent.grafana.com/name: "
-      "grafana-agent, operator.agent.grafana.com/type: integrations}\nsubsets:\n";
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::string& a = pods.addresses()[i];
-    y += "- {addresses: [{ip: 127.0.0.1}], ports: [{name: http-metrics, port: " + a.substr(a.find(':') + 1) + "}]}\n";
-  }
-  return y;
+  std::vector<std::string> ready(pods.addresses().begin(), pods.addresses().begin() + count);
+  return model::to_yaml(sd::standin_endpoints("monitoring", "grafana-agent", ready));
 }
 
 bool eventually(const std::function<bool()>& f) {

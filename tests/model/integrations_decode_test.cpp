@@ -12,11 +12,7 @@
 namespace {
 
 std::vector<std::string> problems(const std::string& yaml) {
-  auto inv = testutil::inventory_from_yaml(yaml);
-  std::vector<std::string> out;
-  for (const auto& p : inv.problems()) out.push_back(p.str());
-  std::sort(out.begin(), out.end());
-  return out;
+  return testutil::inventory_problems(yaml);
 }
 
 }  // namespace

@@ -138,6 +138,26 @@ TEST_CASE("a changed pod set is fanned out at once, and an answer from outside t
   CHECK(agg.body(std::nullopt) == "[]");  // a pod that left is no longer served
 }
 
+TEST_CASE("a late answer from an earlier fan-out never counts for a later one", "[sd]") {
+  Aggregator agg(0ms);
+  agg.set_pods(kA, {"10.0.0.1:80"});
+  const TimePoint t0{};
+  REQUIRE(agg.poll(t0).action == Poll::Action::start);
+  std::uint64_t first = agg.fanout();
+  std::vector<std::string> logs;
+  CHECK(agg.expire(t0 + 5020ms, logs).size() == 1);  // the deadline: timed out
+  REQUIRE(agg.poll(t0 + 5021ms).action == Poll::Action::start);
+  PodAnswer late = ok(kA, "10.0.0.1:80", node_exporter("stale"));
+  late.fanout = first;
+  CHECK_FALSE(agg.answer(late, t0 + 5030ms, logs));
+  CHECK(agg.in_flight());
+  PodAnswer fresh = ok(kA, "10.0.0.1:80", node_exporter("n1"));
+  fresh.fanout = agg.fanout();
+  CHECK(agg.answer(fresh, t0 + 5040ms, logs));
+  CHECK(agg.body(std::nullopt).find("stale") == std::string::npos);
+  CHECK(agg.body(std::nullopt).find("n1:12345") != std::string::npos);
+}
+
 TEST_CASE("a pod set changed during a fan-out drops leavers and makes the merge stale", "[sd]") {
   Aggregator agg(60s);
   agg.set_pods(kA, {"10.0.0.1:80", "10.0.0.2:80"});

@@ -48,6 +48,10 @@ TEST_CASE("of several ports the agent's is asked, and a subset without one is sk
 TEST_CASE("Endpoints that are not an integrations Service's are not read", "[sd]") {
   CHECK_FALSE(read_endpoints(endpoints("{operator.agent.grafana.com/name: a}", "[]")));
   CHECK_FALSE(read_endpoints(endpoints("{operator.agent.grafana.com/type: integrations}", "[]")));
+  // Labelled like agent b's, but not b's Service: it must not set (or, when
+  // deleted, clear) b's pods.
+  CHECK_FALSE(read_endpoints(
+      endpoints("{operator.agent.grafana.com/name: b, operator.agent.grafana.com/type: integrations}", "[]")));
   auto empty = read_endpoints(endpoints(kLabels, "null"));
   REQUIRE(empty);  // no subsets: the agent has no ready pods
   CHECK(empty->addresses.empty());
