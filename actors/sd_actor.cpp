@@ -151,21 +151,25 @@ caf::typed_response_promise<SdAnswerPtr> on_poll(sd_pointer self, const std::str
   return promise;
 }
 
+// A function with arguments rather than a capturing lambda: CAF 0.17 binds
+// a lambda's empty argument tuple through a null pointer (UBSan reports it).
+sd_actor::behavior_type sd_behavior(sd_pointer self, SdConfig cfg) {
+  self->state.cfg = std::move(cfg);
+  self->state.agg = sd::Aggregator(self->state.cfg.freshness);
+  return {
+      [self](event_atom, const EventPtr& ev) { on_endpoints(self->state, *ev); },
+      [](synced_atom) {},
+      [self](poll_atom, const std::string& agent) { return on_poll(self, agent); },
+      [self](answer_atom, const PodAnswerPtr& a) { on_answer(self, a); },
+      [self](deadline_atom, std::uint64_t fanout) { on_deadline(self, fanout); },
+      [self](stats_atom) { return self->state.stats; },
+  };
+}
+
 }  // namespace
 
 sd_actor spawn_sd_actor(caf::actor_system& sys, SdConfig cfg) {
-  return sys.spawn([cfg = std::move(cfg)](sd_pointer self) mutable -> sd_actor::behavior_type {
-    self->state.cfg = std::move(cfg);
-    self->state.agg = sd::Aggregator(self->state.cfg.freshness);
-    return {
-        [self](event_atom, const EventPtr& ev) { on_endpoints(self->state, *ev); },
-        [](synced_atom) {},
-        [self](poll_atom, const std::string& agent) { return on_poll(self, agent); },
-        [self](answer_atom, const PodAnswerPtr& a) { on_answer(self, a); },
-        [self](deadline_atom, std::uint64_t fanout) { on_deadline(self, fanout); },
-        [self](stats_atom) { return self->state.stats; },
-    };
-  });
+  return sys.spawn(sd_behavior, std::move(cfg));
 }
 
 SdPoll make_sd_poll(caf::actor_system& sys, sd_actor aggregator, std::chrono::milliseconds timeout) {
