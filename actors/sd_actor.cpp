@@ -34,13 +34,17 @@ std::optional<sd::AgentKey> parse_filter(const std::string& agent) {
   return sd::AgentKey{agent.substr(0, slash), agent.substr(slash + 1)};
 }
 
+// The entity tag is a hash of the body, quoted as the ETag header carries it.
+SdAnswerPtr make_answer(const std::string& body) {
+  return std::make_shared<const SdAnswer>(SdAnswer{body, "\"" + core::sha256_hex(body).substr(0, 32) + "\""});
+}
+
 SdAnswerPtr answer_for(SdActorState& st, const std::string& agent) {
   std::optional<sd::AgentKey> only = parse_filter(agent);
   if (only && !st.agg.pods().count(*only)) {
     // An agent without pods: not cached, so polls naming arbitrary agents
     // cannot grow the caches.
-    static const SdAnswerPtr empty =
-        std::make_shared<const SdAnswer>(SdAnswer{"[]", "\"" + core::sha256_hex("[]").substr(0, 32) + "\""});
+    static const SdAnswerPtr empty = make_answer("[]");
     return empty;
   }
   if (st.answers_generation != st.agg.generation()) {
@@ -49,8 +53,7 @@ SdAnswerPtr answer_for(SdActorState& st, const std::string& agent) {
   }
   SdAnswerPtr& out = st.answers[agent];
   if (!out) {
-    const std::string& body = st.agg.body(only);
-    out = std::make_shared<const SdAnswer>(SdAnswer{body, "\"" + core::sha256_hex(body).substr(0, 32) + "\""});
+    out = make_answer(st.agg.body(only));
   }
   return out;
 }

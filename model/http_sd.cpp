@@ -20,12 +20,6 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 HttpSdGroup parse_group(const Value& item, const std::string& field) {
   if (!item.is_object()) fail(field, item.is_null() ? "nil target group item found" : "must be an object");
   HttpSdGroup group;
@@ -50,10 +44,16 @@ HttpSdGroup parse_group(const Value& item, const std::string& field) {
 
 }  // namespace
 
+std::string_view trim_header_space(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
 void check_http_sd_response(int status, std::string_view content_type) {
   if (status != 200) fail("status", "server returned HTTP status " + std::to_string(status));
   // Prometheus's pattern: application/json(;\s*charset=("utf-8"|utf-8))?, case-insensitive.
-  const std::string type = lower(trim(content_type));
+  const std::string type = lower(trim_header_space(content_type));
   std::string_view rest = type;
   if (rest.starts_with("application/json")) {
     rest.remove_prefix(16);

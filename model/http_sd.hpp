@@ -31,6 +31,10 @@ struct HttpSdGroup {
   friend bool operator==(const HttpSdGroup&, const HttpSdGroup&) = default;
 };
 
+// An HTTP header value (or one element of a list-valued header) without
+// its surrounding whitespace.
+std::string_view trim_header_space(std::string_view s);
+
 // Throws unless `status` is 200 and `content_type` is application/json.
 void check_http_sd_response(int status, std::string_view content_type);
 // `source` names the body in JSON syntax errors (a URL, a pod).

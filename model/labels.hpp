@@ -15,6 +15,10 @@ namespace model {
 
 inline constexpr const char* kShardLabel = "operator.agent.grafana.com/shard";
 inline constexpr const char* kTypeLabel = "operator.agent.grafana.com/type";
+// The GrafanaAgent of an integrations target, added by the operator's SD
+// aggregator (sd/aggregator) and kept by IntegrationMonitor jobs.
+inline constexpr const char* kSdAgentNamespaceLabel = "__meta_agentoperator_grafanaagent_namespace";
+inline constexpr const char* kSdAgentNameLabel = "__meta_agentoperator_grafanaagent_name";
 inline constexpr const char* kVersionLabel = "app.kubernetes.io/version";
 // Deliberate fix for upstream issue #6857: upstream gives the integrations
 // DaemonSet and Deployment identical selectors, so each selects the other's

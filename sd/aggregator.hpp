@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "model/http_sd.hpp"
+#include "model/labels.hpp"
 #include "model/object_fields.hpp"
 
 namespace sd {
@@ -28,8 +29,9 @@ namespace sd {
 using TimePoint = std::chrono::steady_clock::time_point;
 using AgentKey = model::Key;  // the GrafanaAgent's namespace and name
 
-inline constexpr const char* kAgentNameLabel = "__meta_agentoperator_grafanaagent_name";
-inline constexpr const char* kAgentNamespaceLabel = "__meta_agentoperator_grafanaagent_namespace";
+// The labels every merged group gets (model/integrations.hpp names them).
+inline constexpr const char* kAgentNameLabel = model::kSdAgentNameLabel;
+inline constexpr const char* kAgentNamespaceLabel = model::kSdAgentNamespaceLabel;
 
 enum class Failure { none, transport, timeout, status, content_type, malformed, too_large };
 const char* failure_name(Failure f);  // "ok", "transport", "timeout", "status", ...

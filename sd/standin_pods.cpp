@@ -59,21 +59,29 @@ std::string response_text(const StandinBehaviour& b) {
 
 }  // namespace
 
+namespace {
+
+// One integration's target as an integrations-next agent on `hostname`
+// labels it.
+model::HttpSdGroup standin_group(const std::string& hostname, const std::string& name) {
+  return {{hostname + ":12345"},
+          {{"job", "integrations/" + name},
+           {"instance", hostname},
+           {"agent_hostname", hostname},
+           {"__metrics_path__", "/integrations/" + name + "/metrics"},
+           {"__meta_agent_integration_name", name},
+           {"__meta_agent_integration_instance", hostname},
+           {"__meta_agent_integration_autoscrape", "0"}}};  // integrations-next writes 1/0
+}
+
+}  // namespace
+
 std::string standin_sd_body(const std::string& hostname, const std::vector<std::string>& integrations,
                             const std::vector<std::pair<std::string, std::string>>& extra) {
   std::vector<model::HttpSdGroup> groups;
   for (const std::string& name : integrations) {
-    model::HttpSdGroup g;
-    g.targets = {hostname + ":12345"};
-    g.labels = {{"job", "integrations/" + name},
-                {"instance", hostname},
-                {"agent_hostname", hostname},
-                {"__metrics_path__", "/integrations/" + name + "/metrics"},
-                {"__meta_agent_integration_name", name},
-                {"__meta_agent_integration_instance", hostname},
-                {"__meta_agent_integration_autoscrape", "0"}};  // integrations-next writes 1/0
-    for (const auto& [k, v] : extra) g.labels[k] = v;
-    groups.push_back(std::move(g));
+    groups.push_back(standin_group(hostname, name));
+    for (const auto& [k, v] : extra) groups.back().labels[k] = v;
   }
   return model::encode_http_sd(groups);
 }
@@ -86,7 +94,7 @@ std::string standin_sd_body_for(const model::Value& config, const std::string& h
     if (key.size() < 9 || key.substr(key.size() - 8) != "_configs" || !list.is_array()) continue;
     std::string name = key.substr(0, key.size() - 8);
     for (const model::Value& item : list.as_array()) {
-      groups.push_back(model::parse_http_sd(standin_sd_body(host, {name}), "stand-in").at(0));
+      groups.push_back(standin_group(host, name));
       if (const model::Value* extra = item.find("extra_labels"); extra && extra->is_object())
         for (const auto& [k, v] : extra->as_object())
           if (v.is_string()) groups.back().labels[k] = v.as_string();

@@ -1,21 +1,15 @@
 #include "actors/http/sd_endpoint.hpp"
 
+#include "model/http_sd.hpp"
+
 namespace actors {
-
-namespace {
-
-std::string trim(const std::string& s) {
-  std::size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
-}  // namespace
 
 bool etag_matches(const std::string& if_none_match, const std::string& etag) {
   std::size_t start = 0;
   while (start <= if_none_match.size()) {
     std::size_t comma = if_none_match.find(',', start);
-    std::string tag = trim(if_none_match.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    std::string tag(model::trim_header_space(
+        std::string_view(if_none_match).substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
     if (tag.rfind("W/", 0) == 0) tag = tag.substr(2);  // weak comparison, as RFC 9110 asks for If-None-Match
     if (tag == "*" || (!tag.empty() && tag == etag)) return true;
     if (comma == std::string::npos) break;

@@ -7,6 +7,7 @@
 #include "model/parse.hpp"
 #include "model/render.hpp"
 #include "model/yaml_emit.hpp"
+#include "sd/endpoints.hpp"
 
 namespace cli {
 
@@ -58,7 +59,7 @@ DemoIntegrations start_demo_integrations(k8s::sim::Cluster& cluster) {
     model::Labels labels = model::object_labels(snap->value);
     auto ga = labels.find(model::kAgentNameLabel);
     auto type = labels.find(model::kTypeLabel);
-    if (ga == labels.end() || type == labels.end() || type->second != "integrations") continue;
+    if (ga == labels.end() || type == labels.end() || type->second != sd::kIntegrationsType) continue;
     std::string ns = model::meta_string(snap->value, "namespace");
     std::vector<sd::StandinBehaviour> behaviours = pods_for(cluster, ns, ga->second);
     if (behaviours.empty()) continue;

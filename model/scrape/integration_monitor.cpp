@@ -18,14 +18,15 @@
 // run exactly the integrations of its hierarchy, so the rules select
 // exactly the hierarchy's integrations that the monitor selects.
 #include "model/integrations.hpp"
+#include "model/labels.hpp"
 #include "model/scrape/jobs.hpp"
 
 namespace model::scrape {
 namespace {
 
 const std::string kPrefix = kIntegrationMetaPrefix;
-constexpr const char* kAgentNamespaceLabel = "__meta_agentoperator_grafanaagent_namespace";
-constexpr const char* kAgentNameLabel = "__meta_agentoperator_grafanaagent_name";
+constexpr const char* kAgentNamespaceLabel = kSdAgentNamespaceLabel;
+constexpr const char* kAgentNameLabel = kSdAgentNameLabel;
 
 Value pair_keep_rule(const std::string& a, const std::string& b, const std::string& va, const std::string& vb) {
   return Value::obj({{"source_labels", Value::arr({a, b})},
