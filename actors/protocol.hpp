@@ -86,6 +86,8 @@ using journal_atom = caf::atom_constant<caf::atom("journal")>;
 using input_atom = caf::atom_constant<caf::atom("input")>;
 // The allocation actor's current assignment, for tests and debugging.
 using assignment_atom = caf::atom_constant<caf::atom("assignment")>;
+// SIGHUP -> the allocator's config file watch: read the file now.
+using reload_atom = caf::atom_constant<caf::atom("reload")>;
 // The allocator's wanted sources, to the sources actor.
 using sources_atom = caf::atom_constant<caf::atom("sources")>;
 // HTTP handler -> SD aggregator (request): the merged integrations targets,
@@ -170,6 +172,9 @@ using allocation_actor =
     caf::typed_actor<reacts_to<input_atom, InputPtr>, replies_to<assignment_atom>::with<std::uint64_t, AssignmentPtr>>;
 // Polls one http_sd URL: each tick is one GET, then the next tick is set.
 using http_sd_poller_actor = caf::typed_actor<reacts_to<tick_atom>>;
+// Polls files (the config file, file_sd_configs files): a tick per interval,
+// and reload_atom for a check now.
+using file_watch_actor = caf::typed_actor<reacts_to<tick_atom>, reacts_to<reload_atom>>;
 // Runs the watches and http_sd polls the allocation state asks for.
 using sources_actor = caf::typed_actor<reacts_to<sources_atom, WatchSourcesPtr, HttpSdSourcesPtr>>;
 

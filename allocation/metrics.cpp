@@ -80,6 +80,22 @@ struct AllocatorMetrics::Impl {
           .Name("opentelemetry_allocator_targets_invalid")
           .Help("Targets the last allocation dropped because Prometheus would refuse them (no valid address).")
           .Register(*registry);
+  // Ours, after Prometheus's prometheus_config_last_reload_* pair.
+  prometheus::Family<prometheus::Counter>& reloads =
+      prometheus::BuildCounter()
+          .Name("opentelemetry_allocator_config_reloads_total")
+          .Help("Config file reloads, by result (success, failure: the previous config kept serving).")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& last_reload =
+      prometheus::BuildGauge()
+          .Name("opentelemetry_allocator_config_last_reload_successful")
+          .Help("Whether the last config reload was applied (1) or rejected (0); 1 before any reload.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& last_success =
+      prometheus::BuildGauge()
+          .Name("opentelemetry_allocator_config_last_reload_success_timestamp_seconds")
+          .Help("When the config in use was applied (Unix seconds); 0 before any reload.")
+          .Register(*registry);
   prometheus::Family<prometheus::Gauge>& discovered = prometheus::BuildGauge()
                                                           .Name("opentelemetry_allocator_collectors_discovered")
                                                           .Help("Number of collectors discovered.")
@@ -97,6 +113,10 @@ struct AllocatorMetrics::Impl {
   prometheus::Gauge& unassigned_gauge = unassigned.Add({});
   prometheus::Gauge& discovered_gauge = discovered.Add({});
   prometheus::Gauge& invalid_gauge = invalid.Add({});
+  prometheus::Counter& reload_success = reloads.Add({{"result", "success"}});
+  prometheus::Counter& reload_failure = reloads.Add({{"result", "failure"}});
+  prometheus::Gauge& last_reload_gauge = last_reload.Add({});
+  prometheus::Gauge& last_success_gauge = last_success.Add({});
   std::mutex observe_mutex;  // observe_allocation's bookkeeping below
   GaugeSet collector_gauges{per_collector};
   GaugeSet job_gauges{per_job};
@@ -104,6 +124,7 @@ struct AllocatorMetrics::Impl {
 };
 
 AllocatorMetrics::AllocatorMetrics(std::initializer_list<std::string_view> routes) : impl_(std::make_unique<Impl>()) {
+  impl_->last_reload_gauge.Set(1);
   for (auto path : routes)
     impl_->routes[path] = &impl_->http_duration.Add({{"path", std::string(path)}}, kDefaultBuckets);
 }
@@ -129,6 +150,12 @@ void AllocatorMetrics::observe_allocation(const Allocator& a) {
 
 void AllocatorMetrics::set_invalid_targets(std::size_t n) {
   impl_->invalid_gauge.Set(static_cast<double>(n));
+}
+
+void AllocatorMetrics::record_config_reload(bool success, double unix_seconds) {
+  (success ? impl_->reload_success : impl_->reload_failure).Increment();
+  impl_->last_reload_gauge.Set(success ? 1 : 0);
+  if (success) impl_->last_success_gauge.Set(unix_seconds);
 }
 
 void AllocatorMetrics::observe_time_to_allocate(std::string_view method, std::string_view strategy, double seconds) {

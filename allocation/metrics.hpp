@@ -31,6 +31,9 @@ class AllocatorMetrics {
   // Targets the last allocation dropped as Prometheus would (no or an
   // invalid address, a bad interval, timeout or label value).
   void set_invalid_targets(std::size_t n);
+  // A config reload that was applied (success) or rejected; the first
+  // config counts as neither.
+  void record_config_reload(bool success, double unix_seconds);
   // One allocation step ("SetTargets" or "SetCollectors", as upstream).
   void observe_time_to_allocate(std::string_view method, std::string_view strategy, double seconds);
   // One discovery or config event from `source`.

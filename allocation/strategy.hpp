@@ -48,6 +48,7 @@ struct StrategyConfig {
   // per-node: strategy for targets without a node ("" leaves them unassigned,
   // as upstream v0.98 does).
   std::string fallback;
+  friend bool operator==(const StrategyConfig&, const StrategyConfig&) = default;
 };
 
 class Strategy {

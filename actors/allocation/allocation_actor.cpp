@@ -145,6 +145,8 @@ void perform(Alloc self, const Input& in, const allocation::runtime::Effects& fx
     if (h.log) h.log(line);
   for (const auto& name : fx.discovery)
     if (h.discovery_event) h.discovery_event(name);
+  if (fx.config != allocation::runtime::Effects::ConfigResult::none && h.config)
+    h.config(fx.config == allocation::runtime::Effects::ConfigResult::applied, in.time_ms);
   if (fx.sources_changed && h.sources) h.sources(st.state);
   if (h.allocated && fx.collectors_set)
     h.allocated("SetCollectors", st.state.allocator().strategy_name(), fx.collectors_seconds);

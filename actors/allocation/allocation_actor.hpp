@@ -29,6 +29,8 @@ struct AllocationHooks {
   // A reallocation step ("SetCollectors", "SetTargets") and its duration.
   std::function<void(const char* method, std::string_view strategy, double seconds)> allocated;
   std::function<void(const std::string& name)> discovery_event;
+  // A config input was applied (true) or rejected (false), at the input's time.
+  std::function<void(bool applied, std::int64_t time_ms)> config;
   // The fold threw (a bug or memory exhaustion): the state cannot be
   // trusted. The runtime logs and exits 1 so the pod restarts.
   std::function<void(const std::string&)> fatal;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "actors/allocation/allocation_actor.hpp"
+#include "actors/allocation/file_watch.hpp"
 #include "actors/allocation/sources_actor.hpp"
 #include "actors/controller.hpp"
 #include "actors/elector_actor.hpp"
@@ -52,11 +53,13 @@ struct TargetAllocator::Impl {
   allocation::AllocationServer server;
   std::promise<void> first_publish;
   bool published = false, started = false, stopped = false;
+  bool initial_config = true;  // the allocation actor's next config result is the start-up one
   caf::actor_system_config caf_config;
   std::unique_ptr<caf::actor_system> sys;  // destroyed (and joined) before the clients and the server
   AllocationPipeline pipeline;
   sources_actor sources;
   elector_actor elector;
+  file_watch_actor config_watch;
 
   explicit Impl(RuntimeOptions o, allocation::ServerOptions server_options)
       : options(std::move(o)), server(std::move(server_options)) {}
@@ -64,6 +67,8 @@ struct TargetAllocator::Impl {
   void log(const std::string& line) const { options.log(line); }
   AllocationHooks hooks();
   void start_elector();
+  void start_config_watch();
+  void on_config_file(const FileRead& file);
 };
 
 AllocationHooks TargetAllocator::Impl::hooks() {
@@ -86,6 +91,9 @@ AllocationHooks TargetAllocator::Impl::hooks() {
     server.metrics().observe_time_to_allocate(method, strategy, seconds);
   };
   h.discovery_event = [this](const std::string& name) { server.metrics().count_event(name); };
+  h.config = [this](bool applied, std::int64_t time_ms) {
+    if (!std::exchange(initial_config, false)) server.metrics().record_config_reload(applied, time_ms / 1000.0);
+  };
   h.fatal = [this](const std::string& line) {
     log(line + "; exiting");
     std::_Exit(1);
@@ -134,10 +142,53 @@ void TargetAllocator::start() {
   config->type = allocation::runtime::InputType::config;
   config->config = {im.options.config_text, im.options.config_path, im.options.prometheus_cr_watcher, im.collector_ns,
                     std::exchange(im.config, nullptr)};
+  config->config.kubernetes = im.cluster.has_value();
   caf::anon_send(im.pipeline.journal, input_atom::value, InputPtr(std::move(config)));
   if (im.first_publish.get_future().wait_for(kFirstAllocation) != std::future_status::ready)
     throw std::runtime_error("no allocation within 60 s of start");
+  im.start_config_watch();
   im.start_elector();
+}
+
+void TargetAllocator::reload() {
+  Impl& im = *impl_;
+  if (im.config_watch) caf::anon_send(im.config_watch, reload_atom::value);
+}
+
+// The config file as read at start is the baseline: only a change reloads.
+void TargetAllocator::Impl::start_config_watch() {
+  if (options.config_path.empty()) return;  // tests that pass the text only
+  FileWatchConfig fw;
+  fw.patterns = {options.config_path};
+  fw.initial = FileSnapshot{{options.config_path, options.config_text, ""}};
+  fw.interval = options.config_reload_interval;
+  fw.on_change = [this](const FileSnapshot& files) { on_config_file(files.front()); };
+  fw.on_unchanged = [this] { log("config " + options.config_path + ": unchanged; nothing to reload"); };
+  config_watch = spawn_file_watch(*sys, std::move(fw));
+}
+
+// On the watch's thread: journal the new text as a config input. The
+// allocation actor applies or rejects it; an unreadable file is rejected
+// here (nothing to journal).
+void TargetAllocator::Impl::on_config_file(const FileRead& file) {
+  if (!file.error.empty()) {
+    log("config " + file.path + ": " + file.error + "; the previous config keeps serving");
+    server.metrics().record_config_reload(false, 0);
+    return;
+  }
+  auto in = std::make_shared<allocation::runtime::Input>();
+  in->type = allocation::runtime::InputType::config;
+  auto& c = in->config;
+  c = {file.text, file.path, options.prometheus_cr_watcher, collector_ns, nullptr};
+  c.kubernetes = cluster.has_value();
+  try {
+    c.parsed = std::make_shared<const allocation::runtime::Config>(allocation::runtime::load_config(c.text, c.path));
+    c.collector_namespace = collector_namespace(options, *c.parsed);
+  } catch (const std::exception&) {
+    // The allocation actor parses it again and logs why it is rejected.
+  }
+  log("config " + file.path + ": changed; reloading");
+  caf::anon_send(pipeline.journal, input_atom::value, InputPtr(std::move(in)));
 }
 
 // --leader-elect: the operator's elector actor on its own client, flipping
@@ -173,6 +224,7 @@ void TargetAllocator::stop() {
         .receive([](bool) {}, [](caf::error&) {});
     self->send_exit(im.elector, caf::exit_reason::user_shutdown);
   }
+  if (im.config_watch) caf::anon_send_exit(im.config_watch, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(im.sources, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(im.pipeline.journal, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(im.pipeline.allocator, caf::exit_reason::user_shutdown);

@@ -11,10 +11,16 @@
 // "<field> needs the Kubernetes API: ..."). start() records the config as
 // the journal's first input, waits until the first allocation is
 // published, then binds (throws std::runtime_error when it cannot) and
-// starts discovery and the elector. stop() (also the destructor) hands the
-// Lease back when leading, stops discovery, the actors and the server.
+// starts discovery, the config file watch and the elector. A changed config
+// file (read every config_reload_interval, and on reload()) is journaled as
+// a config input and applied live, or rejected with a log line and the
+// opentelemetry_allocator_config_reloads_total{result="failure"} metric
+// while the previous config keeps serving. stop() (also the destructor)
+// hands the Lease back when leading, stops discovery, the actors and the
+// server.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -34,8 +40,10 @@ struct RuntimeOptions {
   bool prometheus_cr_watcher = false;
   std::string collector_namespace;  // the flag; then the config key, then $OTELCOL_NAMESPACE
   bool leader_elect = false;
-  k8s::lease::LeaderConfig lease;               // ns "" = the collector namespace
-  std::string journal_path;                     // "" = no journal
+  k8s::lease::LeaderConfig lease;  // ns "" = the collector namespace
+  std::string journal_path;        // "" = no journal
+  // How often the config file is read for changes (0: only on reload()).
+  std::chrono::milliseconds config_reload_interval{1000};
   std::function<void(const std::string&)> log;  // default: stderr, "target-allocator: " prefix
 };
 
@@ -55,6 +63,8 @@ class TargetAllocator {
 
   void start();
   void stop();
+  // SIGHUP: read the config file now; a change is applied as a reload.
+  void reload();
   int port() const;
   int https_port() const;
   allocation::AllocationServer& server();

@@ -46,6 +46,9 @@ PrometheusCrConfig parse_prometheus_cr(const model::Value* block, const std::str
 class PrometheusCrIndex {
  public:
   explicit PrometheusCrIndex(PrometheusCrConfig config) : config_(std::move(config)) {}
+  // A config reload: new selectors over the objects already indexed.
+  void set_config(PrometheusCrConfig config) { config_ = std::move(config); }
+  const PrometheusCrConfig& config() const { return config_; }
   // `kind` is "ServiceMonitor", "PodMonitor", "Probe", "Namespace",
   // "Secret" or "ConfigMap"; others are ignored. Returns whether the
   // rendered jobs may have changed: for a Secret or ConfigMap, only when

@@ -6,6 +6,7 @@
 #include "allocation/relabel.hpp"
 #include "allocation/scrape_job.hpp"
 #include "model/parse.hpp"
+#include "model/yaml_emit.hpp"
 
 namespace allocation::runtime {
 
@@ -67,7 +68,7 @@ void read_sd_list(const Value& list, const std::string& field, const std::string
   for (std::size_t i = 0; i < list.as_array().size(); ++i) {
     const std::string item = field + "[" + std::to_string(i) + "]";
     try {
-      out.push_back({job, item, parse(list.as_array()[i], item)});
+      out.push_back({job, item, parse(list.as_array()[i], item), model::to_json(list.as_array()[i])});
     } catch (const allocation::discovery::DiscoveryError& e) {
       throw ConfigError(e.what());
     }

@@ -29,16 +29,19 @@ class ConfigError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// `raw` (the entry as compact JSON) tells a reload which sources it keeps.
 struct HttpSdJob {
   std::string job;
   std::string field;  // "config.scrape_configs[0].http_sd_configs[0]", for logs
   allocation::discovery::HttpSdConfig sd;
+  std::string raw;
 };
 
 struct KubernetesSdJob {
   std::string job;
   std::string field;
   allocation::discovery::KubernetesSdConfig sd;  // namespaces.own_namespace adds nothing here
+  std::string raw;
 };
 
 struct Config {

@@ -57,6 +57,7 @@ void decode_body(const Reader& r, Input& in) {
       in.config.path = r.str("path");
       in.config.prometheus_cr_watcher = r.flag("prometheus_cr_watcher");
       in.config.collector_namespace = r.str("collector_namespace", false);
+      in.config.kubernetes = !r.get("kubernetes") || r.flag("kubernetes");
       return;
     case InputType::watch: {
       in.watch.watch = r.str("watch");
@@ -99,6 +100,7 @@ std::string encode_input(const Input& in) {
       doc.set("path", in.config.path);
       doc.set("prometheus_cr_watcher", in.config.prometheus_cr_watcher);
       doc.set("collector_namespace", in.config.collector_namespace);
+      if (!in.config.kubernetes) doc.set("kubernetes", false);
       break;
     case InputType::watch:
       doc.set("watch", in.watch.watch);

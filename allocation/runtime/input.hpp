@@ -8,7 +8,8 @@
 // Types:
 //  - config: the config file's text, its path, and the command-line values
 //    that change its meaning (the Prometheus CR watcher flag, the collector
-//    namespace);
+//    namespace, whether a cluster connection exists); the first configures
+//    the allocator, later ones are live reloads;
 //  - watch: one watch event (the id of the watch that saw it, the change,
 //    the object; Secret data is redacted by the shell that records it);
 //  - http_sd: one poll of an http_sd_configs URL (status, Content-Type and
@@ -44,6 +45,9 @@ struct ConfigInput {
   // runtime validates the file before starting); never journaled, so a
   // replay parses the text.
   std::shared_ptr<const Config> parsed;
+  // Whether the process has a cluster connection: a reload that needs the
+  // Kubernetes API without one is rejected (journaled only when false).
+  bool kubernetes = true;
 };
 
 struct WatchInput {

@@ -39,9 +39,10 @@ struct State::SdConsumer {
   discovery::KubernetesIndex index;
   std::vector<discovery::WatchSpec> specs;
   std::vector<TargetGroup> groups;  // as of the last reallocate
+  std::string raw;                  // the config entry, as JSON
   bool dirty = false;
   SdConsumer(const KubernetesSdJob& j)
-      : job(Name::intern(j.job)), field(j.field), index(j.sd), specs(discovery::watch_specs(j.sd)) {}
+      : job(Name::intern(j.job)), field(j.field), index(j.sd), specs(discovery::watch_specs(j.sd)), raw(j.raw) {}
 };
 
 State::State() = default;
@@ -68,52 +69,155 @@ Effects State::apply(const Input& in) {
   return fx;
 }
 
+namespace {
+
+// The fields of a config that need a cluster connection, with the flag.
+std::vector<std::string> kubernetes_needs(const Config& c, const ConfigInput& in) {
+  std::vector<std::string> out = c.kubernetes_fields;
+  if (in.prometheus_cr_watcher) out.push_back("--enable-prometheus-cr-watcher");
+  return out;
+}
+
+// Secrets and ConfigMaps hold the credentials monitors reference; Helm
+// release Secrets are the bulk of most clusters' Secrets and never do.
+std::vector<WatchSource> cr_watches(const discovery::PrometheusCrConfig& cr) {
+  std::vector<std::string> kinds{"ServiceMonitor", "PodMonitor", "Probe", "Secret", "ConfigMap"};
+  if (cr.needs_namespaces()) kinds.push_back("Namespace");
+  std::vector<WatchSource> out;
+  for (const auto& kind : kinds)
+    out.push_back({"cr/" + kind, kind, "", "", kind == "Secret" ? "type!=helm.sh/release.v1" : "", "prometheus_cr"});
+  return out;
+}
+
+}  // namespace
+
+// The first config configures the state; later ones reload it (see the
+// header for what a reload keeps).
 void State::configure(const ConfigInput& in, Effects& fx) {
-  if (configured()) {
-    fx.logs.push_back("config " + in.path + ": changed; the running config stays until a restart");
-    return;
-  }
+  const bool reload = configured();
+  std::shared_ptr<const Config> next;
   std::unique_ptr<Strategy> strategy;
+  std::optional<RelabelFilter> filter;
   try {
-    config_ = in.parsed ? in.parsed : std::make_shared<const Config>(load_config(in.text, in.path));
-    strategy = make_strategy(config_->strategy);
-    filter_.emplace(0, config_->filter_strategy == "relabel-config");
-    filter_->set_scrape_configs(config_->scrape_configs, &config_->global);
+    next = in.parsed ? in.parsed : std::make_shared<const Config>(load_config(in.text, in.path));
+    if (auto needs = kubernetes_needs(*next, in); !in.kubernetes && !needs.empty())
+      throw ConfigError(needs.front() +
+                        " needs the Kubernetes API, and this allocator runs without a cluster "
+                        "connection (restart it with one)");
+    strategy = make_strategy(next->strategy);
+    filter.emplace(0, next->filter_strategy == "relabel-config");
+    filter->set_scrape_configs(next->scrape_configs, &next->global);
   } catch (const std::exception& e) {
-    fx.logs.push_back(std::string("config ") + in.path + ": " + e.what());
-    config_.reset();
-    filter_.reset();
+    fx.config = Effects::ConfigResult::rejected;
+    fx.logs.push_back("config " + in.path + ": " + (reload ? "reload rejected: " : "") + e.what() +
+                      (reload ? "; the previous config keeps serving" : ""));
     return;
   }
-  allocator_ = std::make_unique<Allocator>(std::move(strategy), AllocatorOptions{}, clock_);
-  for (std::size_t n = 0; n < config_->http_sd.size(); ++n) {
-    const auto& sd = config_->http_sd[n];
-    http_sources_.push_back({sd.job + "/" + std::to_string(n), sd.job, sd.field, sd.sd});
+  ++generation_;
+  fx.config = Effects::ConfigResult::applied;
+  if (!reload || !(next->strategy == config_->strategy)) {
+    if (reload) fx.logs.push_back("config " + in.path + ": allocation strategy changed; every target is placed afresh");
+    allocator_ = std::make_unique<Allocator>(std::move(strategy), AllocatorOptions{}, clock_);
   }
-  for (std::size_t n = 0; n < config_->kubernetes_sd.size(); ++n)
-    add_consumer("sd/" + std::to_string(n), config_->kubernetes_sd[n]);
-  if (config_->collector_selector) {
-    collectors_.emplace(*config_->collector_selector);
-    watches_.push_back({"collectors", "Pod", in.collector_namespace,
-                        discovery::selector_text(*config_->collector_selector), "", "collector_selector"});
-  }
-  if (config_->prometheus_cr.enabled || in.prometheus_cr_watcher) {
-    auto cr = config_->prometheus_cr;
-    cr.enabled = true;
-    // Secrets and ConfigMaps hold the credentials monitors reference; Helm
-    // release Secrets are the bulk of most clusters' Secrets and never do.
-    std::vector<std::string> kinds{"ServiceMonitor", "PodMonitor", "Probe", "Secret", "ConfigMap"};
-    if (cr.needs_namespaces()) kinds.push_back("Namespace");
-    for (const auto& kind : kinds)
-      watches_.push_back(
-          {"cr/" + kind, kind, "", "", kind == "Secret" ? "type!=helm.sh/release.v1" : "", "prometheus_cr"});
-    cr_.emplace(std::move(cr));
-    cr_dirty_ = true;
-  }
+  config_ = std::move(next);
+  filter_ = std::move(filter);
+  set_http_sources();
+  set_sd_consumers();
+  set_collectors(in);
+  set_prometheus_cr(in);
   rebuild_sources();
   fx.sources_changed = true;
   fx.discovery.push_back("static_configs");
   targets_dirty_ = collectors_dirty_ = true;
+  if (reload) fx.logs.push_back("config " + in.path + ": reloaded (generation " + std::to_string(generation_) + ")");
+}
+
+std::string State::generation_suffix() const {
+  return generation_ > 1 ? "#" + std::to_string(generation_) : "";
+}
+
+// Sources with the same job and entry keep their id and last answer.
+void State::set_http_sources() {
+  std::vector<HttpSdSource> next;
+  for (std::size_t n = 0; n < config_->http_sd.size(); ++n) {
+    const auto& sd = config_->http_sd[n];
+    auto same = std::find_if(http_sources_.begin(), http_sources_.end(), [&](const HttpSdSource& s) {
+      return s.job == sd.job && s.raw == sd.raw && !s.id.empty();
+    });
+    std::string id = sd.job + "/" + std::to_string(n) + generation_suffix();
+    if (same != http_sources_.end()) id = std::exchange(same->id, "");  // each old source is kept once
+    next.push_back({id, sd.job, sd.field, sd.sd, sd.raw});
+  }
+  http_sources_ = std::move(next);
+  std::erase_if(http_groups_, [&](const auto& g) {
+    return std::none_of(http_sources_.begin(), http_sources_.end(), [&](auto& s) { return s.id == g.first; });
+  });
+}
+
+// The config file's kubernetes_sd consumers ("sd/..."); a consumer whose
+// job and entry are unchanged is kept with its index. The Prometheus CR
+// jobs' consumers follow, as they were.
+void State::set_sd_consumers() {
+  std::map<std::string, std::unique_ptr<SdConsumer>> next;
+  std::vector<std::string> order;
+  for (std::size_t n = 0; n < config_->kubernetes_sd.size(); ++n) {
+    const auto& job = config_->kubernetes_sd[n];
+    auto same = std::find_if(consumer_order_.begin(), consumer_order_.end(), [&](const std::string& key) {
+      auto c = consumers_.find(key);
+      return key.starts_with("sd/") && c != consumers_.end() && c->second && c->second->job.text() == job.job &&
+             c->second->raw == job.raw;
+    });
+    if (same != consumer_order_.end()) {
+      next.emplace(*same, std::move(consumers_.at(*same)));
+      order.push_back(*same);
+      continue;
+    }
+    const std::string key = "sd/" + std::to_string(n) + generation_suffix();
+    next.emplace(key, std::make_unique<SdConsumer>(job));
+    order.push_back(key);
+  }
+  for (const auto& key : consumer_order_)
+    if (key.starts_with("cr-sd/")) {
+      next.emplace(key, std::move(consumers_.at(key)));
+      order.push_back(key);
+    }
+  consumers_ = std::move(next);
+  consumer_order_ = std::move(order);
+}
+
+void State::set_collectors(const ConfigInput& in) {
+  const auto& selector = config_->collector_selector;
+  if (!selector) {
+    collectors_.reset();
+    collector_watch_.reset();
+    return;
+  }
+  WatchSource w{"collectors",        "Pod", in.collector_namespace, discovery::selector_text(*selector), "",
+                "collector_selector"};
+  if (collector_watch_ && collector_watch_->ns == w.ns && collector_watch_->label_selector == w.label_selector) return;
+  w.id += generation_suffix();
+  collectors_.emplace(*selector);
+  collector_watch_ = std::move(w);
+}
+
+// The CR index keeps its objects across reloads; only its selectors change.
+void State::set_prometheus_cr(const ConfigInput& in) {
+  if (!config_->prometheus_cr.enabled && !in.prometheus_cr_watcher) {
+    cr_.reset();
+    cr_dirty_ = false;
+    cr_static_targets_.clear();
+    cr_problems_.clear();
+    std::erase_if(consumer_order_,
+                  [&](const std::string& key) { return key.starts_with("cr-sd/") && consumers_.erase(key) > 0; });
+    return;
+  }
+  auto cr = config_->prometheus_cr;
+  cr.enabled = true;
+  if (cr_)
+    cr_->set_config(std::move(cr));
+  else
+    cr_.emplace(std::move(cr));
+  cr_dirty_ = true;
 }
 
 void State::add_consumer(const std::string& key, const KubernetesSdJob& job) {
@@ -121,13 +225,19 @@ void State::add_consumer(const std::string& key, const KubernetesSdJob& job) {
   consumer_order_.push_back(key);
 }
 
-// watches_ keeps the collector and CR watches (set by configure) and gets
-// every consumer's watches appended; routes_ follows.
+// The collector watch, the CR watches, then every consumer's; routes_ follows.
 void State::rebuild_sources() {
-  std::erase_if(watches_, [](const WatchSource& w) { return w.id.starts_with("sd/") || w.id.starts_with("cr-sd/"); });
+  watches_.clear();
   routes_.clear();
-  for (const auto& w : watches_)
-    routes_[w.id] = Route{w.id == "collectors" ? Route::To::collectors : Route::To::cr, "", {}, w.kind};
+  if (collector_watch_) {
+    watches_.push_back(*collector_watch_);
+    routes_[collector_watch_->id] = Route{Route::To::collectors, "", {}, "Pod"};
+  }
+  if (cr_)
+    for (auto& w : cr_watches(cr_->config())) {
+      routes_[w.id] = Route{Route::To::cr, "", {}, w.kind};
+      watches_.push_back(std::move(w));
+    }
   for (const auto& key : consumer_order_) {
     const SdConsumer& c = *consumers_.at(key);
     for (std::size_t i = 0; i < c.specs.size(); ++i) {

@@ -9,10 +9,20 @@
 // `reallocate` input applies the changes to the Allocator: Prometheus CR
 // jobs, collectors, readiness refresh when due, then targets, each given
 // its Prometheus identity by the RelabelFilter (dropped by the rules only
-// with filter_strategy relabel-config). The discovery the config needs (watches and http_sd
-// sources, including those of Prometheus CR jobs) is published by watches() and http_sd() with ids derived from the
-// config alone; Effects says when they changed. A watch input whose id is not (or no longer) wanted is ignored. The
-// first config input configures the state; a later one is reported and ignored (changes need a restart).
+// with filter_strategy relabel-config). The discovery the config needs
+// (watches and http_sd sources, including those of Prometheus CR jobs) is
+// published by watches() and http_sd() with ids derived from the config
+// history alone; Effects says when they changed. A watch input whose id is
+// not (or no longer) wanted is ignored.
+// Config inputs after the first are live reloads: an invalid one (or one
+// that needs the Kubernetes API the process lacks) is rejected and the
+// previous config keeps serving (Effects::config). A valid one keeps every
+// source whose job name and sd entry are unchanged (with its index, so its
+// targets stay), the collector watch when its selector and namespace are
+// unchanged, the Prometheus CR objects, and the Allocator with its
+// assignment unless allocation_strategy changed; new or changed sources get
+// fresh ids ("#<generation>"), so events of a stopped watch never reach its
+// successor.
 #pragma once
 
 #include <functional>
@@ -34,7 +44,9 @@ namespace allocation::runtime {
 // One list+watch the runtime must run; its events arrive as watch inputs
 // carrying `id`.
 struct WatchSource {
-  std::string id;    // "collectors", "cr/<Kind>", "sd/<n>/<i>", "cr-sd/<job>/<n>@<hash>/<i>"
+  // "collectors", "cr/<Kind>", "sd/<n>/<i>", "cr-sd/<job>/<n>@<hash>/<i>";
+  // sources a reload adds carry "#<generation>" after "collectors" or "sd/<n>".
+  std::string id;
   std::string kind;  // "Pod", "ServiceMonitor", ...
   std::string ns, label_selector, field_selector;
   std::string field;  // what needs it, for logs
@@ -43,13 +55,16 @@ struct WatchSource {
 
 // One http_sd_configs URL to poll; its answers arrive as http_sd inputs.
 struct HttpSdSource {
-  std::string id;  // "<job>/<n>"
+  std::string id;  // "<job>/<n>", "#<generation>" appended when a reload adds it
   std::string job, field;
   discovery::HttpSdConfig config;
+  std::string raw;  // the config entry, as JSON
 };
 
 struct Effects {
-  bool reallocated = false;  // a reallocate ran: publish the result
+  enum class ConfigResult { none, applied, rejected };
+  ConfigResult config = ConfigResult::none;  // a config input was applied or rejected
+  bool reallocated = false;                  // a reallocate ran: publish the result
   bool collectors_set = false, targets_set = false;
   // How long each step took, for the time_to_allocate metric; 0 without a
   // stopwatch (replay, tests).
@@ -96,6 +111,11 @@ class State {
   };
 
   void configure(const ConfigInput& in, Effects& fx);
+  std::string generation_suffix() const;
+  void set_http_sources();
+  void set_sd_consumers();
+  void set_collectors(const ConfigInput& in);
+  void set_prometheus_cr(const ConfigInput& in);
   void on_watch(const WatchInput& in, Effects& fx);
   void on_http_sd(const HttpSdInput& in, Effects& fx);
   void reallocate(Effects& fx);
@@ -109,7 +129,9 @@ class State {
   std::shared_ptr<const Config> config_;  // shared with the input that carried it parsed
   std::unique_ptr<Allocator> allocator_;
   std::optional<RelabelFilter> filter_;
+  std::uint64_t generation_ = 0;  // config inputs applied
   std::optional<discovery::CollectorSet> collectors_;
+  std::optional<WatchSource> collector_watch_;
   std::optional<discovery::PrometheusCrIndex> cr_;
   TargetList cr_static_targets_;
   model::Value scrape_configs_ = model::Value::array();           // with Prometheus CRs only

@@ -27,6 +27,7 @@ constexpr const char* kUsage =
     "                        [--leader-elect-retry-period D] [--leader-elect-identity ID]\n"
     "                        [--enable-https-server[=BOOL]] [--listen-addr-https HOST:PORT] [--https-ca-file F]\n"
     "                        [--https-tls-cert-file F] [--https-tls-key-file F] [--journal FILE]\n"
+    "                        [--config-reload-interval D]\n"
     "       target-allocator replay JOURNAL [--until SEQ] [--explain JOB/ADDRESS]\n";
 
 // --leader-elect-*: names and durations ("15s", "500ms") of the Lease.
@@ -116,6 +117,13 @@ bool parse_flags(int argc, char** argv, Flags& flags, std::string& problem) {
       *b->second = value == "true";
     } else if (auto s = strings.find(arg); s != strings.end()) {
       *s->second = value;
+    } else if (arg == "--config-reload-interval") {
+      auto ms = model::scrape::parse_duration(value);
+      if (!ms) {
+        problem = arg + ": \"" + value + "\" is not a duration (e.g. 1s, 500ms, 0 to disable)";
+        return false;
+      }
+      flags.config_reload_interval = std::chrono::milliseconds(*ms);
     } else if (arg.starts_with("--leader-elect-")) {
       if (!parse_lease_flag(arg, value, flags.lease, problem)) return false;
     } else {

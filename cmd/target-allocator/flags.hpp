@@ -1,12 +1,13 @@
 // The target-allocator's command line: upstream's flags (--config-file,
 // --listen-addr, --kubeconfig-path, --enable-prometheus-cr-watcher, the
 // --enable-https-server group) plus --collector-namespace, --leader-elect*
-// and --journal.
+// --journal and --config-reload-interval.
 // Contract: parse_flags() accepts "--flag value" and "--flag=value" (boolean
 // flags also alone) and fills `problem` with a message naming the flag when
 // it returns false; usage() prints it with the usage text and returns 2.
 #pragma once
 
+#include <chrono>
 #include <string>
 
 #include "k8s/lease/leader.hpp"
@@ -25,6 +26,9 @@ struct Flags {
   bool https = false;
   std::string https_listen_addr = ":8443", https_ca_file, https_cert_file, https_key_file;
   std::string journal;  // --journal FILE: record every input
+  // --config-reload-interval D: how often the config file is read for
+  // changes ("0" disables it; SIGHUP still reloads).
+  std::chrono::milliseconds config_reload_interval{1000};
 };
 
 bool parse_flags(int argc, char** argv, Flags& flags, std::string& problem);

@@ -8,13 +8,16 @@
 //        [--collector-namespace NS] [--leader-elect[=BOOL]] [--leader-elect-*]
 //        [--enable-https-server[=BOOL] --https-ca-file F --https-tls-cert-file F
 //         --https-tls-key-file F [--listen-addr-https HOST:PORT]] [--journal FILE]
+//        [--config-reload-interval D]
 //        target-allocator replay JOURNAL [--until SEQ] [--explain JOB/ADDRESS]
 // Exit codes: 0 after SIGINT/SIGTERM (replay: after printing), 2 on bad
 // flags or config (including a config that needs the Kubernetes API
 // without a usable cluster connection), a bad journal or a --journal file
 // that cannot be written, 1 when the address cannot be bound or the
 // allocation fails. Prints "listening on http://HOST:PORT" once the first
-// allocation is served.
+// allocation is served. SIGHUP reloads the config file (as does a change
+// seen every --config-reload-interval); an invalid one is logged and the
+// running config stays.
 #include <csignal>
 #include <fstream>
 #include <iostream>
@@ -88,15 +91,18 @@ actors::ta::RuntimeOptions runtime_options(const Flags& flags, std::string confi
   o.leader_elect = flags.leader_elect;
   o.lease = flags.lease;
   o.journal_path = flags.journal;
+  o.config_reload_interval = flags.config_reload_interval;
   return o;
 }
 
-// Binds, serves until SIGINT/SIGTERM, then stops (handing the Lease back).
+// Binds, serves until SIGINT/SIGTERM (SIGHUP reloads the config), then
+// stops (handing the Lease back).
 int serve(actors::ta::TargetAllocator& ta, const allocation::ServerOptions& options) {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // before any thread starts
   try {
     ta.start();
@@ -112,7 +118,7 @@ int serve(actors::ta::TargetAllocator& ta, const allocation::ServerOptions& opti
     std::cout << "serving credentials over mutual TLS on https://" << options.https->host << ":" << ta.https_port()
               << std::endl;
   int sig = 0;
-  sigwait(&signals, &sig);
+  while (sigwait(&signals, &sig) == 0 && sig == SIGHUP) ta.reload();
   ta.stop();
   return 0;
 }

@@ -1,0 +1,229 @@
+// Live config reload in the allocator's fold (runtime::State): what a
+// reload keeps (sources with unchanged entries and their indexes, the
+// collector watch, the Prometheus CR objects, the assignment), what it
+// replaces (changed sources, under fresh ids), and what it rejects.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "allocation/runtime/replay.hpp"
+#include "model/parse.hpp"
+
+using namespace allocation::runtime;
+using allocation::discovery::Change;
+
+namespace {
+
+Input config_input(const std::string& text, bool kubernetes = true) {
+  Input in;
+  in.type = InputType::config;
+  in.config = {text, "ta.yaml", false, "ops"};
+  in.config.kubernetes = kubernetes;
+  return in;
+}
+
+Input watch_input(const std::string& id, Change change, const std::string& json) {
+  Input in;
+  in.type = InputType::watch;
+  in.watch = {id, change, std::make_shared<const model::Value>(model::parse_json(json))};
+  return in;
+}
+
+std::vector<std::string> watch_ids(const State& st) {
+  std::vector<std::string> ids;
+  for (const auto& w : st.watches()) ids.push_back(w.id);
+  return ids;
+}
+
+// A Ready pod at `ip` in namespace web with label app=web (role: pod).
+std::string pod(const std::string& name, const std::string& ip) {
+  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+         R"(","namespace":"web","labels":{"app":"web"}},"spec":{"nodeName":"n1","containers":[{"name":"c","ports":[{"containerPort":8080}]}]},"status":{"podIP":")" +
+         ip + R"(","phase":"Running"}})";
+}
+
+const std::string kPods =
+    "    - job_name: pods\n"
+    "      kubernetes_sd_configs: [{role: pod, namespaces: {names: [web]}}]\n";
+const std::string kStatic =
+    "    - job_name: static\n"
+    "      static_configs: [{targets: ['10.1.0.1:80', '10.1.0.2:80', '10.1.0.3:80']}]\n";
+const std::string kExtra =
+    "    - job_name: extra\n"
+    "      static_configs: [{targets: ['10.2.0.1:80']}]\n";
+
+std::string config(const std::string& jobs, const std::string& head = "collectors: [a, b, c]\n") {
+  return head + "config:\n  scrape_configs:\n" + jobs;
+}
+
+std::size_t targets_of(const Assignment& a, const std::string& job) {
+  std::size_t n = 0;
+  for (const auto& [collector, targets] : a)
+    n += std::count_if(targets.begin(), targets.end(), [&](const std::string& t) { return t.starts_with(job + "/"); });
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a reload that adds and removes jobs keeps unchanged sources and every placement",
+          "[allocation][runtime][reload]") {
+  // least-weighted keeps every placed target where it is, so a moved target
+  // would show that the reload lost the previous assignment.
+  const std::string head = "allocation_strategy: least-weighted\ncollectors: [a, b, c]\n";
+  State st;
+  REQUIRE(st.apply(config_input(config(kPods + kStatic, head))).config == Effects::ConfigResult::applied);
+  CHECK(watch_ids(st) == std::vector<std::string>{"sd/0/0"});
+  st.apply(watch_input("sd/0/0", Change::added, pod("p1", "10.0.0.1")));
+  st.apply(watch_input("sd/0/0", Change::added, pod("p2", "10.0.0.2")));
+  st.apply(Input{});
+  const Assignment before = assignment_of(st.allocator());
+  REQUIRE(targets_of(before, "pods") == 2);
+  REQUIRE(targets_of(before, "static") == 3);
+
+  // static goes, extra comes, pods stays: its watch keeps its id and index.
+  auto fx = st.apply(config_input(config(kExtra + kPods, head)));
+  CHECK(fx.config == Effects::ConfigResult::applied);
+  CHECK(fx.sources_changed);
+  CHECK(watch_ids(st) == std::vector<std::string>{"sd/0/0"});
+  CHECK(fx.pending);
+  st.apply(Input{});
+  const Assignment after = assignment_of(st.allocator());
+  CHECK(targets_of(after, "static") == 0);
+  CHECK(targets_of(after, "extra") == 1);
+  REQUIRE(targets_of(after, "pods") == 2);
+  for (const auto& [collector, targets] : before)
+    for (const auto& t : targets)
+      if (t.starts_with("pods/")) {
+        const auto& now = after.at(collector);
+        CHECK(std::find(now.begin(), now.end(), t) != now.end());  // not moved
+      }
+
+  // Changing the sd entry replaces the source under a new id; events of the
+  // old id are ignored from then on.
+  st.apply(config_input(config(
+      "    - job_name: pods\n      kubernetes_sd_configs: [{role: pod, namespaces: {names: [web, api]}}]\n", head)));
+  CHECK(watch_ids(st) == std::vector<std::string>{"sd/0#3/0", "sd/0#3/1"});
+  st.apply(Input{});
+  CHECK_FALSE(st.apply(watch_input("sd/0/0", Change::added, pod("p3", "10.0.0.3"))).pending);
+  CHECK(targets_of(assignment_of(st.allocator()), "pods") == 0);  // until the new watch lists
+  st.apply(watch_input("sd/0#3/0", Change::added, pod("p1", "10.0.0.1")));
+  st.apply(Input{});
+  CHECK(targets_of(assignment_of(st.allocator()), "pods") == 1);
+}
+
+TEST_CASE("an invalid reload is rejected and the previous config keeps serving", "[allocation][runtime][reload]") {
+  State st;
+  st.apply(config_input(config(kStatic)));
+  st.apply(Input{});
+  const Assignment before = assignment_of(st.allocator());
+
+  auto fx = st.apply(config_input(config("    - job_name: bad\n      relabel_configs: [{regex: '('}]\n")));
+  CHECK(fx.config == Effects::ConfigResult::rejected);
+  REQUIRE(fx.logs.size() == 1);
+  CHECK_THAT(fx.logs[0], Catch::StartsWith("config ta.yaml: reload rejected: config.scrape_configs[0]"));
+  CHECK_THAT(fx.logs[0], Catch::EndsWith("; the previous config keeps serving"));
+  CHECK_FALSE(fx.sources_changed);
+  CHECK_FALSE(fx.pending);
+
+  fx = st.apply(config_input("collectors: [a\n"));  // not YAML
+  CHECK(fx.config == Effects::ConfigResult::rejected);
+
+  // Needing the Kubernetes API without a cluster connection is rejected too.
+  fx = st.apply(config_input(config(kPods), false));
+  CHECK(fx.config == Effects::ConfigResult::rejected);
+  REQUIRE(fx.logs.size() == 1);
+  CHECK_THAT(fx.logs[0], Catch::Contains("config.scrape_configs[0].kubernetes_sd_configs needs the Kubernetes API"));
+
+  st.apply(Input{});
+  CHECK(assignment_of(st.allocator()) == before);
+  CHECK(st.config().scrape_configs.as_array().size() == 1);
+}
+
+TEST_CASE("a reload that changes the strategy places every target afresh", "[allocation][runtime][reload]") {
+  State st;
+  st.apply(config_input(config(kStatic)));
+  st.apply(Input{});
+  CHECK(st.allocator().strategy_name() == "consistent-hashing");
+  auto fx = st.apply(config_input(config(kStatic, "allocation_strategy: least-weighted\ncollectors: [a, b, c]\n")));
+  CHECK(fx.config == Effects::ConfigResult::applied);
+  CHECK(std::any_of(fx.logs.begin(), fx.logs.end(),
+                    [](auto& l) { return l.find("allocation strategy changed") != std::string::npos; }));
+  st.apply(Input{});
+  CHECK(st.allocator().strategy_name() == "least-weighted");
+  CHECK(targets_of(assignment_of(st.allocator()), "static") == 3);
+  CHECK(assignment_of(st.allocator()).count("") == 0);
+}
+
+TEST_CASE("a reload keeps the collector watch unless its selector or namespace changes",
+          "[allocation][runtime][reload]") {
+  const std::string head = "collector_selector: {matchlabels: {app: col}}\n";
+  State st;
+  st.apply(config_input(config(kStatic, head)));
+  CHECK(watch_ids(st) == std::vector<std::string>{"collectors"});
+  st.apply(config_input(config(kStatic + kExtra, head)));
+  CHECK(watch_ids(st) == std::vector<std::string>{"collectors"});
+  st.apply(config_input(config(kStatic, "collector_selector: {matchlabels: {app: other}}\n")));
+  CHECK(watch_ids(st) == std::vector<std::string>{"collectors#3"});
+  st.apply(config_input(config(kStatic)));  // back to the static list
+  CHECK(watch_ids(st).empty());
+  st.apply(Input{});
+  CHECK(st.allocator().collectors().size() == 3);
+}
+
+TEST_CASE("a reload keeps http_sd sources and their last answer when their entry is unchanged",
+          "[allocation][runtime][reload]") {
+  const std::string http = "    - job_name: files\n      http_sd_configs: [{url: 'http://sd.example/targets'}]\n";
+  State st;
+  st.apply(config_input(config(http)));
+  REQUIRE(st.http_sd().size() == 1);
+  CHECK(st.http_sd()[0].id == "files/0");
+  Input answer;
+  answer.type = InputType::http_sd;
+  answer.http_sd = {"files/0", 200, "application/json", R"([{"targets":["10.3.0.1:80"]}])", ""};
+  st.apply(answer);
+  st.apply(Input{});
+  CHECK(targets_of(assignment_of(st.allocator()), "files") == 1);
+  st.apply(config_input(config(kStatic + http)));
+  REQUIRE(st.http_sd().size() == 1);
+  CHECK(st.http_sd()[0].id == "files/0");
+  st.apply(Input{});
+  CHECK(targets_of(assignment_of(st.allocator()), "files") == 1);
+  st.apply(
+      config_input(config("    - job_name: files\n      http_sd_configs: [{url: 'http://sd.example/targets', "
+                          "refresh_interval: 5s}]\n")));
+  REQUIRE(st.http_sd().size() == 1);
+  CHECK(st.http_sd()[0].id == "files/0#3");
+  st.apply(Input{});
+  CHECK(targets_of(assignment_of(st.allocator()), "files") == 0);  // until the new source answers
+}
+
+TEST_CASE("a reload keeps the Prometheus CR objects and applies new selectors to them",
+          "[allocation][runtime][reload]") {
+  const std::string monitor = R"({"apiVersion":"monitoring.coreos.com/v1","kind":"ServiceMonitor",
+      "metadata":{"name":"m","namespace":"web","labels":{"team":"a"}},"spec":{"selector":{},"endpoints":[{"port":"http"}]}})";
+  State st;
+  st.apply(config_input("collectors: [c]\nprometheus_cr: {enabled: true}\n"));
+  st.apply(watch_input("cr/ServiceMonitor", Change::added, monitor));
+  st.apply(Input{});
+  REQUIRE(st.scrape_configs().as_array().size() == 1);
+  st.apply(config_input(
+      "collectors: [c]\nprometheus_cr: {enabled: true, service_monitor_selector: {matchlabels: {team: b}}}\n"));
+  st.apply(Input{});
+  CHECK(st.scrape_configs().as_array().empty());
+  st.apply(config_input(
+      "collectors: [c]\nprometheus_cr: {enabled: true, service_monitor_selector: {matchlabels: {team: a}}}\n"));
+  st.apply(Input{});
+  CHECK(st.scrape_configs().as_array().size() == 1);  // the object was kept
+  auto fx = st.apply(config_input("collectors: [c]\n"));
+  CHECK(fx.sources_changed);
+  CHECK(watch_ids(st).empty());
+  st.apply(Input{});
+  CHECK(st.scrape_configs().as_array().empty());
+}
+
+TEST_CASE("config inputs record whether the process had a cluster connection", "[allocation][runtime][reload]") {
+  Input with = config_input("a: 1"), without = config_input("a: 1", false);
+  CHECK(encode_input(with).find("kubernetes") == std::string::npos);
+  CHECK(decode_input(encode_input(with), 1).config.kubernetes);
+  CHECK_FALSE(decode_input(encode_input(without), 1).config.kubernetes);
+}
