@@ -102,7 +102,7 @@ void State::configure(const ConfigInput& in, Effects& fx) {
     cr.enabled = true;
     // Secrets and ConfigMaps hold the credentials monitors reference; Helm
     // release Secrets are the bulk of most clusters' Secrets and never do.
-    std::vector<std::string> kinds{"ServiceMonitor", "PodMonitor", "Probe", "Secret", "ConfigMap"};
+    std::vector<std::string> kinds{"ServiceMonitor", "PodMonitor", "Probe", "ScrapeConfig", "Secret", "ConfigMap"};
     if (cr.needs_namespaces()) kinds.push_back("Namespace");
     for (const auto& kind : kinds)
       watches_.push_back(

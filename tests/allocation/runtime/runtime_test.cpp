@@ -133,8 +133,9 @@ TEST_CASE("Prometheus CR jobs bring their kubernetes_sd watches and take them aw
   st.apply(config_input("collectors: [c]\nprometheus_cr: {enabled: true}\n"));
   std::vector<std::string> ids;
   for (const auto& w : st.watches()) ids.push_back(w.id);
-  CHECK(ids == std::vector<std::string>{"cr/ServiceMonitor", "cr/PodMonitor", "cr/Probe", "cr/Secret", "cr/ConfigMap"});
-  CHECK(st.watches()[3].field_selector == "type!=helm.sh/release.v1");
+  CHECK(ids == std::vector<std::string>{"cr/ServiceMonitor", "cr/PodMonitor", "cr/Probe", "cr/ScrapeConfig",
+                                        "cr/Secret", "cr/ConfigMap"});
+  CHECK(st.watches()[4].field_selector == "type!=helm.sh/release.v1");
   st.apply(Input{});
   const std::string monitor = R"({"apiVersion":"monitoring.coreos.com/v1","kind":"ServiceMonitor",
       "metadata":{"name":"m","namespace":"web"},"spec":{"selector":{},"endpoints":[{"port":"http"}]}})";
@@ -147,7 +148,7 @@ TEST_CASE("Prometheus CR jobs bring their kubernetes_sd watches and take them aw
   st.apply(watch_input("cr/ServiceMonitor", allocation::discovery::Change::deleted, monitor));
   fx = st.apply(Input{});
   CHECK(fx.sources_changed);
-  CHECK(st.watches().size() == 5);
+  CHECK(st.watches().size() == 6);
 }
 
 namespace {
