@@ -125,6 +125,7 @@ struct SdStats {
 
 using WatchSourcesPtr = std::shared_ptr<const std::vector<allocation::runtime::WatchSource>>;
 using HttpSdSourcesPtr = std::shared_ptr<const std::vector<allocation::runtime::HttpSdSource>>;
+using FileSdSourcesPtr = std::shared_ptr<const std::vector<allocation::runtime::FileSdSource>>;
 
 // --- interfaces ------------------------------------------------------------
 using caf::reacts_to;
@@ -175,8 +176,8 @@ using http_sd_poller_actor = caf::typed_actor<reacts_to<tick_atom>>;
 // Polls files (the config file, file_sd_configs files): a tick per interval,
 // and reload_atom for a check now.
 using file_watch_actor = caf::typed_actor<reacts_to<tick_atom>, reacts_to<reload_atom>>;
-// Runs the watches and http_sd polls the allocation state asks for.
-using sources_actor = caf::typed_actor<reacts_to<sources_atom, WatchSourcesPtr, HttpSdSourcesPtr>>;
+// Runs the watches, http_sd polls and file_sd reads the allocation state asks for.
+using sources_actor = caf::typed_actor<reacts_to<sources_atom, WatchSourcesPtr, HttpSdSourcesPtr, FileSdSourcesPtr>>;
 
 // The integrations SD aggregator: Endpoints events from the journal keep
 // each GrafanaAgent's pods; a poll is answered from the last merge while it
@@ -195,6 +196,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::SdStats)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::AssignmentPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::WatchSourcesPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::HttpSdSourcesPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::FileSdSourcesPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::DeltaPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::SubscriptionsPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::KeySet)

@@ -1,7 +1,28 @@
 #include "model/monitors.hpp"
 
+#include "model/scrape_class.hpp"
+
 namespace model {
 namespace {
+
+// attachMetadata.node, set whenever attachMetadata is present: an object
+// without `node` still overrides a scrape class's (prometheus-operator).
+std::optional<bool> decode_attach_node(const Reader& spec) {
+  Reader am = spec.object("attachMetadata");
+  if (!am.present()) return std::nullopt;
+  return am.flag("node");
+}
+
+// spec.scrapeClass (the CRDs give it minLength 1) and
+// spec.fallbackScrapeProtocol, fields every monitor kind shares.
+void decode_class_fields(const Reader& spec, std::string& scrape_class, std::string& fallback) {
+  auto name = spec.str("scrapeClass");
+  if (name && name->empty()) spec.error("scrapeClass", "must not be empty");
+  scrape_class = name.value_or("");
+  fallback = spec.str_or("fallbackScrapeProtocol");
+  if (!fallback.empty() && !is_scrape_protocol(fallback))
+    spec.error("fallbackScrapeProtocol", "unknown scrape protocol \"" + fallback + "\"");
+}
 
 ScrapeLimits decode_limits(const Reader& spec) {
   ScrapeLimits l;
@@ -78,7 +99,8 @@ ServiceMonitor decode_service_monitor(const Value& obj, FieldErrors& errors) {
   if (!sm.selector) spec.error("selector", "is required");
   sm.namespace_selector = decode_namespace_selector(spec, "namespaceSelector");
   sm.limits = decode_limits(spec);
-  sm.attach_metadata_node = spec.object("attachMetadata").boolean("node");
+  sm.attach_metadata_node = decode_attach_node(spec);
+  decode_class_fields(spec, sm.scrape_class, sm.fallback_scrape_protocol);
   return sm;
 }
 
@@ -95,7 +117,8 @@ PodMonitor decode_pod_monitor(const Value& obj, FieldErrors& errors) {
   if (!pm.selector) spec.error("selector", "is required");
   pm.namespace_selector = decode_namespace_selector(spec, "namespaceSelector");
   pm.limits = decode_limits(spec);
-  pm.attach_metadata_node = spec.object("attachMetadata").boolean("node");
+  pm.attach_metadata_node = decode_attach_node(spec);
+  decode_class_fields(spec, pm.scrape_class, pm.fallback_scrape_protocol);
   return pm;
 }
 
@@ -133,6 +156,7 @@ Probe decode_probe(const Value& obj, FieldErrors& errors) {
   p.authorization = decode_authorization(spec, "authorization");
   p.metric_relabelings = decode_relabelings(spec, "metricRelabelings");
   p.limits = decode_limits(spec);
+  decode_class_fields(spec, p.scrape_class, p.fallback_scrape_protocol);
   check_exclusive(spec, {{"basicAuth", p.basic_auth.has_value()},
                          {"oauth2", p.oauth2.has_value()},
                          {"authorization", p.authorization.has_value()},

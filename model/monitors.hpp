@@ -1,5 +1,7 @@
 // The monitoring.coreos.com/v1 kinds the agent consumes: ServiceMonitor,
-// PodMonitor and Probe, with every field of prometheus-operator v0.66, and
+// PodMonitor and Probe, with every field of prometheus-operator v0.66 plus
+// the later spec.scrapeClass and spec.fallbackScrapeProtocol (read by the
+// target allocator only; the operator's rendering ignores them), and
 // monitoring.grafana.com/v1alpha1 IntegrationMonitor, which shares their
 // endpoint scrape settings.
 // Contract: decode_* fill `errors` with path-qualified problems; an object
@@ -49,7 +51,9 @@ struct ServiceMonitor {
   std::optional<LabelSelector> selector;
   NamespaceSelector namespace_selector;
   ScrapeLimits limits;
-  std::optional<bool> attach_metadata_node;
+  std::optional<bool> attach_metadata_node;  // set when spec.attachMetadata is present
+  std::string scrape_class;                  // "" = the default class
+  std::string fallback_scrape_protocol;      // "" = unset
 };
 
 struct PodMonitor {
@@ -60,7 +64,9 @@ struct PodMonitor {
   std::optional<LabelSelector> selector;
   NamespaceSelector namespace_selector;
   ScrapeLimits limits;
-  std::optional<bool> attach_metadata_node;
+  std::optional<bool> attach_metadata_node;  // set when spec.attachMetadata is present
+  std::string scrape_class;
+  std::string fallback_scrape_protocol;
 };
 
 struct ProbeStaticTargets {
@@ -92,6 +98,8 @@ struct Probe {
   std::optional<Authorization> authorization;
   std::vector<RelabelConfig> metric_relabelings;
   ScrapeLimits limits;
+  std::string scrape_class;
+  std::string fallback_scrape_protocol;
 };
 
 // Selects MetricsIntegrations (and Integrations) by their labels and

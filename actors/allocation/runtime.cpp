@@ -84,7 +84,8 @@ AllocationHooks TargetAllocator::Impl::hooks() {
   h.sources = [this](const allocation::runtime::State& st) {
     caf::anon_send(sources, sources_atom::value,
                    std::make_shared<const std::vector<allocation::runtime::WatchSource>>(st.watches()),
-                   std::make_shared<const std::vector<allocation::runtime::HttpSdSource>>(st.http_sd()));
+                   std::make_shared<const std::vector<allocation::runtime::HttpSdSource>>(st.http_sd()),
+                   std::make_shared<const std::vector<allocation::runtime::FileSdSource>>(st.file_sd()));
   };
   h.log = [this](const std::string& line) { log(line); };
   h.allocated = [this](const char* method, std::string_view strategy, double seconds) {

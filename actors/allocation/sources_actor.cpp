@@ -7,12 +7,14 @@
 #include <map>
 #include <memory>
 
+#include "actors/allocation/file_watch.hpp"
 #include "k8s/client/reflector.hpp"
 
 namespace actors {
 
 namespace {
 
+using allocation::runtime::FileSdSource;
 using allocation::runtime::HttpSdSource;
 using allocation::runtime::Input;
 using allocation::runtime::InputType;
@@ -63,9 +65,11 @@ struct SourcesState {
   SourcesConfig cfg;
   std::map<std::string, Watch> watches;
   std::map<std::string, std::pair<std::string, http_sd_poller_actor>> pollers;  // id -> (url, poller)
+  std::map<std::string, file_watch_actor> file_readers;                         // id -> reader
   ~SourcesState() {
     for (auto& [id, w] : watches) w.reflector->stop();
     for (auto& [id, p] : pollers) caf::anon_send_exit(p.second, caf::exit_reason::user_shutdown);
+    for (auto& [id, r] : file_readers) caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
   }
 };
 
@@ -140,12 +144,48 @@ void update_pollers(Sources self, const std::vector<HttpSdSource>& wanted) {
                                                              poller, s, self->state.cfg.journal)));
 }
 
+// Prometheus watches the files with inotify and rereads them every
+// refresh_interval; reading them every few seconds (at most every
+// refresh_interval) sees the same changes, symlink swaps included.
+constexpr std::chrono::milliseconds kFileSdRead{5000};
+
+file_watch_actor start_file_reader(Sources self, const FileSdSource& s) {
+  FileWatchConfig fw;
+  fw.patterns = s.config.files;
+  fw.interval = std::min(s.config.refresh_interval, kFileSdRead);
+  fw.on_change = [journal = self->state.cfg.journal, id = s.id](const FileSnapshot& files) {
+    auto in = std::make_shared<Input>();
+    in->type = InputType::file_sd;
+    in->file_sd.source = id;
+    for (const auto& f : files) in->file_sd.files.push_back({f.path, f.text, f.error});
+    caf::anon_send(journal, input_atom::value, InputPtr(std::move(in)));
+  };
+  return spawn_file_watch(self->home_system(), std::move(fw));
+}
+
+// A file_sd source's id changes whenever its entry does (see runtime::State).
+void update_file_readers(Sources self, const std::vector<FileSdSource>& wanted) {
+  auto& readers = self->state.file_readers;
+  for (auto it = readers.begin(); it != readers.end();) {
+    if (std::any_of(wanted.begin(), wanted.end(), [&](const FileSdSource& s) { return s.id == it->first; })) {
+      ++it;
+      continue;
+    }
+    caf::anon_send_exit(it->second, caf::exit_reason::user_shutdown);
+    it = readers.erase(it);
+  }
+  for (const auto& s : wanted)
+    if (!readers.count(s.id)) readers.emplace(s.id, start_file_reader(self, s));
+}
+
 sources_actor::behavior_type sources_behavior(Sources self, SourcesConfig cfg) {
   self->state.cfg = std::move(cfg);
   return {
-      [=](sources_atom, const WatchSourcesPtr& watches, const HttpSdSourcesPtr& http_sd) {
+      [=](sources_atom, const WatchSourcesPtr& watches, const HttpSdSourcesPtr& http_sd,
+          const FileSdSourcesPtr& file_sd) {
         update_watches(self, *watches);
         update_pollers(self, *http_sd);
+        update_file_readers(self, *file_sd);
       },
   };
 }

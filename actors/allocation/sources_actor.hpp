@@ -1,5 +1,6 @@
 // The target allocator's discovery I/O: one k8s::Reflector per wanted
-// WatchSource and one poller per HttpSdSource, each turning what it sees
+// WatchSource, one poller per HttpSdSource and one file reader
+// (actors/allocation/file_watch.hpp) per FileSdSource, each turning what it sees
 // into inputs for the allocation journal. Which sources exist is decided by
 // allocation::runtime::State; this actor only starts and stops them.
 // Contract: sources_atom replaces the wanted set (by id: unchanged ids keep

@@ -3,7 +3,8 @@
 // Contract: load_config() throws ConfigError whose message names the field
 // ("config.scrape_configs[0].http_sd_configs[0].url: ..."). static_configs
 // become targets; http_sd_configs and kubernetes_sd_configs are parsed and
-// validated (allocation/discovery) for the caller to run. kubernetes_sd_configs,
+// validated (allocation/discovery) for the caller to run, and so are
+// file_sd_configs. kubernetes_sd_configs,
 // `collector_selector` and `prometheus_cr.enabled` are also recorded in
 // kubernetes_fields (they need a cluster connection, checked by the caller
 // with check_kubeconfig()); other *_sd_configs are errors.
@@ -15,6 +16,7 @@
 
 #include "allocation/collector.hpp"
 #include "allocation/discovery/collectors.hpp"
+#include "allocation/discovery/file_sd.hpp"
 #include "allocation/discovery/http_sd.hpp"
 #include "allocation/discovery/kubernetes_config.hpp"
 #include "allocation/discovery/prometheus_cr.hpp"
@@ -44,6 +46,13 @@ struct KubernetesSdJob {
   std::string raw;
 };
 
+struct FileSdJob {
+  std::string job;
+  std::string field;
+  allocation::discovery::FileSdConfig sd;
+  std::string raw;
+};
+
 struct Config {
   allocation::StrategyConfig strategy;
   std::string filter_strategy;          // "" or "relabel-config"
@@ -62,6 +71,7 @@ struct Config {
   std::vector<std::string> kubernetes_fields;
   std::vector<HttpSdJob> http_sd;
   std::vector<KubernetesSdJob> kubernetes_sd;
+  std::vector<FileSdJob> file_sd;
 };
 
 // Parses the YAML/JSON text of a config file; `source` names it in errors.

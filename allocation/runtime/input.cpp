@@ -11,10 +11,10 @@ namespace {
 
 using model::Value;
 
-const char* kTypes[] = {"config", "watch", "http_sd", "reallocate"};
+const char* kTypes[] = {"config", "watch", "http_sd", "reallocate", "file_sd"};
 
 std::optional<InputType> parse_type(std::string_view s) {
-  for (int i = 0; i < 4; ++i)
+  for (int i = 0; i < 5; ++i)
     if (s == kTypes[i]) return static_cast<InputType>(i);
   return std::nullopt;
 }
@@ -50,6 +50,18 @@ struct Reader {
   }
 };
 
+void decode_files(const Reader& r, FileSdInput& out) {
+  out.source = r.str("source");
+  const Value* files = r.get("files");
+  if (!files || !files->is_array()) r.fail("files", "must be a list");
+  for (std::size_t i = 0; i < files->as_array().size(); ++i) {
+    const Value& f = files->as_array()[i];
+    if (!f.is_object()) r.fail("files[" + std::to_string(i) + "]", "must be an object");
+    const Reader fr{f, r.line};
+    out.files.push_back({fr.str("path"), fr.str("text", false), fr.str("error", false)});
+  }
+}
+
 void decode_body(const Reader& r, Input& in) {
   switch (in.type) {
     case InputType::config:
@@ -75,6 +87,9 @@ void decode_body(const Reader& r, Input& in) {
       in.http_sd.content_type = r.str("content_type", false);
       in.http_sd.body = r.str("body", false);
       in.http_sd.error = r.str("error", false);
+      return;
+    case InputType::file_sd:
+      decode_files(r, in.file_sd);
       return;
     case InputType::reallocate:
       return;
@@ -114,6 +129,14 @@ std::string encode_input(const Input& in) {
       doc.set("body", in.http_sd.body);
       doc.set("error", in.http_sd.error);
       break;
+    case InputType::file_sd: {
+      doc.set("source", in.file_sd.source);
+      Value files = Value::array();
+      for (const auto& f : in.file_sd.files)
+        files.push(Value::obj({{"path", f.path}, {"text", f.text}, {"error", f.error}}));
+      doc.set("files", std::move(files));
+      break;
+    }
     case InputType::reallocate:
       break;
   }
@@ -148,7 +171,7 @@ Input decode_input(std::string_view line, std::size_t line_no) {
   in.seq = static_cast<std::uint64_t>(r.num("seq"));
   in.time_ms = r.num("time");
   auto type = parse_type(r.str("type"));
-  if (!type) r.fail("type", "must be config, watch, http_sd or reallocate");
+  if (!type) r.fail("type", "must be config, watch, http_sd, file_sd or reallocate");
   in.type = *type;
   decode_body(r, in);
   return in;
@@ -165,6 +188,8 @@ std::string describe(const Input& in) {
     case InputType::http_sd:
       return out + " " + in.http_sd.source +
              (in.http_sd.error.empty() ? " status " + std::to_string(in.http_sd.status) : " failed");
+    case InputType::file_sd:
+      return out + " " + in.file_sd.source + " " + std::to_string(in.file_sd.files.size()) + " files";
     case InputType::reallocate:
       break;
   }

@@ -14,6 +14,9 @@
 //    the object; Secret data is redacted by the shell that records it);
 //  - http_sd: one poll of an http_sd_configs URL (status, Content-Type and
 //    body as received, or the transport error);
+//  - file_sd: one read of a file_sd_configs entry's files (each matched
+//    file's path and text, or why it could not be read), taken when they
+//    changed;
 //  - reallocate: apply what changed since the last one (the live runtime
 //    asks for one after a burst of inputs, or when a grace period ends).
 #pragma once
@@ -24,6 +27,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "allocation/discovery/kubernetes_index.hpp"
 #include "model/value.hpp"
@@ -33,7 +37,7 @@ namespace allocation::runtime {
 inline constexpr const char* kJournalFormat = "target-allocator-journal";
 inline constexpr int kJournalVersion = 1;
 
-enum class InputType { config, watch, http_sd, reallocate };
+enum class InputType { config, watch, http_sd, reallocate, file_sd };
 
 struct Config;
 
@@ -62,6 +66,15 @@ struct HttpSdInput {
   std::string content_type, body, error;
 };
 
+struct FileSdFile {
+  std::string path, text, error;
+};
+
+struct FileSdInput {
+  std::string source;  // a FileSdSource id
+  std::vector<FileSdFile> files;
+};
+
 struct Input {
   std::uint64_t seq = 0;
   std::int64_t time_ms = 0;  // Unix epoch milliseconds
@@ -69,6 +82,7 @@ struct Input {
   ConfigInput config;
   WatchInput watch;
   HttpSdInput http_sd;
+  FileSdInput file_sd;
 };
 
 using InputPtr = std::shared_ptr<const Input>;

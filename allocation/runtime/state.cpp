@@ -1,6 +1,8 @@
 // runtime::State: the target allocator's inputs folded into an Allocator.
 #include "allocation/runtime/state.hpp"
 
+#include "allocation/runtime/sd_consumer.hpp"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -32,19 +34,6 @@ std::vector<Collector> static_collectors(const std::vector<std::string>& names) 
 
 }  // namespace
 
-// One kubernetes_sd_configs entry: its index and the watches it needs.
-struct State::SdConsumer {
-  Name job;
-  std::string field;
-  discovery::KubernetesIndex index;
-  std::vector<discovery::WatchSpec> specs;
-  std::vector<TargetGroup> groups;  // as of the last reallocate
-  std::string raw;                  // the config entry, as JSON
-  bool dirty = false;
-  SdConsumer(const KubernetesSdJob& j)
-      : job(Name::intern(j.job)), field(j.field), index(j.sd), specs(discovery::watch_specs(j.sd)), raw(j.raw) {}
-};
-
 State::State() = default;
 State::~State() = default;
 
@@ -61,6 +50,9 @@ Effects State::apply(const Input& in) {
     case InputType::http_sd:
       on_http_sd(in.http_sd, fx);
       break;
+    case InputType::file_sd:
+      on_file_sd(in.file_sd, fx);
+      break;
     case InputType::reallocate:
       reallocate(fx);
       break;
@@ -75,17 +67,6 @@ namespace {
 std::vector<std::string> kubernetes_needs(const Config& c, const ConfigInput& in) {
   std::vector<std::string> out = c.kubernetes_fields;
   if (in.prometheus_cr_watcher) out.push_back("--enable-prometheus-cr-watcher");
-  return out;
-}
-
-// Secrets and ConfigMaps hold the credentials monitors reference; Helm
-// release Secrets are the bulk of most clusters' Secrets and never do.
-std::vector<WatchSource> cr_watches(const discovery::PrometheusCrConfig& cr) {
-  std::vector<std::string> kinds{"ServiceMonitor", "PodMonitor", "Probe", "Secret", "ConfigMap"};
-  if (cr.needs_namespaces()) kinds.push_back("Namespace");
-  std::vector<WatchSource> out;
-  for (const auto& kind : kinds)
-    out.push_back({"cr/" + kind, kind, "", "", kind == "Secret" ? "type!=helm.sh/release.v1" : "", "prometheus_cr"});
   return out;
 }
 
@@ -122,6 +103,7 @@ void State::configure(const ConfigInput& in, Effects& fx) {
   config_ = std::move(next);
   filter_ = std::move(filter);
   set_http_sources();
+  set_file_sources();
   set_sd_consumers();
   set_collectors(in);
   set_prometheus_cr(in);
@@ -132,122 +114,9 @@ void State::configure(const ConfigInput& in, Effects& fx) {
   if (reload) fx.logs.push_back("config " + in.path + ": reloaded (generation " + std::to_string(generation_) + ")");
 }
 
-std::string State::generation_suffix() const {
-  return generation_ > 1 ? "#" + std::to_string(generation_) : "";
-}
-
-// Sources with the same job and entry keep their id and last answer.
-void State::set_http_sources() {
-  std::vector<HttpSdSource> next;
-  for (std::size_t n = 0; n < config_->http_sd.size(); ++n) {
-    const auto& sd = config_->http_sd[n];
-    auto same = std::find_if(http_sources_.begin(), http_sources_.end(), [&](const HttpSdSource& s) {
-      return s.job == sd.job && s.raw == sd.raw && !s.id.empty();
-    });
-    std::string id = sd.job + "/" + std::to_string(n) + generation_suffix();
-    if (same != http_sources_.end()) id = std::exchange(same->id, "");  // each old source is kept once
-    next.push_back({id, sd.job, sd.field, sd.sd, sd.raw});
-  }
-  http_sources_ = std::move(next);
-  std::erase_if(http_groups_, [&](const auto& g) {
-    return std::none_of(http_sources_.begin(), http_sources_.end(), [&](auto& s) { return s.id == g.first; });
-  });
-}
-
-// The config file's kubernetes_sd consumers ("sd/..."); a consumer whose
-// job and entry are unchanged is kept with its index. The Prometheus CR
-// jobs' consumers follow, as they were.
-void State::set_sd_consumers() {
-  std::map<std::string, std::unique_ptr<SdConsumer>> next;
-  std::vector<std::string> order;
-  for (std::size_t n = 0; n < config_->kubernetes_sd.size(); ++n) {
-    const auto& job = config_->kubernetes_sd[n];
-    auto same = std::find_if(consumer_order_.begin(), consumer_order_.end(), [&](const std::string& key) {
-      auto c = consumers_.find(key);
-      return key.starts_with("sd/") && c != consumers_.end() && c->second && c->second->job.text() == job.job &&
-             c->second->raw == job.raw;
-    });
-    if (same != consumer_order_.end()) {
-      next.emplace(*same, std::move(consumers_.at(*same)));
-      order.push_back(*same);
-      continue;
-    }
-    const std::string key = "sd/" + std::to_string(n) + generation_suffix();
-    next.emplace(key, std::make_unique<SdConsumer>(job));
-    order.push_back(key);
-  }
-  for (const auto& key : consumer_order_)
-    if (key.starts_with("cr-sd/")) {
-      next.emplace(key, std::move(consumers_.at(key)));
-      order.push_back(key);
-    }
-  consumers_ = std::move(next);
-  consumer_order_ = std::move(order);
-}
-
-void State::set_collectors(const ConfigInput& in) {
-  const auto& selector = config_->collector_selector;
-  if (!selector) {
-    collectors_.reset();
-    collector_watch_.reset();
-    return;
-  }
-  WatchSource w{"collectors",        "Pod", in.collector_namespace, discovery::selector_text(*selector), "",
-                "collector_selector"};
-  if (collector_watch_ && collector_watch_->ns == w.ns && collector_watch_->label_selector == w.label_selector) return;
-  w.id += generation_suffix();
-  collectors_.emplace(*selector);
-  collector_watch_ = std::move(w);
-}
-
-// The CR index keeps its objects across reloads; only its selectors change.
-void State::set_prometheus_cr(const ConfigInput& in) {
-  if (!config_->prometheus_cr.enabled && !in.prometheus_cr_watcher) {
-    cr_.reset();
-    cr_dirty_ = false;
-    cr_static_targets_.clear();
-    cr_problems_.clear();
-    std::erase_if(consumer_order_,
-                  [&](const std::string& key) { return key.starts_with("cr-sd/") && consumers_.erase(key) > 0; });
-    return;
-  }
-  auto cr = config_->prometheus_cr;
-  cr.enabled = true;
-  if (cr_)
-    cr_->set_config(std::move(cr));
-  else
-    cr_.emplace(std::move(cr));
-  cr_dirty_ = true;
-}
-
 void State::add_consumer(const std::string& key, const KubernetesSdJob& job) {
   consumers_.emplace(key, std::make_unique<SdConsumer>(job));
   consumer_order_.push_back(key);
-}
-
-// The collector watch, the CR watches, then every consumer's; routes_ follows.
-void State::rebuild_sources() {
-  watches_.clear();
-  routes_.clear();
-  if (collector_watch_) {
-    watches_.push_back(*collector_watch_);
-    routes_[collector_watch_->id] = Route{Route::To::collectors, "", {}, "Pod"};
-  }
-  if (cr_)
-    for (auto& w : cr_watches(cr_->config())) {
-      routes_[w.id] = Route{Route::To::cr, "", {}, w.kind};
-      watches_.push_back(std::move(w));
-    }
-  for (const auto& key : consumer_order_) {
-    const SdConsumer& c = *consumers_.at(key);
-    for (std::size_t i = 0; i < c.specs.size(); ++i) {
-      const auto& spec = c.specs[i];
-      const std::string kind(discovery::kind_name(spec.kind));
-      WatchSource w{key + "/" + std::to_string(i), kind, spec.ns, spec.label_selector, spec.field_selector, c.field};
-      routes_[w.id] = Route{Route::To::sd, key, spec.kind, kind};
-      watches_.push_back(std::move(w));
-    }
-  }
 }
 
 void State::on_watch(const WatchInput& in, Effects&) {
@@ -267,26 +136,6 @@ void State::on_watch(const WatchInput& in, Effects&) {
       return;
     }
   }
-}
-
-void State::on_http_sd(const HttpSdInput& in, Effects& fx) {
-  auto source = std::find_if(http_sources_.begin(), http_sources_.end(), [&](auto& s) { return s.id == in.source; });
-  if (source == http_sources_.end()) return;
-  const std::string& url = source->config.url;
-  if (!in.error.empty()) {
-    fx.logs.push_back(source->field + ": " + url + ": " + in.error);  // the previous groups stay
-    return;
-  }
-  std::vector<TargetGroup> groups;
-  try {
-    discovery::check_http_sd_response(in.status, in.content_type);
-    for (auto& g : discovery::parse_http_sd(in.body, url)) groups.push_back(std::move(g.group));
-  } catch (const discovery::DiscoveryError& e) {
-    fx.logs.push_back(source->field + ": " + url + ": " + e.what());
-    return;
-  }
-  http_groups_[in.source] = std::move(groups);
-  targets_dirty_ = true;
 }
 
 void State::reallocate(Effects& fx) {
@@ -325,6 +174,8 @@ void State::render_cr(Effects& fx) {
   scrape_configs_ = config_->scrape_configs;
   cr_static_targets_.clear();
   std::vector<std::pair<std::string, KubernetesSdJob>> wanted;
+  std::vector<HttpSdSource> http;
+  std::vector<FileSdSource> files;
   for (const auto& job : rendered.as_array()) {
     Config one;
     one.global = config_->global;
@@ -336,6 +187,16 @@ void State::render_cr(Effects& fx) {
     }
     scrape_configs_.push(job);
     for (auto& t : one.targets) cr_static_targets_.push_back(std::move(t));
+    for (std::size_t n = 0; n < one.http_sd.size(); ++n) {
+      auto& sd = one.http_sd[n];
+      http.push_back({"cr-http/" + sd.job + "/" + std::to_string(n) + "@" + hex64(hash_bytes(sd.raw)), sd.job, sd.field,
+                      sd.sd, sd.raw});
+    }
+    for (std::size_t n = 0; n < one.file_sd.size(); ++n) {
+      auto& sd = one.file_sd[n];
+      files.push_back({"cr-file/" + sd.job + "/" + std::to_string(n) + "@" + hex64(hash_bytes(sd.raw)), sd.job,
+                       sd.field, sd.sd, sd.raw});
+    }
     if (one.kubernetes_sd.empty()) continue;
     const std::string hash = hex64(hash_bytes(model::to_json(*job.find("kubernetes_sd_configs"))));
     for (std::size_t n = 0; n < one.kubernetes_sd.size(); ++n)
@@ -350,15 +211,14 @@ void State::render_cr(Effects& fx) {
     else
       consumers_.erase(key);
   }
+  const bool sources_changed = set_cr_sources(std::move(http), std::move(files));
   const bool changed = keep.size() != consumer_order_.size() ||
                        std::any_of(wanted.begin(), wanted.end(), [&](auto& w) { return !consumers_.count(w.first); });
   consumer_order_ = std::move(keep);
   for (const auto& [key, job] : wanted)
     if (!consumers_.count(key)) add_consumer(key, job);
-  if (changed) {
-    rebuild_sources();
-    fx.sources_changed = true;
-  }
+  if (changed) rebuild_sources();
+  fx.sources_changed = fx.sources_changed || changed || sources_changed;
   try {
     filter_->set_scrape_configs(scrape_configs_, &config_->global);
   } catch (const RelabelError& e) {
@@ -371,14 +231,20 @@ void State::render_cr(Effects& fx) {
   targets_dirty_ = true;
 }
 
-// Static targets, then http_sd sources in config order, then kubernetes_sd
-// consumers (the file's, then the CR jobs').
+// Static targets, then http_sd sources in config order, then file_sd
+// sources (each file's groups in path order), then kubernetes_sd consumers
+// (the file's, then the CR jobs').
 TargetList State::all_targets() {
   TargetList out = config_->targets;
   out.insert(out.end(), cr_static_targets_.begin(), cr_static_targets_.end());
   for (const auto& source : http_sources_) {
     auto groups = http_groups_.find(source.id);
     if (groups != http_groups_.end()) append_targets(Name::intern(source.job), groups->second, out);
+  }
+  for (const auto& source : file_sources_) {
+    auto by_path = file_groups_.find(source.id);
+    if (by_path == file_groups_.end()) continue;
+    for (const auto& [path, groups] : by_path->second) append_targets(Name::intern(source.job), groups, out);
   }
   for (const auto& key : consumer_order_) {
     SdConsumer& c = *consumers_.at(key);

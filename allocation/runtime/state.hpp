@@ -10,8 +10,9 @@
 // jobs, collectors, readiness refresh when due, then targets, each given
 // its Prometheus identity by the RelabelFilter (dropped by the rules only
 // with filter_strategy relabel-config). The discovery the config needs
-// (watches and http_sd sources, including those of Prometheus CR jobs) is
-// published by watches() and http_sd() with ids derived from the config
+// (watches, http_sd and file_sd sources, including those of Prometheus CR
+// jobs) is published by watches(), http_sd() and file_sd() with ids derived
+// from the config
 // history alone; Effects says when they changed. A watch input whose id is
 // not (or no longer) wanted is ignored.
 // Config inputs after the first are live reloads: an invalid one (or one
@@ -61,6 +62,17 @@ struct HttpSdSource {
   std::string raw;  // the config entry, as JSON
 };
 
+// One file_sd_configs entry whose files to read; reads arrive as file_sd
+// inputs. Ids: "<job>/file/<n>" ("#<generation>" when a reload adds it),
+// "cr-file/<job>/<n>@<hash>" for Prometheus CR jobs (CR http_sd sources
+// are "cr-http/<job>/<n>@<hash>").
+struct FileSdSource {
+  std::string id;
+  std::string job, field;
+  discovery::FileSdConfig config;
+  std::string raw;  // the config entry, as JSON
+};
+
 struct Effects {
   enum class ConfigResult { none, applied, rejected };
   ConfigResult config = ConfigResult::none;  // a config input was applied or rejected
@@ -71,7 +83,7 @@ struct Effects {
   double collectors_seconds = 0, targets_seconds = 0;
   bool pending = false;                // changes wait for a reallocate input
   std::optional<TimePoint> wake;       // when a reallocate is due for a grace period
-  bool sources_changed = false;        // watches() or http_sd() changed
+  bool sources_changed = false;        // watches(), http_sd() or file_sd() changed
   std::vector<std::string> logs;       // problems, one line each, without secret values
   std::vector<std::string> discovery;  // allocator metric event names ("discovery", ...)
 };
@@ -92,6 +104,7 @@ class State {
   const model::Value& scrape_configs() const { return cr_ ? scrape_configs_ : config_->scrape_configs; }
   const std::vector<WatchSource>& watches() const { return watches_; }
   const std::vector<HttpSdSource>& http_sd() const { return http_sources_; }
+  const std::vector<FileSdSource>& file_sd() const { return file_sources_; }
   TimePoint now() const { return clock_.now(); }
   // Targets the last reallocate removed because Prometheus would refuse
   // them (no valid address, bad interval, timeout or label value).
@@ -118,6 +131,9 @@ class State {
   void set_prometheus_cr(const ConfigInput& in);
   void on_watch(const WatchInput& in, Effects& fx);
   void on_http_sd(const HttpSdInput& in, Effects& fx);
+  void on_file_sd(const FileSdInput& in, Effects& fx);
+  void set_file_sources();
+  bool set_cr_sources(std::vector<HttpSdSource> http, std::vector<FileSdSource> files);
   void reallocate(Effects& fx);
   void render_cr(Effects& fx);
   void add_consumer(const std::string& key, const KubernetesSdJob& job);
@@ -139,6 +155,8 @@ class State {
   std::vector<std::string> consumer_order_;
   std::map<std::string, std::vector<TargetGroup>> http_groups_;  // by source id
   std::vector<HttpSdSource> http_sources_;
+  std::map<std::string, std::map<std::string, std::vector<TargetGroup>>> file_groups_;  // by source id, then path
+  std::vector<FileSdSource> file_sources_;
   std::vector<WatchSource> watches_;
   std::map<std::string, Route> routes_;  // watch id -> consumer
   std::vector<std::string> cr_problems_;

@@ -12,8 +12,8 @@ struct Entry {
 
 // events.k8s.io/v1 Event shares its kind with core/v1 Event; it is looked
 // up as "events.k8s.io/Event", every other kind by its bare name.
-const std::array<Entry, 35>& table() {
-  static const std::array<Entry, 35> entries{{
+const std::array<Entry, 36>& table() {
+  static const std::array<Entry, 36> entries{{
       {"Namespace", {"", "v1", "namespaces", "Namespace", false}},
       {"Node", {"", "v1", "nodes", "Node", false}},
       {"Secret", {"", "v1", "secrets", "Secret", true}},
@@ -46,6 +46,7 @@ const std::array<Entry, 35>& table() {
       {"ServiceMonitor", {"monitoring.coreos.com", "v1", "servicemonitors", "ServiceMonitor", true}},
       {"PodMonitor", {"monitoring.coreos.com", "v1", "podmonitors", "PodMonitor", true}},
       {"Probe", {"monitoring.coreos.com", "v1", "probes", "Probe", true}},
+      {"ScrapeConfig", {"monitoring.coreos.com", "v1alpha1", "scrapeconfigs", "ScrapeConfig", true}},
       {"PersistentVolumeClaim", {"", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true}},
       {"ReplicaSet", {"apps", "v1", "replicasets", "ReplicaSet", true}},
       {"PodDisruptionBudget", {"policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true}},

@@ -2,8 +2,9 @@
 // paths are built. Contract: resource_for_kind() knows the kinds of core/v1,
 // apps/v1, coordination.k8s.io/v1, discovery.k8s.io/v1, events.k8s.io/v1,
 // rbac.authorization.k8s.io/v1, networking.k8s.io/v1, policy/v1,
-// monitoring.grafana.com/v1alpha1 and monitoring.coreos.com/v1 (and
-// apiextensions.k8s.io/v1 CRDs); it returns nullptr for any other kind.
+// monitoring.grafana.com/v1alpha1, monitoring.coreos.com/v1 and v1alpha1
+// (ScrapeConfig), and apiextensions.k8s.io/v1 CRDs; it returns nullptr for
+// any other kind.
 // Kinds are bare names ("Secret"), except events.k8s.io/v1 Event, which is
 // "events.k8s.io/Event" because "Event" is the core/v1 kind.
 #pragma once

@@ -137,10 +137,10 @@ std::string format_duration(std::int64_t ms) {
 }
 
 void check_scrape_timing(const JobContext& ctx, const std::string& interval, const std::string& timeout,
-                         const std::string& path, AssetRefs& assets) {
+                         const std::string& path, AssetRefs& assets, const char* interval_field) {
   auto iv = interval.empty() ? std::nullopt : parse_duration(interval);
   auto to = timeout.empty() ? std::nullopt : parse_duration(timeout);
-  if (!interval.empty() && !iv) assets.error(path + ".interval", "invalid duration \"" + interval + "\"");
+  if (!interval.empty() && !iv) assets.error(path + "." + interval_field, "invalid duration \"" + interval + "\"");
   if (!timeout.empty() && !to) assets.error(path + ".scrapeTimeout", "invalid duration \"" + timeout + "\"");
   if (!to) return;
   std::string effective = interval;

@@ -1,7 +1,8 @@
 // Building blocks shared by the metrics scrape jobs (ServiceMonitor,
-// PodMonitor, Probe, additionalScrapeConfigs) and remote_write: relabel
-// rules, selector rules, sharding, kubernetes_sd settings, TLS and auth
-// blocks, scrape limits and Prometheus durations.
+// PodMonitor, Probe, ScrapeConfig, additionalScrapeConfigs) and
+// remote_write: relabel rules, selector rules, sharding, kubernetes_sd
+// settings, TLS and auth blocks, scrape classes, scrape limits and
+// Prometheus durations.
 // Contract: pure. Secret/ConfigMap references resolve through the AssetRefs
 // passed in, so a failure is a FieldError at the given path, never an
 // exception. `compat` (RenderOptions::upstream_compat) selects upstream's
@@ -9,17 +10,30 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "model/agent.hpp"
 #include "model/assets.hpp"
 #include "model/monitors.hpp"
 #include "model/render.hpp"
+#include "model/scrape_class.hpp"
+#include "model/scrape_config.hpp"
 
 namespace model::scrape {
+
+// What prometheus-operator's Prometheus has and a GrafanaAgent lacks, for
+// rendering monitors as prometheus-operator does (the target allocator).
+struct PromOperatorSettings {
+  ScrapeClasses scrape_classes;
+  // The setting that denies file access, named in problems
+  // (agent.metrics.deny_fs_access_through_sms carries its value).
+  std::string deny_fs_setting;
+};
 
 // What every job of one MetricsInstance is rendered with.
 struct JobContext {
@@ -27,6 +41,10 @@ struct JobContext {
   const RenderOptions& opts;
   std::int64_t shards;     // >= 1
   const Value& sd_fields;  // api_server_sd_fields() of the agent
+  // Null for the operator's GrafanaAgent rendering, whose output does not
+  // change: no scrape classes, no fallback_scrape_protocol, problems that
+  // name the GrafanaAgent.
+  const PromOperatorSettings* prom_operator = nullptr;
   bool compat() const { return opts.upstream_compat; }
   const MetricsSubsystemSpec& metrics() const { return agent.metrics; }
 };
@@ -109,15 +127,19 @@ std::optional<std::int64_t> parse_duration(std::string_view s);
 std::string format_duration(std::int64_t ms);
 // Checks interval/scrapeTimeout syntax and that the timeout does not exceed
 // the interval (the agent's scrapeInterval, else 1m, when unset). Errors
-// are recorded in `assets` under `path` + ".interval" / ".scrapeTimeout".
+// are recorded in `assets` under `path` + "." + `interval_field` /
+// ".scrapeTimeout".
 void check_scrape_timing(const JobContext& ctx, const std::string& interval, const std::string& timeout,
-                         const std::string& path, AssetRefs& assets);
+                         const std::string& path, AssetRefs& assets, const char* interval_field = "interval");
 
 // --- endpoint.cpp: ServiceMonitor endpoints and PodMonitor podMetricsEndpoints ---
 // scrape_interval .. authorization of one endpoint; `path` is the
 // endpoint's field path (e.g. "spec.endpoints[0]"), `ns` the monitor's.
+// TLS and authorization merge with the scrape class `c` (class_tls,
+// class_authorization; `tls_zero_is_unset` false for ServiceMonitors).
 void set_endpoint_http_fields(Value& job, const JobContext& ctx, const std::string& ns, const Endpoint& e,
-                              const std::string& path, AssetRefs& assets);
+                              const std::string& path, AssetRefs& assets, const ScrapeClass* c = nullptr,
+                              bool tls_zero_is_unset = true);
 // The scrape job of one ServiceMonitor or PodMonitor endpoint: everything but
 // the relabel rules, which the caller builds for its role.
 struct MonitorEndpoint {
@@ -130,6 +152,8 @@ struct MonitorEndpoint {
   const Endpoint& endpoint;
   std::size_t index;
   std::string path;  // "spec.endpoints[i]" / "spec.podMetricsEndpoints[i]"
+  const ScrapeClass* scrape_class = nullptr;
+  std::string fallback_scrape_protocol;  // the monitor's own
 };
 Value monitor_endpoint_job(const JobContext& ctx, const MonitorEndpoint& m, Value relabel_configs, AssetRefs& assets);
 // The port filter: `port` on `port_name_label`, else a named targetPort on
@@ -141,12 +165,49 @@ std::optional<Value> endpoint_label_rule(const Endpoint& e);
 // filterRunning is true, otherwise unless it is false.
 bool filter_running(const JobContext& ctx, const Endpoint& e);
 Value pod_phase_drop_rule();
-// User relabelings, the enforced namespace label and the sharding pair on
-// __address__: the common end of every monitor's relabel_configs.
+// The scrape class's relabelings, user relabelings, the enforced namespace
+// label and the sharding pair on __address__: the common end of every
+// monitor's relabel_configs.
 void append_relabel_tail(Value& rules, const JobContext& ctx, const std::string& ns,
-                         const std::vector<RelabelConfig>& relabelings);
-// metric_relabel_configs, when any remain.
-void set_metric_relabels(Value& job, const JobContext& ctx, const std::vector<RelabelConfig>& rules);
+                         const std::vector<RelabelConfig>& relabelings, const ScrapeClass* c = nullptr);
+// metric_relabel_configs (the class's rules first), when any remain.
+void set_metric_relabels(Value& job, const JobContext& ctx, const std::vector<RelabelConfig>& rules,
+                         const ScrapeClass* c = nullptr);
+
+// --- scrape_class.cpp: prometheus-operator's scrape class semantics ---
+// The class a monitor uses: the one its spec.scrapeClass names, else the
+// default class, else none. Outside prom_operator mode always none. An
+// unknown name is an error at `path`, which leaves the monitor out.
+const ScrapeClass* monitor_scrape_class(const JobContext& ctx, const std::string& name, const std::string& path,
+                                        AssetRefs& assets);
+// The monitor's TLS when it has one (for PodMonitors, Probes and
+// ScrapeConfigs: one with any field set; ServiceMonitors: any tlsConfig),
+// with the class's caFile/certFile/keyFile filling the CA, cert and key it
+// leaves unset; otherwise the class's whole tlsConfig.
+std::optional<TLSConfig> class_tls(const std::optional<TLSConfig>& own, const ScrapeClass* c, bool zero_is_unset);
+// The monitor's authorization when it has one (a credentials-less one
+// takes the class's credentialsFile); otherwise the class's. The class's
+// applies only to a monitor with no other authentication: `others` lists
+// the monitor's fields ({"basicAuth", set}, ...), and a set one is an error
+// at `path` + "." + field, since Prometheus refuses two methods in a job.
+std::optional<Authorization> class_authorization(const std::optional<Authorization>& own, const ScrapeClass* c,
+                                                 std::initializer_list<std::pair<const char*, bool>> others,
+                                                 const std::string& path, AssetRefs& assets);
+// {type, credentials (inline), credentials_file}.
+Value authorization_block(const std::string& ns, const Authorization& a, const std::string& path, AssetRefs& assets);
+// The monitor's attachMetadata.node when it sets attachMetadata, else the class's.
+bool class_attach_node(std::optional<bool> own, const ScrapeClass* c);
+void append_class_relabelings(Value& rules, const ScrapeClass* c, bool compat);
+// fallback_scrape_protocol: the monitor's, else the class's (prom_operator mode only).
+void set_fallback_protocol(Value& job, const JobContext& ctx, const std::string& own, const ScrapeClass* c);
+
+// --- scrape_config_sd.cpp ---
+// proxy_url, no_proxy, proxy_from_environment and proxy_connect_header
+// (values from Secrets, inlined) at `path`'s proxy fields.
+void set_proxy(Value& out, const std::string& ns, const ProxySettings& p, const std::string& path, AssetRefs& assets);
+// A ScrapeConfig's static_configs, file_sd_configs, http_sd_configs and
+// kubernetes_sd_configs.
+void set_scrape_config_sd(Value& job, const JobContext& ctx, const ScrapeConfig& sc, AssetRefs& assets);
 
 // --- remote_write.cpp ---
 // remote_write entries, references resolved in `ns`, errors at

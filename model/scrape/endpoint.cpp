@@ -14,25 +14,37 @@ Value params_value(const std::map<std::string, std::vector<std::string>>& params
 }
 
 // Secrets of a monitor endpoint are inlined; TLS material is a file path
-// unless RenderOptions::inline_tls.
+// unless RenderOptions::inline_tls. A scrape class adds TLS files and an
+// authorization (without one, the output is the endpoint's alone).
 void set_endpoint_auth(Value& job, const JobContext& ctx, const std::string& ns, const Endpoint& e,
-                       const std::string& path, AssetRefs& assets) {
-  if (e.tls_config)
-    job.set("tls_config", tls_config(ns, *e.tls_config, path + ".tlsConfig", assets, ctx.opts.inline_tls));
+                       const std::string& path, AssetRefs& assets, const ScrapeClass* c, bool tls_zero_is_unset) {
+  if (auto tls = class_tls(e.tls_config, c, tls_zero_is_unset))
+    job.set("tls_config", tls_config(ns, *tls, path + ".tlsConfig", assets, ctx.opts.inline_tls));
   job.set_nonempty("bearer_token_file", e.bearer_token_file);
   if (e.bearer_token_secret)
     job.set_nonempty("bearer_token", assets.secret_value(ns, *e.bearer_token_secret, path + ".bearerTokenSecret"));
   if (e.basic_auth) job.set_nonempty("basic_auth", inline_basic_auth(ns, *e.basic_auth, path + ".basicAuth", assets));
   if (ctx.compat()) return;  // upstream ignores oauth2 and authorization
   if (e.oauth2) job.set("oauth2", inline_oauth2(ns, *e.oauth2, path + ".oauth2", assets));
-  if (e.authorization)
-    job.set("authorization", inline_authorization(ns, *e.authorization, path + ".authorization", assets));
+  if (!c || !c->authorization) {
+    if (e.authorization)
+      job.set("authorization", inline_authorization(ns, *e.authorization, path + ".authorization", assets));
+    return;
+  }
+  auto authorization = class_authorization(e.authorization, c,
+                                           {{"basicAuth", e.basic_auth.has_value()},
+                                            {"oauth2", e.oauth2.has_value()},
+                                            {"bearerTokenSecret", e.bearer_token_secret.has_value()},
+                                            {"bearerTokenFile", !e.bearer_token_file.empty()}},
+                                           path, assets);
+  job.set("authorization", authorization_block(ns, *authorization, path + ".authorization", assets));
 }
 
 }  // namespace
 
 void set_endpoint_http_fields(Value& job, const JobContext& ctx, const std::string& ns, const Endpoint& e,
-                              const std::string& path, AssetRefs& assets) {
+                              const std::string& path, AssetRefs& assets, const ScrapeClass* c,
+                              bool tls_zero_is_unset) {
   job.set_nonempty("scrape_interval", e.interval);
   job.set_nonempty("scrape_timeout", e.scrape_timeout);
   job.set_nonempty("metrics_path", e.path);
@@ -42,7 +54,7 @@ void set_endpoint_http_fields(Value& job, const JobContext& ctx, const std::stri
   // Only the non-default values are written, as upstream does.
   if (e.enable_http2 == false) job.set("enable_http2", false);
   if (!ctx.compat() && e.follow_redirects == false) job.set("follow_redirects", false);
-  set_endpoint_auth(job, ctx, ns, e, path, assets);
+  set_endpoint_auth(job, ctx, ns, e, path, assets, c, tls_zero_is_unset);
 }
 
 std::optional<Value> port_rule(const Endpoint& e, const char* port_name_label) {
@@ -74,7 +86,9 @@ Value pod_phase_drop_rule() {
 }
 
 void append_relabel_tail(Value& rules, const JobContext& ctx, const std::string& ns,
-                         const std::vector<RelabelConfig>& relabelings) {
+                         const std::vector<RelabelConfig>& relabelings, const ScrapeClass* c) {
+  // prometheus-operator: the generated rules, then the class's, then the user's.
+  append_class_relabelings(rules, c, ctx.compat());
   for (const auto& r : relabelings) rules.push(relabel_rule(r, ctx.compat()));
   // Last but for sharding, so no other rule can override it.
   const std::string& enforced = ctx.metrics().enforced_namespace_label;
@@ -82,9 +96,12 @@ void append_relabel_tail(Value& rules, const JobContext& ctx, const std::string&
   append_sharding(rules, "__address__", ctx.shards);
 }
 
-void set_metric_relabels(Value& job, const JobContext& ctx, const std::vector<RelabelConfig>& rules) {
-  job.set_nonempty("metric_relabel_configs",
-                   metric_relabel_rules(rules, ctx.metrics().enforced_namespace_label, ctx.compat()));
+void set_metric_relabels(Value& job, const JobContext& ctx, const std::vector<RelabelConfig>& rules,
+                         const ScrapeClass* c) {
+  Value out = c ? relabel_rules(c->metric_relabelings, ctx.compat()) : Value::array();
+  Value own = metric_relabel_rules(rules, ctx.metrics().enforced_namespace_label, ctx.compat());
+  for (auto& r : own.as_array()) out.push(std::move(r));
+  job.set_nonempty("metric_relabel_configs", std::move(out));
 }
 
 Value monitor_endpoint_job(const JobContext& ctx, const MonitorEndpoint& m, Value relabel_configs, AssetRefs& assets) {
@@ -94,11 +111,14 @@ Value monitor_endpoint_job(const JobContext& ctx, const MonitorEndpoint& m, Valu
       Value::obj({{"job_name", std::string(m.kind) + "/" + ns + "/" + m.meta.name + "/" + std::to_string(m.index)}});
   set_honor_fields(job, ctx, e.honor_labels, e.honor_timestamps);
   job.set("kubernetes_sd_configs", Value::arr({kubernetes_sd(ctx, m.role, m.namespace_selector, ns, m.attach_node)}));
-  set_endpoint_http_fields(job, ctx, ns, e, m.path, assets);
+  // ServiceMonitor TLS is the full TLSConfig, which counts as set when present.
+  const bool tls_zero_is_unset = std::string_view(m.kind) != "serviceMonitor";
+  set_endpoint_http_fields(job, ctx, ns, e, m.path, assets, m.scrape_class, tls_zero_is_unset);
   check_scrape_timing(ctx, e.interval, e.scrape_timeout, m.path, assets);
   job.set("relabel_configs", std::move(relabel_configs));
-  set_metric_relabels(job, ctx, e.metric_relabelings);
+  set_metric_relabels(job, ctx, e.metric_relabelings, m.scrape_class);
   set_limits(job, ctx, m.limits);
+  set_fallback_protocol(job, ctx, m.fallback_scrape_protocol, m.scrape_class);
   return job;
 }
 

@@ -1,10 +1,15 @@
 // The scrape jobs of one MetricsInstance: one per ServiceMonitor endpoint,
 // one per PodMonitor podMetricsEndpoint, one per Probe, one per
-// IntegrationMonitor, then the user's additionalScrapeConfigs.
+// IntegrationMonitor, then the user's additionalScrapeConfigs; and, for the
+// target allocator, one per ScrapeConfig. With JobContext::prom_operator
+// set, monitors render as prometheus-operator's Prometheus renders them:
+// with their scrape class (spec.scrapeClass, else the default class; an
+// unknown class is an error at spec.scrapeClass) and fallback protocol.
 // Contract: pure. Everything that makes a member unusable (a missing
-// Secret, file access denied by the agent, a scrape timeout above the
-// interval, an unparsable additionalScrapeConfigs) is recorded in the
-// AssetRefs passed in, at a field path of that member; the caller renders
+// Secret, file access denied by the agent, an unknown scrape class, a
+// class authorization next to the member's own basicAuth, a scrape timeout
+// above the interval, an unparsable additionalScrapeConfigs) is recorded
+// in the AssetRefs passed in, at a field path of that member; the caller renders
 // each member into its own AssetRefs and leaves it out when it has errors.
 #pragma once
 
@@ -18,6 +23,8 @@ Value service_monitor_jobs(const JobContext& ctx, const ServiceMonitor& sm, Asse
 Value pod_monitor_jobs(const JobContext& ctx, const PodMonitor& pm, AssetRefs& assets);
 // probe.cpp: the job probe/<ns>/<name>.
 Value probe_job(const JobContext& ctx, const Probe& probe, AssetRefs& assets);
+// scrape_config.cpp: the job scrapeConfig/<ns>/<name> of a ScrapeConfig CR.
+Value scrape_config_job(const JobContext& ctx, const ScrapeConfig& sc, AssetRefs& assets);
 
 // integration_monitor.cpp: the job integrationMonitor/<ns>/<name>, polling
 // RenderOptions::integrations_sd_url for the agent's integration targets.

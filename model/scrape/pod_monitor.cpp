@@ -1,8 +1,9 @@
 // PodMonitor -> one scrape job per podMetricsEndpoint, discovering the
 // selected pods. Relabel order: job name, pod-phase filter, selector, port
 // filter, namespace/service/pod/container, podTargetLabels,
-// job (<ns>/<name>, + jobLabel), endpoint, user relabelings, enforced
-// namespace label, sharding pair. TLS is SafeTLSConfig only (no files).
+// job (<ns>/<name>, + jobLabel), endpoint, scrape class relabelings, user
+// relabelings, enforced namespace label, sharding pair. TLS is
+// SafeTLSConfig only (no files but a scrape class's).
 #include "model/scrape/jobs.hpp"
 
 namespace model::scrape {
@@ -14,7 +15,7 @@ std::string endpoint_path(std::size_t i) {
   return "spec.podMetricsEndpoints[" + std::to_string(i) + "]";
 }
 
-Value relabel_configs(const JobContext& ctx, const PodMonitor& pm, const Endpoint& e) {
+Value relabel_configs(const JobContext& ctx, const PodMonitor& pm, const Endpoint& e, const ScrapeClass* c) {
   Value rules = Value::array();
   rules.push(copy_rule("job", "__tmp_prometheus_job_name"));
   if (filter_running(ctx, e)) rules.push(pod_phase_drop_rule());
@@ -29,22 +30,25 @@ Value relabel_configs(const JobContext& ctx, const PodMonitor& pm, const Endpoin
   if (!pm.job_label.empty())
     rules.push(nonempty_copy_rule(std::string(kPodPrefix) + "label_" + sanitize_label_name(pm.job_label), "job"));
   if (auto r = endpoint_label_rule(e)) rules.push(std::move(*r));
-  append_relabel_tail(rules, ctx, pm.meta.ns, e.relabelings);
+  append_relabel_tail(rules, ctx, pm.meta.ns, e.relabelings, c);
   return rules;
 }
 
-Value endpoint_job(const JobContext& ctx, const PodMonitor& pm, std::size_t i, AssetRefs& assets) {
+Value endpoint_job(const JobContext& ctx, const PodMonitor& pm, std::size_t i, const ScrapeClass* c,
+                   AssetRefs& assets) {
   const Endpoint& e = pm.endpoints[i];
   MonitorEndpoint m{.kind = "podMonitor",
                     .role = "pod",
                     .meta = pm.meta,
                     .namespace_selector = pm.namespace_selector,
-                    .attach_node = pm.attach_metadata_node.value_or(false),
+                    .attach_node = class_attach_node(pm.attach_metadata_node, c),
                     .limits = pm.limits,
                     .endpoint = e,
                     .index = i,
-                    .path = endpoint_path(i)};
-  return monitor_endpoint_job(ctx, m, relabel_configs(ctx, pm, e), assets);
+                    .path = endpoint_path(i),
+                    .scrape_class = c,
+                    .fallback_scrape_protocol = pm.fallback_scrape_protocol};
+  return monitor_endpoint_job(ctx, m, relabel_configs(ctx, pm, e, c), assets);
 }
 
 }  // namespace
@@ -52,7 +56,8 @@ Value endpoint_job(const JobContext& ctx, const PodMonitor& pm, std::size_t i, A
 Value pod_monitor_jobs(const JobContext& ctx, const PodMonitor& pm, AssetRefs& assets) {
   Value jobs = Value::array();
   check_label_names(pm.pod_target_labels, "spec.podTargetLabels", assets);
-  for (std::size_t i = 0; i < pm.endpoints.size(); ++i) jobs.push(endpoint_job(ctx, pm, i, assets));
+  const ScrapeClass* c = monitor_scrape_class(ctx, pm.scrape_class, "spec.scrapeClass", assets);
+  for (std::size_t i = 0; i < pm.endpoints.size(); ++i) jobs.push(endpoint_job(ctx, pm, i, c, assets));
   return jobs;
 }
 

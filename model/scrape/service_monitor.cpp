@@ -2,7 +2,8 @@
 // of the selected Services. Relabel order: job name, selector, port filter,
 // node/pod from the address target, namespace/service/pod/container,
 // pod-phase filter, targetLabels, podTargetLabels, job (+ jobLabel),
-// endpoint, user relabelings, enforced namespace label, sharding pair.
+// endpoint, scrape class relabelings, user relabelings, enforced namespace
+// label, sharding pair.
 #include "model/scrape/jobs.hpp"
 
 namespace model::scrape {
@@ -14,13 +15,19 @@ std::string endpoint_path(std::size_t i) {
   return "spec.endpoints[" + std::to_string(i) + "]";
 }
 
-// arbitraryFSAccessThroughSMs.deny: a ServiceMonitor that reads files from
-// the agent's filesystem is rejected whole.
+// arbitraryFSAccessThroughSMs.deny (the allocator's
+// deny_fs_access_through_sms): a ServiceMonitor that reads files from the
+// scraper's filesystem is rejected whole. A scrape class's files are the
+// administrator's, so they are not checked.
+std::string file_access_denier(const JobContext& ctx) {
+  if (ctx.prom_operator) return ctx.prom_operator->deny_fs_setting;
+  const ObjectMeta& ga = ctx.agent.meta;
+  return "GrafanaAgent " + ga.ns + "/" + ga.name + " (spec.metrics.arbitraryFSAccessThroughSMs.deny)";
+}
+
 void check_file_access(const JobContext& ctx, const ServiceMonitor& sm, AssetRefs& assets) {
   if (!ctx.metrics().deny_fs_access_through_sms) return;
-  const ObjectMeta& ga = ctx.agent.meta;
-  std::string why = "reading files is denied by GrafanaAgent " + ga.ns + "/" + ga.name +
-                    " (spec.metrics.arbitraryFSAccessThroughSMs.deny)";
+  std::string why = "reading files is denied by " + file_access_denier(ctx);
   for (std::size_t i = 0; i < sm.endpoints.size(); ++i) {
     const Endpoint& e = sm.endpoints[i];
     if (!e.bearer_token_file.empty()) assets.error(endpoint_path(i) + ".bearerTokenFile", why);
@@ -40,7 +47,7 @@ Value address_target_rule(const char* kind, const char* target) {
                      {"target_label", target}});
 }
 
-Value relabel_configs(const JobContext& ctx, const ServiceMonitor& sm, const Endpoint& e) {
+Value relabel_configs(const JobContext& ctx, const ServiceMonitor& sm, const Endpoint& e, const ScrapeClass* c) {
   Value rules = Value::array();
   rules.push(copy_rule("job", "__tmp_prometheus_job_name"));
   if (sm.selector) append_selector_rules(rules, *sm.selector, kServicePrefix, ctx.compat());
@@ -60,22 +67,25 @@ Value relabel_configs(const JobContext& ctx, const ServiceMonitor& sm, const End
   if (!sm.job_label.empty())
     rules.push(nonempty_copy_rule(std::string(kServicePrefix) + "label_" + sanitize_label_name(sm.job_label), "job"));
   if (auto r = endpoint_label_rule(e)) rules.push(std::move(*r));
-  append_relabel_tail(rules, ctx, sm.meta.ns, e.relabelings);
+  append_relabel_tail(rules, ctx, sm.meta.ns, e.relabelings, c);
   return rules;
 }
 
-Value endpoint_job(const JobContext& ctx, const ServiceMonitor& sm, std::size_t i, AssetRefs& assets) {
+Value endpoint_job(const JobContext& ctx, const ServiceMonitor& sm, std::size_t i, const ScrapeClass* c,
+                   AssetRefs& assets) {
   const Endpoint& e = sm.endpoints[i];
   MonitorEndpoint m{.kind = "serviceMonitor",
                     .role = "endpoints",
                     .meta = sm.meta,
                     .namespace_selector = sm.namespace_selector,
-                    .attach_node = sm.attach_metadata_node.value_or(false),
+                    .attach_node = class_attach_node(sm.attach_metadata_node, c),
                     .limits = sm.limits,
                     .endpoint = e,
                     .index = i,
-                    .path = endpoint_path(i)};
-  return monitor_endpoint_job(ctx, m, relabel_configs(ctx, sm, e), assets);
+                    .path = endpoint_path(i),
+                    .scrape_class = c,
+                    .fallback_scrape_protocol = sm.fallback_scrape_protocol};
+  return monitor_endpoint_job(ctx, m, relabel_configs(ctx, sm, e, c), assets);
 }
 
 }  // namespace
@@ -85,8 +95,9 @@ Value service_monitor_jobs(const JobContext& ctx, const ServiceMonitor& sm, Asse
   check_file_access(ctx, sm, assets);
   check_label_names(sm.target_labels, "spec.targetLabels", assets);
   check_label_names(sm.pod_target_labels, "spec.podTargetLabels", assets);
+  const ScrapeClass* c = monitor_scrape_class(ctx, sm.scrape_class, "spec.scrapeClass", assets);
   if (!assets.errors.empty()) return jobs;
-  for (std::size_t i = 0; i < sm.endpoints.size(); ++i) jobs.push(endpoint_job(ctx, sm, i, assets));
+  for (std::size_t i = 0; i < sm.endpoints.size(); ++i) jobs.push(endpoint_job(ctx, sm, i, c, assets));
   return jobs;
 }
 

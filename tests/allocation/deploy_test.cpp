@@ -111,6 +111,7 @@ TEST_CASE("deploy/target-allocator RBAC grants exactly what the allocator uses",
                               {"monitoring.coreos.com", "servicemonitors"},
                               {"monitoring.coreos.com", "podmonitors"},
                               {"monitoring.coreos.com", "probes"},
+                              {"monitoring.coreos.com", "scrapeconfigs"},
                               {"", "secrets"},
                               {"", "configmaps"}});
   CHECK(granted(all.at("ClusterRole/target-allocator")) == cluster_needs);

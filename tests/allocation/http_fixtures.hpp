@@ -85,6 +85,16 @@ inline pid_t spawn(const std::vector<std::string>& argv, int stdout_fd = -1) {
   ::_exit(127);
 }
 
+// The port of a target-allocator whose stdout is `fd`, from its first line
+// ("listening on http://127.0.0.1:PORT"); -1 when it exits first.
+inline int read_listening_port(int fd) {
+  std::string line;
+  char c = 0;
+  while (::read(fd, &c, 1) == 1 && c != '\n') line += c;
+  const std::string prefix = "listening on http://127.0.0.1:";
+  return line.starts_with(prefix) ? std::stoi(line.substr(prefix.size())) : -1;
+}
+
 // Debian's Prometheus on `dir`/prometheus.yml, its TSDB in `dir`/data,
 // listening on `port` (loopback); stopped with the returned Child.
 inline Child start_prometheus(const std::filesystem::path& dir, int port) {

@@ -38,14 +38,6 @@ std::string write_file(const std::string& name, const std::string& text) {
   return path.string();
 }
 
-int read_listening_port(int fd) {
-  std::string line;
-  char c = 0;
-  while (::read(fd, &c, 1) == 1 && c != '\n') line += c;
-  const std::string prefix = "listening on http://127.0.0.1:";
-  return line.starts_with(prefix) ? std::stoi(line.substr(prefix.size())) : -1;
-}
-
 const char* kEndpoints = R"({"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "%s"},
   "subsets": [{"addresses": [{"ip": "%s", "targetRef": {"kind": "Pod", "name": "web-1", "namespace": "default"}}],
                "ports": [{"name": "http", "port": 8080, "protocol": "TCP"}]}]})";

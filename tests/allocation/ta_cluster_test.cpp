@@ -304,3 +304,54 @@ TEST_CASE("two target-allocator replicas with --leader-elect: one is Ready and t
   REQUIRE(lease);
   CHECK(lease->value.find("spec")->find("holderIdentity")->as_string() == "second");
 }
+
+namespace {
+
+// A ScrapeConfig with one static target and Endpoints discovery in
+// "default"; `scrape_class` empty = the default class.
+std::string scrape_config(const std::string& name, const std::string& scrape_class) {
+  std::string cls = scrape_class.empty() ? "" : R"("scrapeClass": ")" + scrape_class + R"(", )";
+  return R"({"apiVersion": "monitoring.coreos.com/v1alpha1", "kind": "ScrapeConfig", "metadata": {"name": ")" + name +
+         R"("}, "spec": {)" + cls + R"("staticConfigs": [{"targets": ["10.2.0.1:9100"]}],
+      "kubernetesSDConfigs": [{"role": "Endpoints", "namespaces": {"names": ["default"]}}]}})";
+}
+
+}  // namespace
+
+TEST_CASE("target-allocator serves ScrapeConfig jobs with their scrape class", "[allocation][cluster]") {
+  simtest::SimFixture sim;
+  k8s::sim::load_manifests(sim.cluster, {"deploy/crds"});
+  k8s::sim::Server api(sim.cluster, {});
+  api.start();
+  sim.create("services",
+             R"({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "labels": {"app": "web"}},
+    "spec": {"ports": [{"name": "http", "port": 8080}]}})");
+  sim.create("endpoints", endpoints("web", {"10.0.0.1"}));
+  sim.create("scrapeconfigs", scrape_config("nodes", ""), "default", "monitoring.coreos.com");
+  sim.create("scrapeconfigs", scrape_config("plain", "plain"), "default", "monitoring.coreos.com");
+  // The default class drops the 10.0.* targets: the relabel-config filter
+  // runs a class's rules with the job's own.
+  Allocator ta(api,
+               "collectors: [c1]\nfilter_strategy: relabel-config\n"
+               "prometheus_cr:\n  enabled: true\n  scrape_classes:\n"
+               "  - name: east\n    default: true\n    relabelings:\n"
+               "    - {targetLabel: cluster, replacement: east}\n"
+               "    - {sourceLabels: [__address__], regex: '10\\.0\\..*', action: drop}\n"
+               "  - {name: plain}\n"
+               "config:\n  scrape_configs:\n" +
+                   static_job(1));
+  // With the plain class both the static target and the discovered
+  // endpoint are served; with the default class the endpoint is dropped.
+  REQUIRE(eventually([&] {
+    return ta.share("scrapeConfig%2Fdefault%2Fplain", "c1") == std::set<std::string>{"10.2.0.1:9100", "10.0.0.1:8080"};
+  }));
+  CHECK(ta.share("scrapeConfig%2Fdefault%2Fnodes", "c1") == std::set<std::string>{"10.2.0.1:9100"});
+  const auto served = model::parse_json(ta.get("/scrape_configs"));
+  const model::Value* rendered = served.find("scrapeConfig/default/nodes");
+  REQUIRE(rendered);
+  CHECK(rendered->find("relabel_configs")->as_array().at(1).find("target_label")->as_string() == "cluster");
+  CHECK(rendered->find("kubernetes_sd_configs")->as_array().at(0).find("role")->as_string() == "endpoints");
+  // Deleting it removes the job.
+  sim.cluster.remove(sim.type("monitoring.coreos.com", "scrapeconfigs"), "default", "nodes", {});
+  CHECK(eventually([&] { return job_names(ta.get("/scrape_configs")).count("scrapeConfig/default/nodes") == 0; }));
+}

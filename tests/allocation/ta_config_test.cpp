@@ -52,8 +52,8 @@ TEST_CASE("target allocator config errors name the field", "[allocation][config]
   CHECK(error("filter_strategy: x").starts_with("filter_strategy: "));
   CHECK(error("collectors: [1]").starts_with("collectors[0]: "));
   CHECK(error("config: {scrape_configs: [{job_name: a, consul_sd_configs: []}]}") ==
-        "config.scrape_configs[0].consul_sd_configs: not supported yet (only static_configs, http_sd_configs and "
-        "kubernetes_sd_configs)");
+        "config.scrape_configs[0].consul_sd_configs: not supported yet (only static_configs, file_sd_configs, "
+        "http_sd_configs and kubernetes_sd_configs)");
   CHECK(error("prometheus_cr: {enabled: yes please}") == "prometheus_cr.enabled: must be a boolean");
   CHECK(error("config: {scrape_configs: [{static_configs: []}]}") == "config.scrape_configs[0].job_name: is required");
   // UTF-8 names unless the job or the global block asks for legacy ones.

@@ -81,6 +81,47 @@ TEST_CASE("target-allocator refuses Kubernetes discovery without a cluster conne
   for (const auto& p : {sd, plain}) std::filesystem::remove(p);
 }
 
+TEST_CASE("target-allocator reloads its config file on SIGHUP and survives a bad one", "[allocation][cli][reload]") {
+  const auto config = write_config("ta-sighup",
+                                   "collectors: [c1]\nconfig:\n  scrape_configs:\n    - job_name: a\n"
+                                   "      static_configs: [{targets: ['10.0.0.1:80']}]\n");
+  int out[2];
+  REQUIRE(::pipe(out) == 0);
+  Child ta{spawn(
+      {kBinary, "--config-file", config.string(), "--listen-addr", "127.0.0.1:0", "--config-reload-interval", "0"},
+      out[1])};
+  ::close(out[1]);
+  const int port = read_listening_port(out[0]);
+  ::close(out[0]);
+  REQUIRE(port > 0);
+  httplib::Client client("127.0.0.1", port);
+  std::ofstream(config) << "collectors: [c1]\nconfig:\n  scrape_configs:\n    - job_name: b\n"
+                           "      static_configs: [{targets: ['10.0.0.2:80']}]\n";
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // no timer reads it: only SIGHUP does
+  CHECK(addresses(get(client, "/jobs/a/targets?collector_id=c1")) == std::set<std::string>{"10.0.0.1:80"});
+  REQUIRE(::kill(ta.pid, SIGHUP) == 0);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline &&
+         addresses(get(client, "/jobs/b/targets?collector_id=c1")).empty())
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK(addresses(get(client, "/jobs/b/targets?collector_id=c1")) == std::set<std::string>{"10.0.0.2:80"});
+  CHECK(addresses(get(client, "/jobs/a/targets?collector_id=c1")).empty());
+  std::ofstream(config) << "config: [";  // invalid: rejected, b keeps serving
+  REQUIRE(::kill(ta.pid, SIGHUP) == 0);
+  deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline &&
+         get(client, "/metrics").find("opentelemetry_allocator_config_reloads_total{result=\"failure\"} 1") ==
+             std::string::npos)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK_THAT(get(client, "/metrics"),
+             Catch::Contains("opentelemetry_allocator_config_reloads_total{result=\"failure\"} 1"));
+  CHECK(addresses(get(client, "/jobs/b/targets?collector_id=c1")) == std::set<std::string>{"10.0.0.2:80"});
+  ta.terminate();
+  CHECK(WIFEXITED(ta.status));
+  CHECK(WEXITSTATUS(ta.status) == 0);
+  std::filesystem::remove(config);
+}
+
 TEST_CASE("Prometheus discovers one collector's share from the target allocator", "[allocation][prometheus]") {
   REQUIRE(std::filesystem::exists("/usr/bin/prometheus"));
   ta_test::Runtime rt(R"(allocation_strategy: consistent-hashing

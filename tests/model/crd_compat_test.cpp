@@ -211,9 +211,11 @@ std::vector<std::string> validate_object(const std::string& yaml) {
 TEST_CASE("deploy/crds defines every upstream kind with the same names and scope", "[crd]") {
   auto upstream = load_crds(testutil::reference_path("crds"));
   REQUIRE(upstream.size() == 8);
-  // Plus the two kinds upstream never shipped (issue 14's design 2).
-  REQUIRE(ours().size() == upstream.size() + 2);
-  for (const char* extra : {"metricsintegrations.monitoring.grafana.com", "integrationmonitors.monitoring.grafana.com"})
+  // Plus the two kinds upstream never shipped (issue 14's design 2) and
+  // prometheus-operator's ScrapeConfig, which only the target allocator reads.
+  REQUIRE(ours().size() == upstream.size() + 3);
+  for (const char* extra : {"metricsintegrations.monitoring.grafana.com", "integrationmonitors.monitoring.grafana.com",
+                            "scrapeconfigs.monitoring.coreos.com"})
     CHECK(ours().count(extra) == 1);
   for (const auto& [name, up] : upstream) {
     INFO(name);
@@ -303,4 +305,85 @@ TEST_CASE("the structural validator rejects wrong types and unknown or missing f
   CHECK(validate_object("apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\nmetadata: {name: a}\n"
                         "spec: {containers: [{name: x, anything: {goes: here}}]}\n")
             .empty());
+}
+
+// The field names the model decodes must be the CRDs' own: a misspelt one
+// would be pruned by the API server and silently never reach the decoder.
+TEST_CASE("the fields the ScrapeConfig and scrapeClass decoders read are in deploy/crds", "[crd]") {
+  auto problems = validate_object(R"(apiVersion: monitoring.coreos.com/v1alpha1
+kind: ScrapeConfig
+metadata: {name: s, namespace: ns}
+spec:
+  jobName: j
+  metricsPath: /m
+  scrapeInterval: 30s
+  scrapeTimeout: 10s
+  scheme: HTTPS
+  scrapeProtocols: [PrometheusProto]
+  fallbackScrapeProtocol: PrometheusText0.0.4
+  honorTimestamps: false
+  trackTimestampsStaleness: true
+  honorLabels: true
+  enableCompression: false
+  enableHTTP2: false
+  params: {module: [a]}
+  basicAuth: {username: {name: c, key: u}, password: {name: c, key: p}}
+  tlsConfig: {ca: {secret: {name: c, key: ca}}, cert: {secret: {name: c, key: crt}}, keySecret: {name: c, key: k},
+              serverName: s, insecureSkipVerify: true}
+  proxyUrl: http://proxy:3128
+  noProxy: localhost
+  proxyConnectHeader: {X-A: [{name: c, key: p}]}
+  sampleLimit: 1
+  targetLimit: 1
+  labelLimit: 1
+  labelNameLengthLimit: 1
+  labelValueLengthLimit: 1
+  keepDroppedTargets: 1
+  bodySizeLimit: 10MiB
+  scrapeNativeHistograms: true
+  nativeHistogramBucketLimit: 1
+  nativeHistogramMinBucketFactor: "1.1"
+  scrapeClassicHistograms: true
+  convertClassicHistogramsToNHCB: true
+  nameValidationScheme: Legacy
+  nameEscapingScheme: Underscores
+  scrapeClass: c
+  relabelings: [{sourceLabels: [a], targetLabel: b}]
+  metricRelabelings: [{sourceLabels: [a], action: drop}]
+  staticConfigs: [{targets: [a:1], labels: {a: b}}]
+  fileSDConfigs: [{files: [/f.json], refreshInterval: 1m}]
+  httpSDConfigs:
+  - url: https://sd
+    refreshInterval: 1m
+    authorization: {type: Bearer, credentials: {name: c, key: t}}
+    tlsConfig: {serverName: s}
+    proxyUrl: http://p:1
+    followRedirects: true
+    enableHTTP2: true
+  - url: https://sd2
+    basicAuth: {username: {name: c, key: u}}
+  - url: https://sd3
+    oauth2: {clientId: {secret: {name: c, key: i}}, clientSecret: {name: c, key: s}, tokenUrl: https://t}
+  kubernetesSDConfigs:
+  - role: Endpoints
+    apiServer: https://api
+    namespaces: {names: [a], ownNamespace: false}
+    attachMetadata: {node: true}
+    selectors: [{role: Pod, label: a=b, field: c=d}]
+    authorization: {credentials: {name: c, key: t}}
+    tlsConfig: {serverName: s}
+    noProxy: x
+    followRedirects: true
+    enableHTTP2: true
+)");
+  for (const auto& p : problems) FAIL_CHECK(p);
+  for (const char* kind : {"ServiceMonitor", "PodMonitor", "Probe"}) {
+    INFO(kind);
+    auto monitor = validate_object(std::string("apiVersion: monitoring.coreos.com/v1\nkind: ") + kind +
+                                   "\nmetadata: {name: a}\nspec: {scrapeClass: c, fallbackScrapeProtocol: "
+                                   "PrometheusProto}\n");
+    for (const auto& p : monitor)
+      if (p.find("scrapeClass") != std::string::npos || p.find("fallbackScrapeProtocol") != std::string::npos)
+        FAIL_CHECK(p);
+  }
 }

@@ -40,12 +40,14 @@ struct fixture : test_coordinator_fixture<> {
   allocation_actor alloc;
   int published = 0, source_changes = 0;
   std::vector<std::string> logs;
+  std::vector<bool> configs;  // the config hook's results
 
   fixture() {
     AllocationHooks h;
     h.publish = [this](const allocation::runtime::State&) { ++published; };
     h.sources = [this](const allocation::runtime::State&) { ++source_changes; };
     h.log = [this](const std::string& l) { logs.push_back(l); };
+    h.config = [this](bool applied, std::int64_t) { configs.push_back(applied); };
     alloc = spawn_allocation_actor(sys, h);
     run();
   }
@@ -105,12 +107,19 @@ CAF_TEST(the assignment is answered with the seq it reflects) {
   CAF_CHECK_EQUAL(got["col-0"], (std::vector<std::string>{"web/a:1", "web/b:1", "web/c:1"}));
 }
 
-CAF_TEST(a second config is logged and the running one kept) {
+CAF_TEST(reloads are reported through the config hook and a rejected one keeps the running config) {
   from_journal(stamped(1, config(kConfig)));
   expect_reallocate_request();
-  from_journal(stamped(2, config("collectors: [x]")));
+  from_journal(stamped(2, config("collectors: [x")));
   CAF_REQUIRE_EQUAL(logs.size(), 1u);
-  CAF_CHECK_EQUAL(logs[0], "config ta.yaml: changed; the running config stays until a restart");
+  CAF_CHECK(logs[0].rfind("config ta.yaml: reload rejected: ", 0) == 0);
+  from_journal(stamped(3, config("collectors: [x]")));
+  CAF_REQUIRE_EQUAL(configs.size(), 3u);
+  CAF_CHECK(configs[0]);
+  CAF_CHECK(!configs[1]);
+  CAF_CHECK(configs[2]);
+  from_journal(stamped(4, Input{}));
+  CAF_CHECK_EQUAL(published, 1);
 }
 
 CAF_TEST_FIXTURE_SCOPE_END()

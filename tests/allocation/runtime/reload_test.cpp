@@ -227,3 +227,78 @@ TEST_CASE("config inputs record whether the process had a cluster connection", "
   CHECK(decode_input(encode_input(with), 1).config.kubernetes);
   CHECK_FALSE(decode_input(encode_input(without), 1).config.kubernetes);
 }
+
+namespace {
+
+Input file_input(const std::string& source, std::vector<FileSdFile> files) {
+  Input in;
+  in.type = InputType::file_sd;
+  in.file_sd = {source, std::move(files)};
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("file_sd_configs: files become targets with __meta_filepath, and a bad file keeps its last groups",
+          "[allocation][runtime][file_sd]") {
+  const std::string job =
+      "    - job_name: files\n"
+      "      file_sd_configs: [{files: ['/etc/sd/*.json', '/etc/sd/extra.yml']}]\n"
+      "      relabel_configs: [{source_labels: [__meta_filepath], regex: '.*/(.*)\\\\..*', target_label: file}]\n";
+  State st;
+  REQUIRE(st.apply(config_input(config(job))).config == Effects::ConfigResult::applied);
+  REQUIRE(st.file_sd().size() == 1);
+  CHECK(st.file_sd()[0].id == "files/file/0");
+  CHECK(st.file_sd()[0].config.files == std::vector<std::string>{"/etc/sd/*.json", "/etc/sd/extra.yml"});
+  auto fx = st.apply(file_input(
+      "files/file/0", {{"/etc/sd/a.json", R"([{"targets":["10.4.0.1:80","10.4.0.2:80"],"labels":{"env":"prod"}}])", ""},
+                       {"/etc/sd/extra.yml", "- targets: ['10.4.0.3:80']\n", ""}}));
+  CHECK(fx.pending);
+  st.apply(Input{});
+  CHECK(targets_of(assignment_of(st.allocator()), "files") == 3);
+  bool labelled = false;
+  for (const auto& t : st.allocator().targets())
+    labelled |= t.get(allocation::Name::intern("__meta_filepath")) == "/etc/sd/extra.yml";
+  CHECK(labelled);
+
+  // A broken file keeps its previous groups and is reported; a file no
+  // longer matched takes its targets with it.
+  fx = st.apply(file_input("files/file/0", {{"/etc/sd/a.json", "[{", ""}}));
+  REQUIRE(fx.logs.size() == 1);
+  CHECK_THAT(fx.logs[0], Catch::StartsWith("config.scrape_configs[0].file_sd_configs[0]: /etc/sd/a.json"));
+  st.apply(Input{});
+  CHECK(targets_of(assignment_of(st.allocator()), "files") == 2);
+  fx = st.apply(file_input("files/file/0", {{"/etc/sd/extra.yml", "", "cannot read: No such file or directory"}}));
+  REQUIRE(fx.logs.size() == 1);
+  st.apply(Input{});
+  CHECK(targets_of(assignment_of(st.allocator()), "files") == 0);
+
+  // Journal round trip.
+  Input in = file_input("files/file/0", {{"/x.json", "[]", ""}, {"/y.yml", "", "gone"}});
+  CHECK(encode_input(decode_input(encode_input(in), 1)) == encode_input(in));
+  CHECK(describe(in) == "seq 0 file_sd files/file/0 2 files");
+}
+
+TEST_CASE("file_sd_configs entries are checked as Prometheus checks them", "[allocation][runtime][file_sd]") {
+  auto error = [](const std::string& entry) {
+    try {
+      load_config("config:\n  scrape_configs:\n    - job_name: f\n      file_sd_configs: [" + entry + "]\n", "ta.yaml");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error("{files: ['/a/*.json']}") == "no error");
+  CHECK(error("{files: []}") == "config.scrape_configs[0].file_sd_configs[0].files: must list at least one file");
+  CHECK(error("{files: ['/a/b.txt']}") ==
+        "config.scrape_configs[0].file_sd_configs[0].files[0]: \"/a/b.txt\" must end in .json, .yml or .yaml");
+  CHECK(error("{files: ['/a/*/b.json']}") ==
+        "config.scrape_configs[0].file_sd_configs[0].files[0]: \"/a/*/b.json\": only the last path element may hold "
+        "a wildcard");
+  CHECK(error("{files: [1]}") == "config.scrape_configs[0].file_sd_configs[0].files[0]: must be a string");
+  CHECK(error("{files: ['/a.json'], refresh_interval: soon}") ==
+        "config.scrape_configs[0].file_sd_configs[0].refresh_interval: must be a positive duration such as 5m");
+  CHECK(error("{files: ['/a.json'], proxy: x}") ==
+        "config.scrape_configs[0].file_sd_configs[0].proxy: unknown field (file_sd_configs take files and "
+        "refresh_interval)");
+}

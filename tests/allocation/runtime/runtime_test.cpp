@@ -73,7 +73,8 @@ TEST_CASE("allocator inputs round-trip through journal lines and bad lines name 
   CHECK(encode_input(decode_input(encode_input(config_input("a: 1")), 1)) == encode_input(config_input("a: 1")));
 
   CHECK(error_of("{") != "no error");
-  CHECK(error_of(R"({"seq":1,"time":2,"type":"nap"})") == "line 7: type: must be config, watch, http_sd or reallocate");
+  CHECK(error_of(R"({"seq":1,"time":2,"type":"nap"})") ==
+        "line 7: type: must be config, watch, http_sd, file_sd or reallocate");
   CHECK(error_of(R"({"seq":"1","time":2,"type":"reallocate"})") == "line 7: seq: must be an integer");
   CHECK(error_of(R"({"seq":1,"time":2,"type":"watch","watch":"x","change":"GONE","object":{}})") ==
         "line 7: change: must be ADDED, MODIFIED or DELETED");
@@ -128,8 +129,9 @@ TEST_CASE("Prometheus CR jobs bring their kubernetes_sd watches and take them aw
   st.apply(config_input("collectors: [c]\nprometheus_cr: {enabled: true}\n"));
   std::vector<std::string> ids;
   for (const auto& w : st.watches()) ids.push_back(w.id);
-  CHECK(ids == std::vector<std::string>{"cr/ServiceMonitor", "cr/PodMonitor", "cr/Probe", "cr/Secret", "cr/ConfigMap"});
-  CHECK(st.watches()[3].field_selector == "type!=helm.sh/release.v1");
+  CHECK(ids == std::vector<std::string>{"cr/ServiceMonitor", "cr/PodMonitor", "cr/Probe", "cr/ScrapeConfig",
+                                        "cr/Secret", "cr/ConfigMap"});
+  CHECK(st.watches()[4].field_selector == "type!=helm.sh/release.v1");
   st.apply(Input{});
   const std::string monitor = R"({"apiVersion":"monitoring.coreos.com/v1","kind":"ServiceMonitor",
       "metadata":{"name":"m","namespace":"web"},"spec":{"selector":{},"endpoints":[{"port":"http"}]}})";
@@ -142,7 +144,7 @@ TEST_CASE("Prometheus CR jobs bring their kubernetes_sd watches and take them aw
   st.apply(watch_input("cr/ServiceMonitor", allocation::discovery::Change::deleted, monitor));
   fx = st.apply(Input{});
   CHECK(fx.sources_changed);
-  CHECK(st.watches().size() == 5);
+  CHECK(st.watches().size() == 6);
 }
 
 namespace {

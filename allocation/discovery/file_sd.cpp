@@ -1,0 +1,92 @@
+// file_sd_configs entries and file contents.
+#include "allocation/discovery/file_sd.hpp"
+
+#include "allocation/discovery/meta.hpp"
+#include "model/http_sd.hpp"
+#include "model/parse.hpp"
+#include "model/scrape/common.hpp"
+#include "model/yaml_emit.hpp"
+
+namespace allocation::discovery {
+
+namespace {
+
+using model::Value;
+
+[[noreturn]] void fail(const std::string& field, const std::string& problem) {
+  throw DiscoveryError(field + ": " + problem);
+}
+
+void check_pattern(const std::string& pattern, const std::string& field) {
+  if (pattern.empty()) fail(field, "must be a non-empty path");
+  if (!pattern.ends_with(".json") && !pattern.ends_with(".yml") && !pattern.ends_with(".yaml"))
+    fail(field, "\"" + pattern + "\" must end in .json, .yml or .yaml");
+  const auto last_slash = pattern.rfind('/');
+  const auto wildcard = pattern.find_first_of("*?[");
+  if (wildcard != std::string::npos && last_slash != std::string::npos && wildcard < last_slash)
+    fail(field, "\"" + pattern + "\": only the last path element may hold a wildcard");
+}
+
+}  // namespace
+
+FileSdConfig parse_file_sd_config(const Value& config, const std::string& field) {
+  if (!config.is_object()) fail(field, "must be an object");
+  FileSdConfig out;
+  for (const auto& [key, value] : config.as_object()) {
+    if (key == "files") {
+      if (!value.is_array()) fail(field + ".files", "must be a list of paths");
+      for (std::size_t i = 0; i < value.as_array().size(); ++i) {
+        const std::string item = field + ".files[" + std::to_string(i) + "]";
+        const Value& v = value.as_array()[i];
+        if (!v.is_string()) fail(item, "must be a string");
+        check_pattern(v.as_string(), item);
+        out.files.push_back(v.as_string());
+      }
+    } else if (key == "refresh_interval") {
+      auto ms = value.is_string() ? model::scrape::parse_duration(value.as_string()) : std::nullopt;
+      if (!ms || *ms <= 0) fail(field + ".refresh_interval", "must be a positive duration such as 5m");
+      out.refresh_interval = std::chrono::milliseconds(*ms);
+    } else {
+      fail(field + "." + key, "unknown field (file_sd_configs take files and refresh_interval)");
+    }
+  }
+  if (out.files.empty()) fail(field + ".files", "must list at least one file");
+  return out;
+}
+
+std::vector<SourcedGroup> parse_file_sd(std::string_view text, const std::string& path) {
+  std::vector<model::HttpSdGroup> groups;
+  try {
+    if (path.ends_with(".json")) {
+      groups = model::parse_http_sd(text, path);
+    } else {
+      auto docs = model::parse_documents(text, path);
+      if (docs.size() > 1) fail(path, "must hold one YAML document");
+      // An empty YAML file is an empty list, as Prometheus reads it.
+      const std::string json = docs.empty() || docs[0].value.is_null() ? "[]" : model::to_json(docs[0].value);
+      groups = model::parse_http_sd(json, path);
+    }
+  } catch (const model::HttpSdError& e) {
+    // The http_sd grammar names the body and the source; a file is its path.
+    std::string what = e.what();
+    if (const std::string body = "body: invalid JSON: " + path + ": "; what.starts_with(body))
+      what = "invalid JSON: " + what.substr(body.size());
+    throw DiscoveryError(path + ": " + what);
+  } catch (const model::ParseError& e) {
+    throw DiscoveryError(e.what());
+  }
+  std::vector<SourcedGroup> out;
+  out.reserve(groups.size());
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    LabelMap labels = std::move(groups[i].labels);
+    labels["__meta_filepath"] = path;
+    TargetGroup group;
+    group.labels = to_label_set(labels);
+    for (const std::string& address : groups[i].targets)
+      group.targets.push_back(to_label_set({{"__address__", address}}));
+    out.push_back({path + ":" + std::to_string(i), std::move(group)});
+  }
+  return out;
+}
+
+}  // namespace allocation::discovery
