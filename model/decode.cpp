@@ -133,4 +133,12 @@ std::optional<Value> Reader::raw_array(std::string_view key) const {
   return std::nullopt;
 }
 
+std::map<std::string, std::vector<std::string>> decode_params(const Reader& r) {
+  std::map<std::string, std::vector<std::string>> out;
+  Reader p = r.object("params");
+  if (!p.present()) return out;
+  for (const auto& [k, v] : p.node()->as_object()) out[k] = p.strings(k);
+  return out;
+}
+
 }  // namespace model

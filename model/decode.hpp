@@ -85,4 +85,7 @@ class Reader {
   FieldErrors* errors_;
 };
 
+// `params` of a scrape endpoint or ScrapeConfig: name -> values.
+std::map<std::string, std::vector<std::string>> decode_params(const Reader& r);
+
 }  // namespace model

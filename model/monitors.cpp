@@ -34,14 +34,6 @@ ScrapeLimits decode_limits(const Reader& spec) {
   return l;
 }
 
-std::map<std::string, std::vector<std::string>> decode_params(const Reader& r) {
-  std::map<std::string, std::vector<std::string>> out;
-  Reader p = r.object("params");
-  if (!p.present()) return out;
-  for (const auto& [k, v] : p.node()->as_object()) out[k] = p.strings(k);
-  return out;
-}
-
 // The settings an IntegrationMonitor shares with endpoints: none of them
 // names a port, path, scheme or credentials.
 void decode_scrape_settings(const Reader& r, Endpoint& e) {

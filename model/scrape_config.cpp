@@ -33,14 +33,6 @@ std::string enum_field(const Reader& r, std::string_view key,
   return "";
 }
 
-std::map<std::string, std::vector<std::string>> decode_params(const Reader& r) {
-  std::map<std::string, std::vector<std::string>> out;
-  Reader p = r.object("params");
-  if (!p.present()) return out;
-  for (const auto& [k, v] : p.node()->as_object()) out[k] = p.strings(k);
-  return out;
-}
-
 std::vector<std::string> decode_protocols(const Reader& r) {
   std::vector<std::string> out = r.strings("scrapeProtocols");
   std::set<std::string> seen;

@@ -1,7 +1,7 @@
 // file_sd_configs entries and file contents.
 #include "allocation/discovery/file_sd.hpp"
 
-#include "allocation/discovery/meta.hpp"
+#include "allocation/discovery/http_sd.hpp"
 #include "model/http_sd.hpp"
 #include "model/parse.hpp"
 #include "model/scrape/common.hpp"
@@ -75,18 +75,7 @@ std::vector<SourcedGroup> parse_file_sd(std::string_view text, const std::string
   } catch (const model::ParseError& e) {
     throw DiscoveryError(e.what());
   }
-  std::vector<SourcedGroup> out;
-  out.reserve(groups.size());
-  for (std::size_t i = 0; i < groups.size(); ++i) {
-    LabelMap labels = std::move(groups[i].labels);
-    labels["__meta_filepath"] = path;
-    TargetGroup group;
-    group.labels = to_label_set(labels);
-    for (const std::string& address : groups[i].targets)
-      group.targets.push_back(to_label_set({{"__address__", address}}));
-    out.push_back({path + ":" + std::to_string(i), std::move(group)});
-  }
-  return out;
+  return sourced_groups(std::move(groups), "__meta_filepath", path);
 }
 
 }  // namespace allocation::discovery

@@ -65,22 +65,25 @@ void check_http_sd_response(int status, std::string_view content_type) {
 }
 
 std::vector<SourcedGroup> parse_http_sd(std::string_view body, const std::string& url) {
-  std::vector<model::HttpSdGroup> groups;
   try {
-    groups = model::parse_http_sd(body, url);
+    return sourced_groups(model::parse_http_sd(body, url), "__meta_url", url);
   } catch (const model::HttpSdError& e) {
     throw DiscoveryError(e.what());
   }
+}
+
+std::vector<SourcedGroup> sourced_groups(std::vector<model::HttpSdGroup> groups, const char* meta,
+                                         const std::string& origin) {
   std::vector<SourcedGroup> out;
   out.reserve(groups.size());
   for (std::size_t i = 0; i < groups.size(); ++i) {
     LabelMap labels = std::move(groups[i].labels);
-    labels["__meta_url"] = url;
+    labels[meta] = origin;
     TargetGroup group;
     group.labels = to_label_set(labels);
     for (const std::string& address : groups[i].targets)
       group.targets.push_back(to_label_set({{"__address__", address}}));
-    out.push_back({url + ":" + std::to_string(i), std::move(group)});
+    out.push_back({origin + ":" + std::to_string(i), std::move(group)});
   }
   return out;
 }

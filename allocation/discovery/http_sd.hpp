@@ -14,6 +14,7 @@
 
 #include "allocation/discovery/kubernetes_config.hpp"
 #include "allocation/discovery/kubernetes_roles.hpp"
+#include "model/http_sd.hpp"
 
 namespace allocation::discovery {
 
@@ -31,5 +32,9 @@ HttpSdConfig parse_http_sd_config(const model::Value& config, const std::string&
 // (optionally with charset utf-8).
 void check_http_sd_response(int status, std::string_view content_type);
 std::vector<SourcedGroup> parse_http_sd(std::string_view body, const std::string& url);
+// Groups of the http_sd grammar as target groups: each gets `meta` =
+// `origin` (__meta_url, __meta_filepath) and the source "<origin>:<index>".
+std::vector<SourcedGroup> sourced_groups(std::vector<model::HttpSdGroup> groups, const char* meta,
+                                         const std::string& origin);
 
 }  // namespace allocation::discovery

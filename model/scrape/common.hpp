@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -133,6 +134,8 @@ void check_scrape_timing(const JobContext& ctx, const std::string& interval, con
                          const std::string& path, AssetRefs& assets, const char* interval_field = "interval");
 
 // --- endpoint.cpp: ServiceMonitor endpoints and PodMonitor podMetricsEndpoints ---
+// A job's `params` block: name -> list of values.
+Value params_value(const std::map<std::string, std::vector<std::string>>& params);
 // scrape_interval .. authorization of one endpoint; `path` is the
 // endpoint's field path (e.g. "spec.endpoints[0]"), `ns` the monitor's.
 // TLS and authorization merge with the scrape class `c` (class_tls,

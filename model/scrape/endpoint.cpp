@@ -5,13 +5,14 @@
 #include "model/scrape/common.hpp"
 
 namespace model::scrape {
-namespace {
 
 Value params_value(const std::map<std::string, std::vector<std::string>>& params) {
   Value out = Value::object();
   for (const auto& [k, v] : params) out.set(k, Value::strings(v));
   return out;
 }
+
+namespace {
 
 // Secrets of a monitor endpoint are inlined; TLS material is a file path
 // unless RenderOptions::inline_tls. A scrape class adds TLS files and an

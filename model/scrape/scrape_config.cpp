@@ -10,12 +10,6 @@
 namespace model::scrape {
 namespace {
 
-Value params_value(const std::map<std::string, std::vector<std::string>>& params) {
-  Value out = Value::object();
-  for (const auto& [k, v] : params) out.set(k, Value::strings(v));
-  return out;
-}
-
 void set_scrape_fields(Value& job, const JobContext& ctx, const ScrapeConfig& sc, const ScrapeClass* c) {
   const auto& m = ctx.metrics();
   if (sc.honor_timestamps) job.set("honor_timestamps", *sc.honor_timestamps && !m.override_honor_timestamps);

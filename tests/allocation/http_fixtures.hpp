@@ -95,6 +95,26 @@ inline int read_listening_port(int fd) {
   return line.starts_with(prefix) ? std::stoi(line.substr(prefix.size())) : -1;
 }
 
+// Starts `argv` (a target-allocator command line listening on
+// 127.0.0.1:0) as `child`; returns its port, or -1 when it exits first.
+inline int start_allocator(Child& child, const std::vector<std::string>& argv) {
+  int out[2];
+  if (::pipe(out) != 0) return -1;
+  child.pid = spawn(argv, out[1]);
+  ::close(out[1]);
+  const int port = read_listening_port(out[0]);
+  ::close(out[0]);
+  return port;
+}
+
+// The job names of a /scrape_configs body.
+inline std::set<std::string> job_names(const std::string& scrape_configs) {
+  std::set<std::string> out;
+  const auto doc = model::parse_json(scrape_configs);
+  for (const auto& [name, job] : doc.as_object()) out.insert(name);
+  return out;
+}
+
 // Debian's Prometheus on `dir`/prometheus.yml, its TSDB in `dir`/data,
 // listening on `port` (loopback); stopped with the returned Child.
 inline Child start_prometheus(const std::filesystem::path& dir, int port) {

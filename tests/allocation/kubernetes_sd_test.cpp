@@ -77,14 +77,9 @@ config:
   sim.create("pods", R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web-1"},
     "spec": {"containers": [{"name": "app", "image": "img", "ports": [{"containerPort": 8080}]}]}})");
 
-  int out[2];
-  REQUIRE(::pipe(out) == 0);
-  Child ta{spawn({AO_BIN_DIR "/target-allocator", "--config-file", config, "--listen-addr", "127.0.0.1:0",
-                  "--kubeconfig-path", kubeconfig},
-                 out[1])};
-  ::close(out[1]);
-  const int port = read_listening_port(out[0]);
-  ::close(out[0]);
+  Child ta;
+  const int port = start_allocator(ta, {AO_BIN_DIR "/target-allocator", "--config-file", config, "--listen-addr",
+                                        "127.0.0.1:0", "--kubeconfig-path", kubeconfig});
   REQUIRE(port > 0);
   httplib::Client client("127.0.0.1", port);
   auto served = [&] { return served_targets(get(client, "/jobs/k8s/targets")); };

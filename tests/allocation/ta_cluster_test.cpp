@@ -138,13 +138,6 @@ std::string service_monitor(const std::string& name, const std::string& team) {
     "spec": {"selector": {"matchLabels": {"app": "web"}}, "endpoints": [{"port": "http"}]}})";
 }
 
-std::set<std::string> job_names(const std::string& scrape_configs) {
-  std::set<std::string> out;
-  const auto doc = model::parse_json(scrape_configs);
-  for (const auto& [name, job] : doc.as_object()) out.insert(name);
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("target-allocator serves jobs rendered from selected ServiceMonitors", "[allocation][cluster]") {

@@ -68,13 +68,6 @@ std::map<std::string, std::set<std::string>> prometheus_targets(httplib::Client&
   return out;
 }
 
-std::set<std::string> job_names(const std::string& scrape_configs) {
-  std::set<std::string> out;
-  const auto doc = model::parse_json(scrape_configs);
-  for (const auto& [name, job] : doc.as_object()) out.insert(name);
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("a live config reload adds and removes jobs while Prometheus polls a ScrapeConfig job's share",

@@ -85,14 +85,9 @@ TEST_CASE("target-allocator reloads its config file on SIGHUP and survives a bad
   const auto config = write_config("ta-sighup",
                                    "collectors: [c1]\nconfig:\n  scrape_configs:\n    - job_name: a\n"
                                    "      static_configs: [{targets: ['10.0.0.1:80']}]\n");
-  int out[2];
-  REQUIRE(::pipe(out) == 0);
-  Child ta{spawn(
-      {kBinary, "--config-file", config.string(), "--listen-addr", "127.0.0.1:0", "--config-reload-interval", "0"},
-      out[1])};
-  ::close(out[1]);
-  const int port = read_listening_port(out[0]);
-  ::close(out[0]);
+  Child ta;
+  const int port = start_allocator(
+      ta, {kBinary, "--config-file", config.string(), "--listen-addr", "127.0.0.1:0", "--config-reload-interval", "0"});
   REQUIRE(port > 0);
   httplib::Client client("127.0.0.1", port);
   std::ofstream(config) << "collectors: [c1]\nconfig:\n  scrape_configs:\n    - job_name: b\n"
