@@ -1,4 +1,4 @@
-// The sources actor: reflectors and http_sd pollers for the allocator.
+// The sources actor: reflectors, http_sd pollers and file_sd readers for the allocator.
 #include "actors/allocation/sources_actor.hpp"
 
 #include <httplib.h>
@@ -64,11 +64,11 @@ struct Watch {
 struct SourcesState {
   SourcesConfig cfg;
   std::map<std::string, Watch> watches;
-  std::map<std::string, std::pair<std::string, http_sd_poller_actor>> pollers;  // id -> (url, poller)
-  std::map<std::string, file_watch_actor> file_readers;                         // id -> reader
+  std::map<std::string, http_sd_poller_actor> pollers;   // by source id
+  std::map<std::string, file_watch_actor> file_readers;  // by source id
   ~SourcesState() {
     for (auto& [id, w] : watches) w.reflector->stop();
-    for (auto& [id, p] : pollers) caf::anon_send_exit(p.second, caf::exit_reason::user_shutdown);
+    for (auto& [id, p] : pollers) caf::anon_send_exit(p, caf::exit_reason::user_shutdown);
     for (auto& [id, r] : file_readers) caf::anon_send_exit(r, caf::exit_reason::user_shutdown);
   }
 };
@@ -125,23 +125,21 @@ void update_watches(Sources self, const std::vector<WatchSource>& wanted) {
   }
 }
 
-void update_pollers(Sources self, const std::vector<HttpSdSource>& wanted) {
-  auto& pollers = self->state.pollers;
-  for (auto it = pollers.begin(); it != pollers.end();) {
-    bool keep = std::any_of(wanted.begin(), wanted.end(), [&](const HttpSdSource& s) {
-      return s.id == it->first && s.config.url == it->second.first;
-    });
-    if (keep) {
+// Stops the running actors whose id is no longer wanted and starts one per
+// new id. runtime::State gives a source a new id whenever its entry
+// changes (URL, files, interval), so an id still wanted needs no restart.
+template <class Handle, class Source, class Start>
+void sync_by_id(std::map<std::string, Handle>& running, const std::vector<Source>& wanted, Start start) {
+  for (auto it = running.begin(); it != running.end();) {
+    if (std::any_of(wanted.begin(), wanted.end(), [&](const Source& s) { return s.id == it->first; })) {
       ++it;
       continue;
     }
-    caf::anon_send_exit(it->second.second, caf::exit_reason::user_shutdown);
-    it = pollers.erase(it);
+    caf::anon_send_exit(it->second, caf::exit_reason::user_shutdown);
+    it = running.erase(it);
   }
   for (const auto& s : wanted)
-    if (!pollers.count(s.id))
-      pollers.emplace(s.id, std::make_pair(s.config.url, self->home_system().spawn<caf::detached>(
-                                                             poller, s, self->state.cfg.journal)));
+    if (!running.count(s.id)) running.emplace(s.id, start(s));
 }
 
 // Prometheus watches the files with inotify and rereads them every
@@ -163,29 +161,17 @@ file_watch_actor start_file_reader(Sources self, const FileSdSource& s) {
   return spawn_file_watch(self->home_system(), std::move(fw));
 }
 
-// A file_sd source's id changes whenever its entry does (see runtime::State).
-void update_file_readers(Sources self, const std::vector<FileSdSource>& wanted) {
-  auto& readers = self->state.file_readers;
-  for (auto it = readers.begin(); it != readers.end();) {
-    if (std::any_of(wanted.begin(), wanted.end(), [&](const FileSdSource& s) { return s.id == it->first; })) {
-      ++it;
-      continue;
-    }
-    caf::anon_send_exit(it->second, caf::exit_reason::user_shutdown);
-    it = readers.erase(it);
-  }
-  for (const auto& s : wanted)
-    if (!readers.count(s.id)) readers.emplace(s.id, start_file_reader(self, s));
-}
-
 sources_actor::behavior_type sources_behavior(Sources self, SourcesConfig cfg) {
   self->state.cfg = std::move(cfg);
   return {
       [=](sources_atom, const WatchSourcesPtr& watches, const HttpSdSourcesPtr& http_sd,
           const FileSdSourcesPtr& file_sd) {
         update_watches(self, *watches);
-        update_pollers(self, *http_sd);
-        update_file_readers(self, *file_sd);
+        sync_by_id(self->state.pollers, *http_sd, [self](const HttpSdSource& s) {
+          return self->home_system().spawn<caf::detached>(poller, s, self->state.cfg.journal);
+        });
+        sync_by_id(self->state.file_readers, *file_sd,
+                   [self](const FileSdSource& s) { return start_file_reader(self, s); });
       },
   };
 }

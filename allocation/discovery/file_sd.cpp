@@ -4,7 +4,6 @@
 #include "allocation/discovery/http_sd.hpp"
 #include "model/http_sd.hpp"
 #include "model/parse.hpp"
-#include "model/scrape/common.hpp"
 #include "model/yaml_emit.hpp"
 
 namespace allocation::discovery {
@@ -43,9 +42,7 @@ FileSdConfig parse_file_sd_config(const Value& config, const std::string& field)
         out.files.push_back(v.as_string());
       }
     } else if (key == "refresh_interval") {
-      auto ms = value.is_string() ? model::scrape::parse_duration(value.as_string()) : std::nullopt;
-      if (!ms || *ms <= 0) fail(field + ".refresh_interval", "must be a positive duration such as 5m");
-      out.refresh_interval = std::chrono::milliseconds(*ms);
+      out.refresh_interval = parse_refresh_interval(value, field + ".refresh_interval", "5m");
     } else {
       fail(field + "." + key, "unknown field (file_sd_configs take files and refresh_interval)");
     }

@@ -37,6 +37,12 @@ void check_url(const std::string& url, const std::string& field) {
 
 }  // namespace
 
+std::chrono::milliseconds parse_refresh_interval(const Value& value, const std::string& field, const char* example) {
+  auto ms = value.is_string() ? model::scrape::parse_duration(value.as_string()) : std::nullopt;
+  if (!ms || *ms <= 0) fail(field, std::string("must be a positive duration such as ") + example);
+  return std::chrono::milliseconds(*ms);
+}
+
 HttpSdConfig parse_http_sd_config(const Value& config, const std::string& field) {
   if (!config.is_object()) fail(field, "must be an object");
   HttpSdConfig out;
@@ -45,9 +51,7 @@ HttpSdConfig parse_http_sd_config(const Value& config, const std::string& field)
       if (!value.is_string()) fail(field + ".url", "must be a string");
       out.url = value.as_string();
     } else if (key == "refresh_interval") {
-      auto ms = value.is_string() ? model::scrape::parse_duration(value.as_string()) : std::nullopt;
-      if (!ms || *ms <= 0) fail(field + ".refresh_interval", "must be a positive duration such as 30s");
-      out.refresh_interval = std::chrono::milliseconds(*ms);
+      out.refresh_interval = parse_refresh_interval(value, field + ".refresh_interval", "30s");
     } else {
       fail(field + "." + key, "not supported yet (http_sd_configs take url and refresh_interval)");
     }

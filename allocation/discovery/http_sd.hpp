@@ -28,6 +28,11 @@ struct HttpSdConfig {
 // settings (auth, TLS, proxy) are errors ("not supported yet").
 HttpSdConfig parse_http_sd_config(const model::Value& config, const std::string& field);
 
+// A `refresh_interval` (http_sd, file_sd): a positive Prometheus duration;
+// the error at `field` suggests `example`.
+std::chrono::milliseconds parse_refresh_interval(const model::Value& value, const std::string& field,
+                                                 const char* example);
+
 // Throws unless `status` is 200 and `content_type` is application/json
 // (optionally with charset utf-8).
 void check_http_sd_response(int status, std::string_view content_type);

@@ -26,6 +26,17 @@ std::string hex64(std::uint64_t v) {
   return buf;
 }
 
+// A CR job's http_sd or file_sd sources, "<prefix><job>/<n>@<hash of the
+// entry>": an unchanged entry keeps its id (and so its poller or reader).
+template <class Job, class Source>
+void append_cr_sources(const std::vector<Job>& jobs, const std::string& prefix, std::vector<Source>& out) {
+  for (std::size_t n = 0; n < jobs.size(); ++n) {
+    const Job& sd = jobs[n];
+    out.push_back(
+        {prefix + sd.job + "/" + std::to_string(n) + "@" + hex64(hash_bytes(sd.raw)), sd.job, sd.field, sd.sd, sd.raw});
+  }
+}
+
 std::vector<Collector> static_collectors(const std::vector<std::string>& names) {
   std::vector<Collector> out;
   for (const auto& n : names) out.push_back({n, "", true, {}});
@@ -187,16 +198,8 @@ void State::render_cr(Effects& fx) {
     }
     scrape_configs_.push(job);
     for (auto& t : one.targets) cr_static_targets_.push_back(std::move(t));
-    for (std::size_t n = 0; n < one.http_sd.size(); ++n) {
-      auto& sd = one.http_sd[n];
-      http.push_back({"cr-http/" + sd.job + "/" + std::to_string(n) + "@" + hex64(hash_bytes(sd.raw)), sd.job, sd.field,
-                      sd.sd, sd.raw});
-    }
-    for (std::size_t n = 0; n < one.file_sd.size(); ++n) {
-      auto& sd = one.file_sd[n];
-      files.push_back({"cr-file/" + sd.job + "/" + std::to_string(n) + "@" + hex64(hash_bytes(sd.raw)), sd.job,
-                       sd.field, sd.sd, sd.raw});
-    }
+    append_cr_sources(one.http_sd, "cr-http/", http);
+    append_cr_sources(one.file_sd, "cr-file/", files);
     if (one.kubernetes_sd.empty()) continue;
     const std::string hash = hex64(hash_bytes(model::to_json(*job.find("kubernetes_sd_configs"))));
     for (std::size_t n = 0; n < one.kubernetes_sd.size(); ++n)
