@@ -17,7 +17,7 @@ void substitute_shard(std::string& regex) {
 }  // namespace
 
 RelabelFilter::RelabelFilter(unsigned lanes, bool drop_relabeled)
-    : lanes_(lanes ? lanes : default_lanes()), drop_relabeled_(drop_relabeled), builders_(lanes_) {}
+    : lanes_(lanes ? lanes : default_lanes()), drop_relabeled_(drop_relabeled), builders_(lanes_), memos_(lanes_) {}
 
 void RelabelFilter::set_job(ScrapeJob job, std::string_view path) {
   for (auto& c : job.relabel_configs) substitute_shard(c.regex);
@@ -31,9 +31,13 @@ void RelabelFilter::set_job(ScrapeJob job, std::string_view path) {
     if (c.action == RelabelAction::keepequal || c.action == RelabelAction::dropequal)
       compiled.reads.push_back(Name::intern(c.target_label));
   }
-  compiled.reads.push_back(Names::get().address);
   std::sort(compiled.reads.begin(), compiled.reads.end());
   compiled.reads.erase(std::unique(compiled.reads.begin(), compiled.reads.end()), compiled.reads.end());
+  if (!compiled.reads.empty() && compiled.reads.size() <= 64) {
+    compiled.read_index.assign(compiled.reads.back().id() + 1, -1);
+    for (std::size_t k = 0; k < compiled.reads.size(); ++k)
+      compiled.read_index[compiled.reads[k].id()] = static_cast<std::int16_t>(k);
+  }
   const Name name = job.job;
   compiled.job = std::move(job);
   auto it = std::lower_bound(jobs_.begin(), jobs_.end(), name, [](const auto& e, Name j) { return e.first < j; });
@@ -64,9 +68,36 @@ const RelabelFilter::JobRules* RelabelFilter::rules_for(Name job) const {
   return it != jobs_.end() && it->first == job ? &it->second : nullptr;
 }
 
+// Resolves every name the rules read once per target, so each rule's read
+// is a table lookup instead of searches of the own set, the group set and
+// the seeds.
+void RelabelFilter::memoise_reads(LabelBuilder& b, const JobRules& job, ReadMemo& memo) const {
+  const std::size_t n = job.reads.size();
+  if (!memo.valid || memo.group != b.group() || memo.rules != &job) {
+    memo.fallback.resize(n);
+    memo.values.resize(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const Name name = job.reads[k];
+      std::string_view v = b.group() ? b.group()->get(name) : std::string_view();
+      for (const auto& seed : b.seeds()) v = v.empty() && seed.name == name ? seed.value : v;
+      memo.fallback[k] = v;
+    }
+    memo.valid = true, memo.group = b.group(), memo.rules = &job;
+  }
+  const LabelSet* own = b.own();
+  const ReadMemo::Ahead* found = nullptr;
+  for (const auto& a : memo.ahead) found = own && a.own == own && a.rules == &job ? &a : found;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = found ? found->index[k] : own ? own->index_of(job.reads[k]) : 0;
+    memo.values[k] = own && i < own->size() ? own->value_at(i) : memo.fallback[k];
+  }
+  b.memo(job.read_index, memo.values.data());
+}
+
 RelabelFilter::Fate RelabelFilter::process(Target& t, const JobRules& job, std::size_t lane) {
   LabelBuilder& b = builders_[lane];
   b.reset(t.group.get(), t.own.get(), job.job.seeds);
+  if (!job.read_index.empty()) memoise_reads(b, job, memos_[lane]);
   if (!job.lanes[lane].process(b)) return drop_relabeled_ ? Fate::drop : Fate::keep;
   TargetIdentity id;
   if (!finish_target(b, job.job, id)) return Fate::invalid;
@@ -76,6 +107,7 @@ RelabelFilter::Fate RelabelFilter::process(Target& t, const JobRules& job, std::
 }
 
 bool RelabelFilter::keep(const Target& t) {
+  memos_[0].forget();  // a set freed since may share an address
   const JobRules* job = rules_for(t.job);
   Target copy = t;
   return !job || process(copy, *job, 0) == Fate::keep;
@@ -85,26 +117,39 @@ bool RelabelFilter::keep(const Target& t) {
 // cache), so each target's own set is loaded in three stages ahead of use:
 // the set object, its id array, then only the labels the rules read (the
 // group's set is shared by many targets and stays warm).
-void RelabelFilter::prefetch(const Target& t, int stage) const {
+// The address needs no search: the set object holds its view.
+void RelabelFilter::prefetch(const Target& t, int stage, JobCache& cache, ReadMemo& memo) const {
   const LabelSet* own = t.own.get();
   if (!own) return;
   if (stage == 0) return __builtin_prefetch(own);
   if (stage == 1) return own->prefetch_ids();
-  if (const JobRules* job = rules_for(t.job)) {
-    for (Name n : job->reads) own->prefetch_label(n);
+  __builtin_prefetch(own->address().data());
+  if (!(t.job == cache.job)) cache = {t.job, rules_for(t.job)};
+  if (!cache.rules) return;
+  ReadMemo::Ahead& a = memo.ahead[memo.turn ^= 1];
+  a.own = own, a.rules = cache.rules;
+  a.index.resize(cache.rules->reads.size());
+  for (std::size_t k = 0; k < a.index.size(); ++k) {
+    const std::size_t i = own->index_of(cache.rules->reads[k]);
+    a.index[k] = static_cast<std::uint32_t>(i);
+    if (i < own->size()) own->prefetch_at(i);
   }
 }
 
 std::size_t RelabelFilter::filter_lane(std::span<Target> targets, std::size_t lane, std::size_t& invalid) {
   constexpr std::size_t kAhead[3] = {6, 3, 1};  // object, ids, labels
   std::size_t next = 0;
+  JobCache ahead;
+  ReadMemo& memo = memos_[lane];
+  memo.forget();  // a set freed since may share an address
   auto prefetch_ahead = [&]() {
     for (int stage = 0; stage < 3; ++stage) {
-      if (kAhead[stage] && next + kAhead[stage] < targets.size()) prefetch(targets[next + kAhead[stage]], stage);
+      if (kAhead[stage] && next + kAhead[stage] < targets.size())
+        prefetch(targets[next + kAhead[stage]], stage, ahead, memo);
     }
     ++next;
   };
-  for (std::size_t i = 0; i < std::min(targets.size(), kAhead[0]); ++i) prefetch(targets[i], 0);
+  for (std::size_t i = 0; i < std::min(targets.size(), kAhead[0]); ++i) prefetch(targets[i], 0, ahead, memo);
   Name last_job;
   const JobRules* rules = nullptr;
   auto gone = [&](Target& t) {

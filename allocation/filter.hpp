@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -52,14 +53,39 @@ class RelabelFilter {
  private:
   struct JobRules {
     ScrapeJob job;
-    std::vector<Relabeler> lanes;  // the same rules, compiled once per lane
-    std::vector<Name> reads;       // labels the rules read (prefetched in apply)
+    std::vector<Relabeler> lanes;          // the same rules, compiled once per lane
+    std::vector<Name> reads;               // labels the rules read (prefetched in apply)
+    std::vector<std::int16_t> read_index;  // by Name id: index in reads, or -1
+  };
+  // One lane's base values of the job's reads for the current target (see
+  // LabelBuilder::memo). The group's values and the seeds (`fallback`)
+  // are computed once per run of targets sharing a group.
+  struct ReadMemo {
+    bool valid = false;
+    const LabelSet* group = nullptr;
+    const JobRules* rules = nullptr;
+    std::vector<std::string_view> fallback, values;
+    // Where the reads sit in the own sets of the next targets, found when
+    // their labels were prefetched (two entries: that runs one target ahead).
+    struct Ahead {
+      const LabelSet* own = nullptr;
+      const JobRules* rules = nullptr;
+      std::vector<std::uint32_t> index;  // own->size() when absent
+    };
+    Ahead ahead[2];
+    unsigned turn = 0;
+    void forget() { valid = false, ahead[0].own = ahead[1].own = nullptr; }
   };
   enum class Fate { keep, drop, invalid };
+  struct JobCache {
+    Name job;
+    const JobRules* rules = nullptr;
+  };
   const JobRules* rules_for(Name job) const;
-  void prefetch(const Target& t, int stage) const;
+  void prefetch(const Target& t, int stage, JobCache& cache, ReadMemo& memo) const;
   // Sets t's identity, or says why it goes.
   Fate process(Target& t, const JobRules& job, std::size_t lane);
+  void memoise_reads(LabelBuilder& b, const JobRules& job, ReadMemo& memo) const;
   // Compacts the kept targets of `part` to its front; returns how many, and
   // adds the invalid ones to `invalid`.
   std::size_t filter_lane(std::span<Target> part, std::size_t lane, std::size_t& invalid);
@@ -69,6 +95,7 @@ class RelabelFilter {
   std::size_t invalid_ = 0;
   std::vector<std::pair<Name, JobRules>> jobs_;  // sorted by Name id
   std::vector<LabelBuilder> builders_;           // one per lane
+  std::vector<ReadMemo> memos_;                  // one per lane
 };
 
 }  // namespace allocation

@@ -13,12 +13,21 @@ std::uint64_t load_le(const char* p, std::size_t n) {
   return w;
 }
 
-// The same word as load_le(p, n) for n < 8, without a libc memcpy call
-// (hashed label values are short, so the tail is most of the work).
-std::uint64_t load_tail(const unsigned char* p, std::size_t n) {
-  std::uint64_t w = 0;
-  for (std::size_t i = 0; i < n; ++i) w |= std::uint64_t{p[i]} << (8 * i);
+std::uint64_t load32(const unsigned char* p) {
+  std::uint32_t w;
+  std::memcpy(&w, p, 4);
+  if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap32(w);
   return w;
+}
+
+// The same word as load_le(p, n) for 0 < n < 8, without a libc memcpy call
+// or a byte loop (hashed label values are short, so the tail is most of
+// the work): two overlapping loads whose shared bytes agree, so OR-ing
+// them gives each byte its place.
+std::uint64_t load_tail(const unsigned char* p, std::size_t n) {
+  if (n >= 4) return load32(p) | (load32(p + n - 4) << (8 * (n - 4)));
+  const std::size_t mid = n / 2;
+  return std::uint64_t{p[0]} | (std::uint64_t{p[mid]} << (8 * mid)) | (std::uint64_t{p[n - 1]} << (8 * (n - 1)));
 }
 
 std::uint64_t step(std::uint64_t h, std::uint64_t w) {

@@ -8,6 +8,7 @@ void LabelBuilder::reset(const LabelSet* group, const LabelSet* own, std::span<c
   group_ = group;
   own_ = own;
   seeds_ = seeds;
+  memo_index_ = {};
   add_.clear();
   del_.clear();
   arena_used_ = 0;
@@ -24,13 +25,15 @@ const std::string_view* LabelBuilder::added(Name name) const {
   return nullptr;
 }
 
-std::string_view LabelBuilder::get(Name name) const {
-  if (const auto* v = added(name)) return *v;
-  if (name.empty() || deleted(name)) return {};
-  return base_get(name);
-}
-
 std::string_view LabelBuilder::base_get(Name name) const {
+  // Sets keep their address in the object: no search of their cold labels.
+  if (name == address_) {
+    const std::string_view own = own_ ? own_->address() : std::string_view();
+    return !own.empty() || !group_ ? own : group_->address();
+  }
+  if (name.id() < memo_index_.size()) {
+    if (const int k = memo_index_[name.id()]; k >= 0) return memo_values_[k];
+  }
   std::string_view v = own_ ? own_->get(name) : std::string_view();
   if (v.empty() && group_) v = group_->get(name);
   if (!v.empty()) return v;

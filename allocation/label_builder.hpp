@@ -9,6 +9,7 @@
 // until the next reset(). Setting an empty value deletes the label.
 #pragma once
 
+#include <cstdint>
 #include <deque>
 #include <span>
 #include <string>
@@ -26,9 +27,26 @@ class LabelBuilder {
 
   // `seeds` (sorted by Name, non-empty values) must outlive the next reset.
   void reset(const LabelSet* group, const LabelSet* own, std::span<const LabelRef> seeds = {});
-  std::string_view get(Name name) const;
+  std::string_view get(Name name) const {  // inline: the relabel rules' hot path
+    for (const auto& a : add_) {
+      if (a.first == name) return a.second;
+    }
+    if (name.empty() || (!del_.empty() && deleted(name))) return {};
+    if (name.id() < memo_index_.size()) {
+      if (const int k = memo_index_[name.id()]; k >= 0) return memo_values_[k];
+    }
+    return base_get(name);
+  }
   // The base's value of `name` (own, group, then seeds), ignoring changes.
   std::string_view base_get(Name name) const;
+  // Known base values for a fixed list of names, so base_get() need not
+  // search the sets: the name with id i has value values[index_by_id[i]]
+  // when that index is >= 0. Both must hold exactly what base_get() would
+  // return, and stay valid until the next reset() (which forgets them).
+  void memo(std::span<const std::int16_t> index_by_id, const std::string_view* values) {
+    memo_index_ = index_by_id;
+    memo_values_ = values;
+  }
   // Added/overridden labels in insertion order, and every deleted name
   // (possibly repeated, possibly set again later).
   std::span<const Entry> added() const { return add_; }
@@ -36,6 +54,12 @@ class LabelBuilder {
   const LabelSet* group() const { return group_; }
   const LabelSet* own() const { return own_; }
   std::span<const LabelRef> seeds() const { return seeds_; }
+  // Whether `v` is known to hold no '\n': a view of a discovered set
+  // whose values have none (false means "not known").
+  bool single_line(std::string_view v) const {
+    return (own_ && own_->all_values_single_line() && own_->holds(v)) ||
+           (group_ && group_->all_values_single_line() && group_->holds(v));
+  }
   void set(Name name, std::string_view value);
   // set() without the copy, for values that stay valid until the next
   // reset(): views from get(), the base sets, the seeds or static storage.
@@ -53,9 +77,12 @@ class LabelBuilder {
   bool deleted(Name name) const;
   const std::string_view* added(Name name) const;
 
+  Name address_ = Names::get().address;
   const LabelSet* group_ = nullptr;
   const LabelSet* own_ = nullptr;
   std::span<const LabelRef> seeds_;
+  std::span<const std::int16_t> memo_index_;
+  const std::string_view* memo_values_ = nullptr;
   std::vector<Entry> add_;
   std::vector<Name> del_;
   std::deque<std::string> arena_;  // stable addresses; reused across resets

@@ -151,7 +151,8 @@ void LabelSet::pack(std::span<const LabelRef> sorted) {
   char* text = block_.get() + id_bytes + n * sizeof(Slot);
   const Name address = Names::get().address;
   fingerprint_ = kept_fingerprint_ = kept_names_ = 0;
-  has_seedable_ = has_invalid_kept_value_ = false;
+  std::fill(std::begin(names_), std::end(names_), 0);
+  has_seedable_ = has_invalid_kept_value_ = has_invalid_value_ = has_newline_ = false;
   address_view_ = {};
   for (std::size_t i = 0; i < n; ++i) {
     const auto& l = sorted[i];
@@ -164,13 +165,19 @@ void LabelSet::pack(std::span<const LabelRef> sorted) {
       std::memcpy(slot->bytes, &offset, sizeof offset);
       text = std::copy(l.value.begin(), l.value.end(), text);
     }
+    const std::uint64_t nh = l.name.hash();
+    names_[(nh >> 6) & 3] |= std::uint64_t{1} << (nh & 63);
+    names_[(nh >> 14) & 3] |= std::uint64_t{1} << ((nh >> 8) & 63);
     const std::uint64_t h = label_hash(l.name, l.value);
     fingerprint_ += h;
     has_seedable_ |= l.name.seedable();
+    const bool invalid = !valid_utf8(l.value);
+    has_invalid_value_ |= invalid;
+    has_newline_ |= l.value.find('\n') != std::string_view::npos;
     if (!l.name.meta()) {
       kept_fingerprint_ += h;
       kept_names_ |= name_bit(l.name);
-      has_invalid_kept_value_ |= !valid_utf8(l.value);
+      has_invalid_kept_value_ |= invalid;
     }
     if (l.name == address) address_view_ = slot->value();
   }
@@ -185,7 +192,11 @@ void LabelSet::take(LabelSet& o) noexcept {
   kept_fingerprint_ = std::exchange(o.kept_fingerprint_, 0);
   has_seedable_ = std::exchange(o.has_seedable_, false);
   kept_names_ = std::exchange(o.kept_names_, 0);
+  std::copy(std::begin(o.names_), std::end(o.names_), std::begin(names_));
+  std::fill(std::begin(o.names_), std::end(o.names_), 0);
   has_invalid_kept_value_ = std::exchange(o.has_invalid_kept_value_, false);
+  has_invalid_value_ = std::exchange(o.has_invalid_value_, false);
+  has_newline_ = std::exchange(o.has_newline_, false);
   address_hash_ = std::exchange(o.address_hash_, 0);
   address_view_ = std::exchange(o.address_view_, {});
 }
@@ -211,11 +222,16 @@ std::size_t LabelSet::position(std::uint32_t id) const {
   return static_cast<std::size_t>(base - ids) + (*base < id ? 1 : 0);
 }
 
-std::string_view LabelSet::get(Name name) const {
+std::size_t LabelSet::index_of(Name name) const {
   const std::uint32_t id = name.id();
-  if (id == 0) return {};
+  if (id == 0 || !may_hold(name)) return size_;
   const std::size_t i = position(id);
-  return i < size_ && ids()[i] == id ? slots()[i].value() : std::string_view();
+  return i < size_ && ids()[i] == id ? i : size_;
+}
+
+std::string_view LabelSet::get(Name name) const {
+  const std::size_t i = index_of(name);
+  return i < size_ ? slots()[i].value() : std::string_view();
 }
 
 std::uint64_t label_hash(Name name, std::string_view value) {

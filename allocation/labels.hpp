@@ -146,6 +146,10 @@ class LabelSet {
   bool empty() const { return size_ == 0; }
   // The value of `name`, or "" when absent.
   std::string_view get(Name name) const;
+  // The index of `name` in labels(), or size() when absent; value_at(i) is
+  // labels()[i].value.
+  std::size_t index_of(Name name) const;
+  std::string_view value_at(std::size_t i) const { return slots()[i].value(); }
   // Wrapping sum of label_hash over the labels (order-independent).
   std::uint64_t fingerprint() const { return fingerprint_; }
   // The same sum over the labels whose names are not __meta_*.
@@ -158,18 +162,31 @@ class LabelSet {
   static std::uint64_t name_bit(Name n) { return std::uint64_t{1} << (n.id() & 63); }
   // Whether a label that is not __meta_* has a value that is not UTF-8.
   bool has_invalid_kept_value() const { return has_invalid_kept_value_; }
+  // Whether every value, __meta_* ones included, is UTF-8.
+  bool all_values_utf8() const { return !has_invalid_value_; }
+  // Whether no value holds '\n' (which "." in a relabel regex refuses).
+  bool all_values_single_line() const { return !has_newline_; }
+  // Whether `v` points into this set's storage (a view get() returned).
+  bool holds(std::string_view v) const {
+    const auto p = reinterpret_cast<std::uintptr_t>(v.data()), b = reinterpret_cast<std::uintptr_t>(block_.get());
+    return p - b < block_.get_deleter().bytes;  // unsigned: p < b wraps high
+  }
   // The __address__ value ("" when absent) and its hash_bytes.
   std::string_view address() const { return address_view_; }
   std::uint64_t address_hash() const { return address_hash_; }
   // Hints for sweeps over many cold label sets: prefetch_ids() starts
-  // loading the id array get() searches; once that has arrived,
-  // prefetch_label(name) starts loading the slot get(name) reads.
+  // loading the id array index_of() searches; once that has arrived,
+  // prefetch_at(index_of(name)) starts loading the slot get(name) reads.
   void prefetch_ids() const {
     const auto* bytes = reinterpret_cast<const char*>(ids());
     for (std::size_t b = 0; b < size_ * sizeof(std::uint32_t); b += 64) __builtin_prefetch(bytes + b);
   }
-  void prefetch_label(Name name) const {
-    if (std::size_t i = position(name.id()); i < size_) __builtin_prefetch(&slots()[i]);
+  void prefetch_at(std::size_t i) const { __builtin_prefetch(&slots()[i]); }
+  // False proves `name` absent without touching the labels: a 256-bit
+  // filter over all names (two bits each, from the name's text hash).
+  bool may_hold(Name name) const {
+    const std::uint64_t h = name.hash();
+    return (names_[(h >> 6) & 3] >> (h & 63)) & (names_[(h >> 14) & 3] >> ((h >> 8) & 63)) & 1;
   }
 
  private:
@@ -192,9 +209,12 @@ class LabelSet {
   std::uint64_t fingerprint_ = 0;
   std::uint64_t kept_fingerprint_ = 0;
   std::uint64_t kept_names_ = 0;
+  std::uint64_t names_[4] = {};  // see may_hold()
   std::uint64_t address_hash_ = 0;
   bool has_seedable_ = false;
   bool has_invalid_kept_value_ = false;
+  bool has_invalid_value_ = false;
+  bool has_newline_ = false;
   std::string_view address_view_;  // into the block (read without touching it)
 };
 

@@ -29,7 +29,12 @@ class PromRegex {
   PromRegex& operator=(PromRegex&&) noexcept;
 
   const std::string& pattern() const { return pattern_; }
-  bool match(std::string_view s) const;
+  // Whether the pattern is one group around a shape every group of which
+  // captures the whole input (e.g. "(.*)"), so group 1 of a match is the
+  // input itself.
+  bool group1_is_input() const { return kind_ != Kind::general && groups_ == 2; }
+  // single_line: the caller knows `s` holds no '\n', so "." needs no scan.
+  bool match(std::string_view s, bool single_line = false) const;
   // On a match fills groups (groups[0] is the whole input; an unmatched
   // group is an empty view with a null data pointer).
   bool match(std::string_view s, std::vector<std::string_view>& groups) const;

@@ -23,6 +23,8 @@ RelabelRule compile(const RelabelConfig& c, const std::string& path) {
   r.replacement_templated = c.replacement.find('$') != std::string::npos;
   r.replacement_is_group1 = c.replacement == "$1" || c.replacement == "${1}";
   if (!r.target_templated && !c.target_label.empty()) r.target = Name::intern(c.target_label);
+  r.copies_source = c.action == RelabelAction::replace && r.sources.size() == 1 && r.replacement_is_group1 &&
+                    !r.target_templated && r.regex.group1_is_input();
   return r;
 }
 
@@ -76,9 +78,9 @@ bool Relabeler::apply_rule(const RelabelRule& r, LabelBuilder& b) const {
   }
   switch (r.config.action) {
     case RelabelAction::drop:
-      return !r.regex.match(value);
+      return !r.regex.match(value, b.single_line(value));
     case RelabelAction::keep:
-      return r.regex.match(value);
+      return r.regex.match(value, b.single_line(value));
     case RelabelAction::dropequal:
       return b.get(r.target) != value;
     case RelabelAction::keepequal:
@@ -106,6 +108,10 @@ bool Relabeler::apply_rule(const RelabelRule& r, LabelBuilder& b) const {
 }
 
 void Relabeler::replace(const RelabelRule& r, std::string_view value, LabelBuilder& b) const {
+  if (r.copies_source) {  // the common "copy a label" rule: no groups to fill
+    if (r.regex.match(value, b.single_line(value))) b.set_view(r.target, value);
+    return;
+  }
   if (!r.regex.match(value, r.groups)) return;
   Name target = r.target;
   if (r.target_templated) {

@@ -78,6 +78,7 @@ struct RelabelRule {
   bool target_templated = false;
   bool replacement_templated = false;
   bool replacement_is_group1 = false;       // "$1" or "${1}": no template walk
+  bool copies_source = false;               // one source, "(.*)"-like, "$1", fixed target
   mutable std::vector<NameResult> by_name;  // indexed by Name id
   mutable std::vector<std::string_view> groups;
   mutable std::string joined, scratch, scratch2;

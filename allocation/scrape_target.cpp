@@ -67,11 +67,18 @@ bool timing_ok(const LabelBuilder& b, const ScrapeJob& job, std::string* why) {
   return true;
 }
 
+// A value viewed from a discovered set that was checked when it was built.
+bool known_utf8(const LabelSet* s, std::string_view v) {
+  return s && s->all_values_utf8() && s->holds(v);
+}
+
 // Every kept value must be UTF-8. Discovered sets flag a bad value when
-// built, so the labels are walked only when one was flagged.
+// built, so the labels are walked only when one was flagged, and values
+// copied from a clean set are not scanned again.
 bool values_ok(const LabelBuilder& b, std::string* why) {
   for (const auto& [n, v] : b.added()) {
-    if (!n.meta() && !valid_utf8(v)) return refuse(why, "invalid label value for \"" + std::string(n.text()) + "\"");
+    if (n.meta() || known_utf8(b.own(), v) || known_utf8(b.group(), v)) continue;
+    if (!valid_utf8(v)) return refuse(why, "invalid label value for \"" + std::string(n.text()) + "\"");
   }
   const bool flagged =
       (b.group() && b.group()->has_invalid_kept_value()) || (b.own() && b.own()->has_invalid_kept_value());
@@ -86,6 +93,11 @@ bool values_ok(const LabelBuilder& b, std::string* why) {
 std::string_view discovered(const LabelBuilder& b, Name n) {
   std::string_view v = b.own() ? b.own()->get(n) : std::string_view();
   return v.empty() && b.group() ? b.group()->get(n) : v;
+}
+
+std::string_view discovered_address(const LabelBuilder& b) {
+  std::string_view v = b.own() ? b.own()->address() : std::string_view();
+  return v.empty() && b.group() ? b.group()->address() : v;
 }
 
 // The base value of a name that is not __meta_*, using the sets' name
@@ -165,7 +177,7 @@ bool finish_target(LabelBuilder& b, const ScrapeJob& job, TargetIdentity& out, s
   out.hash = hash_combine(job.job.hash(), final_fingerprint(b, job));
   // Placement follows the address scraped; an untouched one reuses the
   // discovered set's precomputed hash (the same function of the text).
-  const std::string_view base_addr = discovered(b, k.address);
+  const std::string_view base_addr = discovered_address(b);
   const bool untouched = addr.data() == base_addr.data() && addr.size() == base_addr.size();
   const std::uint64_t addr_hash = !untouched                               ? hash_bytes(addr, 0x61646472)
                                   : b.own() && !b.own()->address().empty() ? b.own()->address_hash()
