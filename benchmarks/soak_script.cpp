@@ -153,23 +153,32 @@ Edit EditScript::next() {
 
 namespace {
 
-// Every member of `want` is in `have` with the same value (objects
-// recursively: the server adds defaults and metadata of its own).
-bool contains(const Value& have, const Value& want) {
-  if (!want.is_object()) return model::to_json(have) == model::to_json(want);
-  if (!have.is_object()) return false;
+// The path of the first member of `want` that `have` lacks or holds with
+// another value ("" when none; objects compare recursively, since the
+// server adds defaults and metadata of its own).
+std::string first_difference(const Value& have, const Value& want, const std::string& path) {
+  if (!want.is_object()) return model::to_json(have) == model::to_json(want) ? "" : path;
+  if (!have.is_object()) return path;
   for (const auto& [k, v] : want.as_object()) {
     const Value* h = have.find(k);
-    if (!h || !contains(*h, v)) return false;
+    if (!h) return path + "." + k;
+    if (std::string p = first_difference(*h, v, path + "." + k); !p.empty()) return p;
   }
-  return true;
+  return "";
 }
 
 }  // namespace
 
 std::string differs(const Value& obj, const Value& want) {
-  if (contains(obj, want)) return "";
-  return "has " + model::to_json(obj) + ", the script last set " + model::to_json(want);
+  std::string path = first_difference(obj, want, "");
+  if (path.empty()) return "";
+  const Value* have = &obj;
+  for (std::size_t at = 1; have && at < path.size();) {
+    std::size_t next = path.find('.', at);
+    have = have->find(path.substr(at, next - at));
+    at = next == std::string::npos ? path.size() : next + 1;
+  }
+  return path + " is " + (have ? model::to_json(*have) : std::string("absent")) + ", the script last set it otherwise";
 }
 
 void apply(SimProcess& sim, const Edit& e) {
