@@ -90,6 +90,7 @@ namespace {
 struct Check {
   std::string name;
   std::vector<std::string> problems;
+  std::string detail;  // what was measured, for the summary
 };
 
 std::size_t count_lines(const std::string& path, const std::string& text) {
@@ -113,8 +114,8 @@ const ProcessRecord* long_lived(const PhaseRecord& rec, const std::vector<Replic
   return best;
 }
 
-Check check_growth(const PhaseRecord& rec, const std::vector<Replica*>& replicas, std::string& detail) {
-  Check c{"no RSS or fd growth between the halves", {}};
+Check check_growth(const PhaseRecord& rec, const std::vector<Replica*>& replicas) {
+  Check c{"no RSS or fd growth between the halves", {}, ""};
   const ProcessRecord* p = long_lived(rec, replicas);
   if (!p) {
     c.problems.push_back("no replica process lived through both halves");
@@ -126,18 +127,19 @@ Check check_growth(const PhaseRecord& rec, const std::vector<Replica*>& replicas
   std::snprintf(buf, sizeof buf, "%s, %zu samples over %.0f s: RSS %ld -> %ld MiB, fds %ld -> %ld", p->replica.c_str(),
                 p->samples.size(), secs(p->samples.back().at - p->samples.front().at), g.rss_first_kib / 1024,
                 g.rss_second_kib / 1024, g.fds_first, g.fds_second);
-  detail = buf;
+  c.detail = buf;
   return c;
 }
 
 // Both replicas stopped and started again with nothing changed; their
 // writes (Lease aside) once both have synced and had time to act.
 Check check_restart(SimProcess& sim, std::vector<Replica*>& replicas) {
-  Check c{"a restart with nothing changed makes zero writes", {}};
+  Check c{"a restart with nothing changed makes zero writes", {}, ""};
   std::int64_t since = now_us();
   std::vector<std::size_t> synced;
   for (Replica* r : replicas) {
-    r->terminate();
+    if (int code = r->terminate(); code != 0)
+      c.problems.push_back(r->name() + " exited " + std::to_string(code) + " on SIGTERM");
     synced.push_back(count_lines(r->log(), "informers synced"));
   }
   for (Replica* r : replicas) r->start();
@@ -172,19 +174,66 @@ void print_writes(SimProcess& sim) {
   std::printf("\n");
 }
 
-int report(const std::vector<Check>& checks, const std::map<std::string, std::string>& details) {
+int report(const std::vector<Check>& checks) {
   int failed = 0;
   for (const Check& c : checks) {
     bool ok = c.problems.empty();
     failed += !ok;
-    auto d = details.find(c.name);
     std::printf("[%s] %s%s\n", ok ? "PASS" : "FAIL", c.name.c_str(),
-                d == details.end() ? "" : (" (" + d->second + ")").c_str());
+                c.detail.empty() ? "" : (" (" + c.detail + ")").c_str());
     for (std::size_t i = 0; i < c.problems.size() && i < 12; ++i) std::printf("    %s\n", c.problems[i].c_str());
     if (c.problems.size() > 12) std::printf("    ... %zu more\n", c.problems.size() - 12);
   }
   std::printf(failed ? "chaos soak FAILED: %d check(s)\n" : "chaos soak passed\n", failed);
   return failed ? 1 : 0;
+}
+
+// The checks of the soak's cluster once it is quiet, the restart and the
+// reference aside; returns the owned objects' content.
+std::map<std::string, std::string> check_end_state(SimProcess& sim, const EditScript& script, const std::string& dir,
+                                                   std::vector<Check>& checks) {
+  print_writes(sim);
+  auto owned = owned_objects(sim);
+  checks.push_back({"zero lost updates", lost_updates(sim, script),
+                    std::to_string(script.expected().size()) + " scripted objects, " + std::to_string(owned.size()) +
+                        " owned objects"});
+  auto audit = read_audit(sim.audit_log());
+  checks.push_back({"zero writes by a replica without a live Lease", writes_without_lease(audit, kLeaseName),
+                    std::to_string(audit.size()) + " audited writes"});
+  std::string leader = lease_holder(sim);
+  checks.push_back({"the final leader's journal replays to the owned objects",
+                    replay_differs(dir + "/" + leader + ".journal.jsonl", owned), leader});
+  return actors::core::comparable_content(owned);
+}
+
+void run_soak(const Flags& f, const std::string& dir, std::vector<Check>& checks) {
+  SimProcess sim(dir + "/soak", {"replica-a", "replica-b"});
+  Replica a("replica-a", sim.replica_kubeconfig("replica-a"), dir + "/soak", replica_flags());
+  Replica b("replica-b", sim.replica_kubeconfig("replica-b"), dir + "/soak", replica_flags());
+  std::vector<Replica*> replicas{&a, &b};
+  a.start();
+  b.start();
+  if (!wait_leader(sim, 60s)) throw std::runtime_error("no replica took the Lease");
+  EditScript script(f.seed);
+  std::size_t setup = 0;
+  for (const Edit& e : script.setup()) apply(sim, e), ++setup;
+  PhaseRecord rec = run_fault_phase(sim, replicas, script,
+                                    {std::chrono::seconds(f.duration_s), std::chrono::milliseconds(f.edit_ms), f.seed});
+  print_faults(f, rec, setup);
+  if (!rec.edit_errors.empty()) checks.push_back({"every scripted edit applied", rec.edit_errors, ""});
+  auto quiet_from = Clock::now();
+  bool quiet = wait_quiescent(
+      sim, [&] { return converged(sim); }, 5s, 120s);
+  checks.push_back({"quiescence after the faults stop",
+                    quiet ? std::vector<std::string>{} : std::vector<std::string>{"not within 120 s"},
+                    std::to_string(static_cast<int>(secs(Clock::now() - quiet_from))) + " s"});
+  auto content = check_end_state(sim, script, dir + "/soak", checks);
+  checks.push_back(check_growth(rec, replicas));
+  checks.push_back(check_restart(sim, replicas));
+  for (Replica* r : replicas) r->terminate();
+  auto reference = reference_run(dir + "/reference", f, rec.edits);
+  checks.push_back({"owned objects equal the fault-free run", compare_content(content, reference),
+                    std::to_string(reference.size()) + " objects"});
 }
 
 }  // namespace
@@ -203,54 +252,12 @@ int main(int argc, char** argv) {
   std::string dir = "/tmp/chaos-soak-" + std::to_string(::getpid());
   std::filesystem::create_directories(dir + "/soak");
   std::vector<Check> checks;
-  std::map<std::string, std::string> details;
   try {
-    SimProcess sim(dir + "/soak", {"replica-a", "replica-b"});
-    Replica a("replica-a", sim.replica_kubeconfig("replica-a"), dir + "/soak", replica_flags());
-    Replica b("replica-b", sim.replica_kubeconfig("replica-b"), dir + "/soak", replica_flags());
-    std::vector<Replica*> replicas{&a, &b};
-    a.start();
-    b.start();
-    if (!wait_leader(sim, 60s)) throw std::runtime_error("no replica took the Lease");
-    EditScript script(f.seed);
-    std::size_t setup = 0;
-    for (const Edit& e : script.setup()) apply(sim, e), ++setup;
-    PhaseRecord rec = run_fault_phase(
-        sim, replicas, script, {std::chrono::seconds(f.duration_s), std::chrono::milliseconds(f.edit_ms), f.seed});
-    print_faults(f, rec, setup);
-    if (!rec.edit_errors.empty()) checks.push_back({"every scripted edit applied", rec.edit_errors});
-    auto quiet_from = Clock::now();
-    bool quiet = wait_quiescent(
-        sim, [&] { return converged(sim); }, 5s, 120s);
-    checks.push_back({"quiescence after the faults stop",
-                      quiet ? std::vector<std::string>{} : std::vector<std::string>{"not within 120 s"}});
-    details[checks.back().name] = std::to_string(static_cast<int>(secs(Clock::now() - quiet_from))) + " s";
-    print_writes(sim);
-    auto owned = owned_objects(sim);
-    auto content = actors::core::comparable_content(owned);
-    checks.push_back({"zero lost updates", lost_updates(sim, script)});
-    details[checks.back().name] = std::to_string(script.expected().size()) + " scripted objects, " +
-                                  std::to_string(owned.size()) + " owned objects";
-    auto audit = read_audit(sim.audit_log());
-    checks.push_back({"zero writes by a replica without a live Lease", writes_without_lease(audit, kLeaseName)});
-    details[checks.back().name] = std::to_string(audit.size()) + " audited writes";
-    std::string leader = lease_holder(sim);
-    checks.push_back({"the final leader's journal replays to the owned objects",
-                      replay_differs(dir + "/soak/" + leader + ".journal.jsonl", owned)});
-    details[checks.back().name] = leader;
-    std::string growth;
-    checks.push_back(check_growth(rec, replicas, growth));
-    details[checks.back().name] = growth;
-    checks.push_back(check_restart(sim, replicas));
-    a.terminate();
-    b.terminate();
-    auto reference = reference_run(dir + "/reference", f, rec.edits);
-    checks.push_back({"owned objects equal the fault-free run", compare_content(content, reference)});
-    details[checks.back().name] = std::to_string(reference.size()) + " objects";
+    run_soak(f, dir, checks);
   } catch (const std::exception& e) {
-    checks.push_back({"the soak ran to the end", {e.what()}});
+    checks.push_back({"the soak ran to the end", {e.what()}, ""});
   }
-  int code = report(checks, details);
+  int code = report(checks);
   if (!f.keep && code == 0) std::filesystem::remove_all(dir);
   if (code != 0 || f.keep) std::printf("files: %s\n", dir.c_str());
   return code;
