@@ -20,6 +20,10 @@ struct RootActorState {
   std::uint64_t combined_seq = 0;
   bool synced = false;
   std::optional<core::Debouncer::Time> queued_since;
+  // The uid of the GrafanaAgent last rendered: the final output, sent once
+  // it is deleted, names it so the writer forgets that one and not a
+  // newer GrafanaAgent of the same name.
+  std::string agent_uid;
 };
 
 using RootActor = root_actor::stateful_pointer<RootActorState>;
@@ -102,6 +106,10 @@ void reconcile_now(RootActor self) {
   }
   bool present = fx.root_present;
   auto out = make_output(st.root, std::move(fx));
+  if (out->uid.empty())
+    out->uid = st.agent_uid;
+  else
+    st.agent_uid = out->uid;
   out->render_seconds = took.count();
   if (st.cfg.on_render) st.cfg.on_render(*out);
   self->send(st.cfg.writer, desired_atom::value, RootOutputPtr(std::move(out)));

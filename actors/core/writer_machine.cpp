@@ -1,5 +1,7 @@
 #include "actors/core/writer_machine.hpp"
 
+#include <algorithm>
+
 #include "actors/core/sha256.hpp"
 #include "actors/core/status.hpp"
 #include "model/object_fields.hpp"
@@ -203,6 +205,37 @@ void plan_all(Ctx& c) {
   for (auto& [key, rw] : c.st.roots) plan_root(c, key);
 }
 
+bool owned_by_uid(const model::Value& obj, const std::string& uid) {
+  const model::Value* refs = model::find_path(obj, {"metadata", "ownerReferences"});
+  if (!refs || !refs->is_array()) return false;
+  return std::any_of(refs->as_array().begin(), refs->as_array().end(),
+                     [&](const model::Value& r) { return model::string_at(r, {"uid"}) == uid; });
+}
+
+// Forgets what the writer knew of GrafanaAgent `uid` under `key` (the API
+// server's GC removes what it owned), but not what a newer GrafanaAgent of
+// the same name already has: its output and its owned objects' events come
+// through other actors than the old one's deletion, may reach the writer
+// first, and would not come again (a Service of the new one stayed, never
+// pruned, until a restart). An empty uid forgets the whole root.
+void forget_generation(WriterState& st, const RootKey& key, const std::string& uid) {
+  auto it = st.roots.find(key);
+  if (it == st.roots.end()) return;
+  auto& observed = it->second.observed;
+  if (!uid.empty() && it->second.out && it->second.out->uid != uid) {  // the newer one's output is here
+    std::erase_if(observed, [&](const auto& o) { return owned_by_uid(o.second, uid); });
+    return;
+  }
+  RootWrites newer;
+  if (!uid.empty())
+    for (auto& [id, obj] : observed)
+      if (!owned_by_uid(obj, uid)) newer.observed.emplace(id, std::move(obj));
+  if (newer.observed.empty())
+    st.roots.erase(it);
+  else
+    it->second = std::move(newer);
+}
+
 }  // namespace
 
 WriterState make_writer(WriterSettings settings) {
@@ -217,7 +250,7 @@ WriterEffects on_desired(WriterState& st, RootOutputPtr out) {
   RootKey key = out->root;
   if (!out->uid.empty() && st.deleted_uids.count(out->uid)) return {};
   if (!out->effects.root_present) {
-    st.roots.erase(key);  // the API server's GC removes what it owned
+    forget_generation(st, key, out->uid);
     return {};
   }
   st.roots[key].out = std::move(out);
@@ -326,7 +359,7 @@ WriterEffects on_reread(WriterState& st, const RootKey& key, const Identity& id,
 WriterEffects on_gone(WriterState& st, const Event& e) {
   std::string uid = model::string_at(*e.object, {"metadata", "uid"});
   if (!uid.empty()) st.deleted_uids.insert(uid);
-  st.roots.erase(object_key(*e.object));
+  forget_generation(st, object_key(*e.object), uid);
   return {};
 }
 

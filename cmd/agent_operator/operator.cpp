@@ -306,16 +306,19 @@ int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, cons
   actors::OperatorMetrics metrics;
   caf::actor_system sys{cfg};
   auto transport = k8s::make_curl_transport(cluster);
+  actors::ControllerOptions opts = controller_options(f, hooks);
   k8s::ClientOptions co;
   co.qps = f.qps;
   co.burst = f.burst;
+  // The replica's identity in every request, so an API server's audit log
+  // tells which replica wrote what (the replicas share a ServiceAccount).
+  co.user_agent = std::string("agent-operator/") + AO_VERSION + (opts.leader ? " (" + opts.leader->identity + ")" : "");
   std::string host = cluster.server;
   co.on_request = [&metrics, host](const std::string& method, int status, double seconds) {
     metrics.observe_rest_request(method, host, status, seconds);
   };
   k8s::Client client(transport, co);
   std::shared_ptr<k8s::Transport> pods = pod_transport(f);  // outlives the controller's actors
-  actors::ControllerOptions opts = controller_options(f, hooks);
   opts.metrics = &metrics;
   opts.sd = actors::SdConfig{pods, f.sd_timeout, f.sd_freshness};
   actors::Controller controller(sys, client, std::move(opts));

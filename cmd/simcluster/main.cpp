@@ -3,13 +3,14 @@
 //              [--fault-5xx-rate R] [--fault-429-rate R] [--fault-latency-ms N] [--fault-seed S]
 //              [--tls [--tls-dir DIR]] [--token TOKEN | --token-file FILE | --anonymous]
 //              [--generate SPEC] [--authorization always-allow|rbac]
-//              [--service-account-kubeconfig NS/NAME=FILE...]
+//              [--service-account-kubeconfig NS/NAME=FILE...] [--audit-log-path FILE]
 // Prints "listening on http(s)://HOST:PORT" once ready and serves until
 // SIGINT or SIGTERM. With --tls or --authorization rbac and no token flag a
 // random admin token is made; it is written only to the kubeconfig, never
 // printed. With rbac, every 403 is logged to stderr, and each
 // --service-account-kubeconfig writes a kubeconfig with a token of that
-// (preloaded) ServiceAccount.
+// (preloaded) ServiceAccount. --audit-log-path appends every write request
+// to FILE as kube-apiserver's audit log does (k8s/sim/audit.hpp).
 #include <sys/stat.h>
 
 #include <atomic>
@@ -50,6 +51,7 @@ struct Flags {
   std::optional<k8s::sim::GenerateSpec> generate;
   k8s::sim::AuthorizationMode authorization = k8s::sim::AuthorizationMode::always_allow;
   std::vector<std::string> sa_kubeconfigs;  // NS/NAME=FILE
+  std::string audit_log;
 };
 
 // Stands still at a fixed instant until started, so the objects made at
@@ -75,7 +77,8 @@ class StartupClock : public k8s::sim::Clock {
             << "                  [--tls [--tls-dir DIR]] [--token TOKEN | --token-file FILE | --anonymous]\n"
             << "                  [--generate namespaces=N,agents=N,metrics_instances=N,service_monitors=N,\n"
             << "                              pod_monitors=N,probes=N,secrets=N,pods=N,seed=N]\n"
-            << "                  [--authorization always-allow|rbac] [--service-account-kubeconfig NS/NAME=FILE...]\n";
+            << "                  [--authorization always-allow|rbac] [--service-account-kubeconfig NS/NAME=FILE...]\n"
+            << "                  [--audit-log-path FILE]\n";
   std::exit(2);
 }
 
@@ -182,6 +185,8 @@ Flags parse(int argc, char** argv) {
       parse_authorization(value(), f);
     else if (a == "--service-account-kubeconfig")
       (list = &f.sa_kubeconfigs)->push_back(value());
+    else if (a == "--audit-log-path")
+      f.audit_log = value();
     else if (a == "--history")
       f.history = std::strtoul(value().c_str(), nullptr, 10);
     else if (a == "--bookmark-interval-ms")
@@ -245,6 +250,7 @@ std::unique_ptr<k8s::sim::Server> start_server(k8s::sim::Cluster& cluster, const
   options.tls = flags.tls;
   options.token = resolve_token(flags);
   options.authorization = flags.authorization;
+  options.audit_log_path = flags.audit_log;
   if (flags.authorization == k8s::sim::AuthorizationMode::rbac)
     options.on_denied = [](const std::string& message) { std::cerr << "simcluster: " + message + "\n" << std::flush; };
   auto server = std::make_unique<k8s::sim::Server>(cluster, options);

@@ -37,5 +37,8 @@ class ManualClock : public Clock {
 // Formats as Kubernetes does: RFC 3339 in UTC with second precision,
 // e.g. "2024-05-01T12:00:00Z".
 std::string rfc3339(Clock::time_point t);
+// The same with microseconds (metav1.MicroTime, e.g. audit timestamps):
+// "2024-05-01T12:00:00.123456Z".
+std::string rfc3339_micro(Clock::time_point t);
 
 }  // namespace k8s::sim

@@ -11,6 +11,7 @@
 
 #include "k8s/sim/access.hpp"
 #include "k8s/sim/api_error.hpp"
+#include "k8s/sim/audit.hpp"
 #include "k8s/sim/loader.hpp"
 #include "model/yaml_emit.hpp"
 
@@ -142,6 +143,17 @@ HttpResponse respond(Api& api, Access& access, Faults& faults, Store& store, con
   return api.handle(request);
 }
 
+void record_audit(AuditLog& audit, Access& access, const httplib::Request& req, const HttpRequest& request,
+                  const HttpResponse& response, std::chrono::system_clock::time_point received) {
+  std::optional<UserInfo> user = access.authenticate(request, req.get_header_value("Authorization"));
+  audit.record({.request = &request,
+                .response = &response,
+                .user = user ? user->name : "",
+                .user_agent = req.get_header_value("User-Agent"),
+                .received = received,
+                .completed = std::chrono::system_clock::now()});
+}
+
 }  // namespace
 
 struct Server::Impl {
@@ -149,6 +161,7 @@ struct Server::Impl {
   std::unique_ptr<Api> api;
   std::unique_ptr<Faults> faults;
   std::unique_ptr<Access> access;
+  std::unique_ptr<AuditLog> audit;
   std::thread thread;
   Cluster* cluster = nullptr;
 };
@@ -176,10 +189,14 @@ Server::Server(Cluster& cluster, ServerOptions options) : impl_(std::make_unique
   Faults* faults = impl_->faults.get();
   Store* store = &cluster.store();
   Access* access = impl_->access.get();
-  auto handler = [api, access, heartbeat, faults, store](const httplib::Request& req, httplib::Response& res) {
+  if (!options_.audit_log_path.empty()) impl_->audit = std::make_unique<AuditLog>(options_.audit_log_path);
+  AuditLog* audit = impl_->audit.get();
+  auto handler = [api, access, heartbeat, faults, store, audit](const httplib::Request& req, httplib::Response& res) {
+    auto received = std::chrono::system_clock::now();
     HttpRequest request = to_request(req);
     std::optional<HttpResponse> refused = access->check(request, req.get_header_value("Authorization"));
     HttpResponse out = refused ? std::move(*refused) : respond(*api, *access, *faults, *store, request);
+    if (audit && is_audited(request)) record_audit(*audit, *access, req, request, out, received);
     res.status = out.status;
     for (const auto& w : out.warnings) res.set_header("Warning", warning_header(w));
     for (const auto& [k, v] : out.headers) res.set_header(k, v);

@@ -12,7 +12,9 @@
 // one generated at construction for 127.0.0.1, localhost and `host`. With a
 // `token`, every request must carry "Authorization: Bearer TOKEN" (else 401
 // Unauthorized); only /healthz, /livez, /readyz and /version may be asked
-// without credentials, as the real server's public-info role allows.
+// without credentials, as the real server's public-info role allows. With
+// an `audit_log_path`, every request that can change state is appended to
+// it as kube-apiserver's audit log backend would (k8s/sim/audit.hpp).
 #pragma once
 
 #include <chrono>
@@ -42,6 +44,7 @@ struct ServerOptions {
   std::string token;                        // the admin token; empty: no authentication
   AuthorizationMode authorization = AuthorizationMode::always_allow;
   std::function<void(const std::string& message)> on_denied;  // the message of every 403
+  std::string audit_log_path;                                 // "" = no audit log (k8s/sim/audit.hpp)
 };
 
 class Server {

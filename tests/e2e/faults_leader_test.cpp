@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "../eventually.hpp"
+#include "actors/core/convergence.hpp"
 #include "actors/core/writer_plan.hpp"
 #include "k8s/sim/process.hpp"
 #include "model/yaml_emit.hpp"
@@ -21,19 +22,9 @@ using e2e::OperatorFixture;
 
 namespace {
 
-// kind ns/name -> data (Secrets) or spec (the rest): the end state. Config
-// hashes are not compared: they cover ownerReferences, whose uids differ
-// between two clusters.
+// kind ns/name -> data (Secrets) or spec (the rest): the end state.
 std::map<std::string, std::string> end_state(OperatorFixture& f) {
-  std::map<std::string, std::string> out;
-  for (const auto& o : f.owned()) {
-    const model::Value* md = o.find("metadata");
-    std::string id =
-        o.find("kind")->as_string() + " " + md->find("namespace")->as_string() + "/" + md->find("name")->as_string();
-    const model::Value* content = o.find("data") ? o.find("data") : o.find("spec");
-    out[id] = content ? model::to_json(*content) : "";
-  }
-  return out;
+  return actors::core::comparable_content(f.owned());
 }
 
 void scenario(OperatorFixture& f, bool faults) {
