@@ -51,17 +51,6 @@ void LabelBuilder::set(Name name, std::string_view value) {
   set_view(name, slot);
 }
 
-void LabelBuilder::set_view(Name name, std::string_view value) {
-  if (value.empty()) return del(name);
-  for (auto& a : add_) {
-    if (a.first == name) {
-      a.second = value;
-      return;
-    }
-  }
-  add_.emplace_back(name, value);
-}
-
 void LabelBuilder::del(Name name) {
   std::erase_if(add_, [&](const Entry& e) { return e.first == name; });
   del_.push_back(name);

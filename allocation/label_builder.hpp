@@ -63,7 +63,16 @@ class LabelBuilder {
   void set(Name name, std::string_view value);
   // set() without the copy, for values that stay valid until the next
   // reset(): views from get(), the base sets, the seeds or static storage.
-  void set_view(Name name, std::string_view value);
+  void set_view(Name name, std::string_view value) {
+    if (value.empty()) return del(name);
+    for (auto& a : add_) {
+      if (a.first == name) {
+        a.second = value;
+        return;
+      }
+    }
+    add_.emplace_back(name, value);
+  }
   void del(Name name);
 
   // The current labels in Prometheus's Range order: untouched base labels

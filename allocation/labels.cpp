@@ -208,30 +208,28 @@ LabelSet::LabelSet(std::initializer_list<std::pair<std::string_view, std::string
   *this = LabelSet(std::move(v));
 }
 
-std::size_t LabelSet::position(std::uint32_t id) const {
-  // Branch-free lower bound: label sets are small and lookups unpredictable.
-  const std::uint32_t* const ids = this->ids();
-  const std::uint32_t* base = ids;
-  std::size_t n = size_;
-  if (n == 0) return 0;
-  while (n > 1) {
-    const std::size_t half = n / 2;
-    base = base[half - 1] < id ? base + half : base;
-    n -= half;
-  }
-  return static_cast<std::size_t>(base - ids) + (*base < id ? 1 : 0);
-}
-
-std::size_t LabelSet::index_of(Name name) const {
-  const std::uint32_t id = name.id();
-  if (id == 0 || !may_hold(name)) return size_;
-  const std::size_t i = position(id);
-  return i < size_ && ids()[i] == id ? i : size_;
-}
-
 std::string_view LabelSet::get(Name name) const {
   const std::size_t i = index_of(name);
   return i < size_ ? slots()[i].value() : std::string_view();
+}
+
+namespace {
+
+template <class T>
+struct ArenaAllocator {
+  using value_type = T;
+  ArenaAllocator() = default;
+  template <class U>
+  ArenaAllocator(const ArenaAllocator<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(label_block_allocate(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t n) noexcept { label_block_free(p, n * sizeof(T)); }
+  friend bool operator==(const ArenaAllocator&, const ArenaAllocator&) { return true; }
+};
+
+}  // namespace
+
+std::shared_ptr<const LabelSet> share_label_set(LabelSet set) {
+  return std::allocate_shared<const LabelSet>(ArenaAllocator<LabelSet>(), std::move(set));
 }
 
 std::uint64_t label_hash(Name name, std::string_view value) {

@@ -148,7 +148,12 @@ class LabelSet {
   std::string_view get(Name name) const;
   // The index of `name` in labels(), or size() when absent; value_at(i) is
   // labels()[i].value.
-  std::size_t index_of(Name name) const;
+  std::size_t index_of(Name name) const {  // inline: the filter's hot path
+    const std::uint32_t id = name.id();
+    if (id == 0 || !may_hold(name)) return size_;
+    const std::size_t i = position(id);
+    return i < size_ && ids()[i] == id ? i : size_;
+  }
   std::string_view value_at(std::size_t i) const { return slots()[i].value(); }
   // Wrapping sum of label_hash over the labels (order-independent).
   std::uint64_t fingerprint() const { return fingerprint_; }
@@ -194,7 +199,19 @@ class LabelSet {
   void pack(std::span<const LabelRef> sorted);
   void take(LabelSet& o) noexcept;
   // Index of the first id >= `id` (size() when none).
-  std::size_t position(std::uint32_t id) const;
+  std::size_t position(std::uint32_t id) const {
+    // Branch-free lower bound: label sets are small and lookups unpredictable.
+    const std::uint32_t* const ids = this->ids();
+    const std::uint32_t* base = ids;
+    std::size_t n = size_;
+    if (n == 0) return 0;
+    while (n > 1) {
+      const std::size_t half = n / 2;
+      base = base[half - 1] < id ? base + half : base;
+      n -= half;
+    }
+    return static_cast<std::size_t>(base - ids) + (*base < id ? 1 : 0);
+  }
 
   // The block: ids (slots()[i].name.id(), packed for lookups) padded to a
   // slot boundary, the slots, then the long values.
@@ -217,6 +234,12 @@ class LabelSet {
   bool has_newline_ = false;
   std::string_view address_view_;  // into the block (read without touching it)
 };
+
+// A shared, immutable LabelSet whose object (with its reference counts)
+// lives in the label arena beside the blocks, so a sweep over many targets
+// touches huge pages only (see label_arena.hpp). Use it wherever discovery
+// builds sets; make_shared works too, only slower to sweep.
+std::shared_ptr<const LabelSet> share_label_set(LabelSet set);
 
 // Hash of one label; a label set's fingerprint is the wrapping sum of its
 // labels' hashes, so it does not depend on iteration order.

@@ -25,9 +25,21 @@ bool in_added(const LabelBuilder& b, Name n) {
   return false;
 }
 
-bool touched(const LabelBuilder& b, Name n) {
-  const auto d = b.deleted();
-  return in_added(b, n) || std::find(d.begin(), d.end(), n) != d.end();
+// Which of the names finish_target() cares about the rules set or deleted,
+// found in one pass over the builder's changes.
+struct Touched {
+  bool interval = false, timeout = false, instance = false;
+};
+Touched touched(const LabelBuilder& b) {
+  Touched t;
+  auto mark = [&](Name n) {
+    t.interval |= n == known().interval;
+    t.timeout |= n == known().timeout;
+    t.instance |= n == known().instance;
+  };
+  for (const auto& a : b.added()) mark(a.first);
+  for (Name n : b.deleted()) mark(n);
+  return t;
 }
 
 // Whether the discovered sets may hold a seedable name.
@@ -54,8 +66,8 @@ bool add_default_port(LabelBuilder& b, std::string* why) {
 
 // The job's own values were checked when it was read; only relabeled ones
 // are parsed here.
-bool timing_ok(const LabelBuilder& b, const ScrapeJob& job, std::string* why) {
-  if (!may_shadow_seeds(b) && !touched(b, known().interval) && !touched(b, known().timeout)) return true;
+bool timing_ok(const LabelBuilder& b, const ScrapeJob& job, Touched t, std::string* why) {
+  if (!may_shadow_seeds(b) && !t.interval && !t.timeout) return true;
   const std::string_view interval = b.get(known().interval), timeout = b.get(known().timeout);
   if (interval == job.interval && timeout == job.timeout) return true;
   const auto iv = model::scrape::parse_duration(interval), to = model::scrape::parse_duration(timeout);
@@ -146,17 +158,15 @@ std::uint64_t final_fingerprint(const LabelBuilder& b, const ScrapeJob& job) {
 }  // namespace
 
 bool has_port(std::string_view s) {
-  const std::size_t colon = s.rfind(':');
-  if (colon == std::string_view::npos) return false;
-  std::size_t open_from = 0, close_from = 0;
-  if (!s.empty() && s[0] == '[') {
-    const std::size_t end = s.find(']');
-    if (end == std::string_view::npos || end + 1 != colon) return false;
-    open_from = 1, close_from = end + 1;
-  } else if (s.substr(0, colon).find(':') != std::string_view::npos) {
-    return false;
+  if (s.empty() || s[0] != '[') {  // host:port: exactly one ':' and no brackets, in one pass
+    std::size_t colons = 0;
+    bool bracket = false;
+    for (const char c : s) colons += c == ':', bracket |= c == '[' || c == ']';
+    return colons == 1 && !bracket;
   }
-  return s.find('[', open_from) == std::string_view::npos && s.find(']', close_from) == std::string_view::npos;
+  const std::size_t colon = s.rfind(':'), end = s.find(']');
+  if (colon == std::string_view::npos || end == std::string_view::npos || end + 1 != colon) return false;
+  return s.find('[', 1) == std::string_view::npos && s.find(']', end + 1) == std::string_view::npos;
 }
 
 bool finish_target(LabelBuilder& b, const ScrapeJob& job, TargetIdentity& out, std::string* why) {
@@ -167,11 +177,11 @@ bool finish_target(LabelBuilder& b, const ScrapeJob& job, TargetIdentity& out, s
   const std::string_view addr = b.get(k.address);
   if (addr.find('/') != std::string_view::npos)
     return refuse(why, "\"" + std::string(addr) + "\" is not a valid hostname");
-  if (!timing_ok(b, job, why)) return false;
+  const Touched t = touched(b);
+  if (!timing_ok(b, job, t, why)) return false;
   // `instance` is not __meta_*: a clear filter bit and no write prove it absent.
   const std::uint64_t names = (b.group() ? b.group()->kept_names() : 0) | (b.own() ? b.own()->kept_names() : 0);
-  const bool has_instance =
-      touched(b, k.instance) || (names & LabelSet::name_bit(k.instance)) ? !b.get(k.instance).empty() : false;
+  const bool has_instance = t.instance || (names & LabelSet::name_bit(k.instance)) ? !b.get(k.instance).empty() : false;
   if (!has_instance) b.set_view(k.instance, addr);  // addr is a view from b.get()
   if (!values_ok(b, why)) return false;
   out.hash = hash_combine(job.job.hash(), final_fingerprint(b, job));

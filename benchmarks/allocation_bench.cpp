@@ -143,15 +143,14 @@ std::vector<TargetGroup> discovery_output(std::size_t n, std::size_t per_group) 
   for (std::size_t g = 0; g * per_group < n; ++g) {
     const std::string svc = "svc-" + std::to_string(g);
     TargetGroup tg;
-    tg.labels =
-        std::make_shared<const LabelSet>(LabelSet{{"__meta_kubernetes_namespace", "team-" + std::to_string(g % 50)},
-                                                  {"__meta_kubernetes_endpoints_name", svc},
-                                                  {"__meta_kubernetes_service_name", svc},
-                                                  {"__meta_kubernetes_service_label_app", "app-" + std::to_string(g)},
-                                                  {"__meta_kubernetes_service_labelpresent_app", "true"},
-                                                  {"__meta_kubernetes_service_label_tier", "backend"},
-                                                  {"__meta_kubernetes_service_labelpresent_tier", "true"},
-                                                  {"__meta_kubernetes_service_annotation_owner", "platform"}});
+    tg.labels = share_label_set(LabelSet{{"__meta_kubernetes_namespace", "team-" + std::to_string(g % 50)},
+                                         {"__meta_kubernetes_endpoints_name", svc},
+                                         {"__meta_kubernetes_service_name", svc},
+                                         {"__meta_kubernetes_service_label_app", "app-" + std::to_string(g)},
+                                         {"__meta_kubernetes_service_labelpresent_app", "true"},
+                                         {"__meta_kubernetes_service_label_tier", "backend"},
+                                         {"__meta_kubernetes_service_labelpresent_tier", "true"},
+                                         {"__meta_kubernetes_service_annotation_owner", "platform"}});
     for (std::size_t i = g * per_group; i < std::min(n, (g + 1) * per_group); ++i) {
       const std::string ip =
           "10." + std::to_string(i / 65536 % 256) + "." + std::to_string(i / 256 % 256) + "." + std::to_string(i % 256);
@@ -189,7 +188,7 @@ std::vector<TargetGroup> discovery_output(std::size_t n, std::size_t per_group) 
           {nm("__meta_kubernetes_endpoint_node_name"), "node-" + std::to_string(i % 300)},
           {nm("__meta_kubernetes_endpoint_hostname"), pod},
           {nm("__meta_kubernetes_pod_container_id"), "containerd://" + std::to_string(900000000 + i)}};
-      tg.targets.push_back(std::make_shared<const LabelSet>(LabelSet(std::move(l))));
+      tg.targets.push_back(share_label_set(LabelSet(std::move(l))));
     }
     groups.push_back(std::move(tg));
   }

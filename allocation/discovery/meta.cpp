@@ -92,7 +92,7 @@ std::shared_ptr<const LabelSet> to_label_set(const LabelMap& labels) {
   out.reserve(labels.size());
   for (const auto& [k, v] : labels)
     if (!v.empty()) out.push_back({Name::intern(k), v});
-  return std::make_shared<const LabelSet>(std::move(out));
+  return share_label_set(LabelSet(std::move(out)));
 }
 
 }  // namespace allocation::discovery

@@ -50,12 +50,12 @@ allocation::TargetGroup static_group(const Value& sc, const std::string& field, 
       labels.push_back({allocation::Name::intern(k), v.as_string()});
     }
   }
-  group.labels = std::make_shared<const allocation::LabelSet>(std::move(labels));
+  group.labels = allocation::share_label_set(allocation::LabelSet(std::move(labels)));
   for (const auto& address : string_list(sc.find("targets"), field + ".targets")) {
     // Prometheus refuses a config whose static target holds a path.
     if (address.find('/') != std::string::npos) fail(field + ".targets", "\"" + address + "\" is not a valid hostname");
-    group.targets.push_back(std::make_shared<const allocation::LabelSet>(
-        std::vector<allocation::Label>{{allocation::Names::get().address, address}}));
+    group.targets.push_back(allocation::share_label_set(
+        allocation::LabelSet(std::vector<allocation::Label>{{allocation::Names::get().address, address}})));
   }
   return group;
 }

@@ -12,6 +12,7 @@
 #include "allocation/parallel.hpp"
 #include "allocation/prom_regex.hpp"
 #include "allocation/relabel.hpp"
+#include "allocation/scrape_job.hpp"
 #include "model/parse.hpp"
 
 using namespace allocation;
@@ -197,4 +198,48 @@ TEST_CASE("the filter's read memo gives the plain builder's result for every tar
       }
     }
   }
+}
+
+namespace {
+
+// Go's net.SplitHostPort success, written out step by step.
+bool reference_has_port(std::string_view s) {
+  const std::size_t colon = s.rfind(':');
+  if (colon == std::string_view::npos) return false;
+  std::size_t open_from = 0, close_from = 0;
+  if (!s.empty() && s[0] == '[') {
+    const std::size_t end = s.find(']');
+    if (end == std::string_view::npos || end + 1 != colon) return false;
+    open_from = 1, close_from = end + 1;
+  } else if (s.substr(0, colon).find(':') != std::string_view::npos) {
+    return false;
+  }
+  return s.find('[', open_from) == std::string_view::npos && s.find(']', close_from) == std::string_view::npos;
+}
+
+}  // namespace
+
+TEST_CASE("has_port agrees with SplitHostPort on every short address", "[allocation][relabel]") {
+  static constexpr char kAlphabet[] = {':', '[', ']', 'a', '1'};
+  std::size_t with_port = 0;
+  for (std::size_t len = 0; len <= 7; ++len) {
+    std::vector<std::size_t> digits(len, 0);
+    for (bool more = true; more;) {
+      std::string s;
+      for (std::size_t d : digits) s.push_back(kAlphabet[d]);
+      INFO("address " << s);
+      REQUIRE(has_port(s) == reference_has_port(s));
+      with_port += has_port(s);
+      more = false;
+      for (std::size_t i = 0; i < len && !more; ++i) {
+        if (++digits[i] < 5)
+          more = true;
+        else
+          digits[i] = 0;
+      }
+    }
+  }
+  CHECK(with_port > 1000);
+  CHECK(has_port("[::1]:80"));
+  CHECK(!has_port("a:b:c"));
 }
