@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "http_fixtures.hpp"
 #include "mutual_tls.hpp"
@@ -114,6 +115,62 @@ TEST_CASE("target-allocator reloads its config file on SIGHUP and survives a bad
   ta.terminate();
   CHECK(WIFEXITED(ta.status));
   CHECK(WEXITSTATUS(ta.status) == 0);
+  std::filesystem::remove(config);
+}
+
+namespace {
+
+// A config of `n` static targets under job `job`.
+std::string big_config(const std::string& job, int n) {
+  std::string text = "collectors: [c1, c2]\nconfig:\n  scrape_configs:\n    - job_name: " + job +
+                     "\n      static_configs:\n        - targets: [";
+  for (int i = 0; i < n; ++i)
+    text += (i ? ", '10.1." : "'10.1.") + std::to_string(i / 250) + "." + std::to_string(i % 250) + ":80'";
+  return text + "]\n";
+}
+
+// SIGTERM, then up to 10 s for the exit; SIGKILL (and a failed check) if it hangs.
+int terminate_within_10s(Child& child) {
+  ::kill(child.pid, SIGTERM);
+  for (int i = 0; i < 200; ++i) {
+    if (::waitpid(child.pid, &child.status, WNOHANG) == child.pid) {
+      child.pid = -1;
+      return WIFEXITED(child.status) ? WEXITSTATUS(child.status) : 128 + WTERMSIG(child.status);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ::kill(child.pid, SIGKILL);
+  ::waitpid(child.pid, &child.status, 0);
+  child.pid = -1;
+  return -1;
+}
+
+}  // namespace
+
+// A shutdown path of issue 17: SIGTERM while reloads of a large config are
+// being read, folded and allocated, from the file watch and from SIGHUP.
+TEST_CASE("target-allocator exits 0 on SIGTERM in the middle of config reloads", "[allocation][cli][reload]") {
+  const auto config = write_config("ta-reload-term", big_config("a", 20000));
+  const auto next = std::filesystem::path(config.string() + ".next");
+  for (int delay_ms : {0, 150, 600}) {
+    INFO("SIGTERM " << delay_ms << " ms into the reloads");
+    Child ta;
+    const int port = start_allocator(ta, {kBinary, "--config-file", config.string(), "--listen-addr", "127.0.0.1:0",
+                                          "--config-reload-interval", "10ms"});
+    REQUIRE(port > 0);
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; std::chrono::steady_clock::now() - start < std::chrono::milliseconds(delay_ms) || i < 2; ++i) {
+      std::ofstream(next) << big_config(i % 2 ? "a" : "b", 20000 + i);
+      std::filesystem::rename(next, config);  // what a ConfigMap update does
+      ::kill(ta.pid, SIGHUP);
+    }
+    if (delay_ms == 600) {  // by then reloads have landed, so SIGTERM meets a working reload path
+      httplib::Client client("127.0.0.1", port);
+      CHECK_THAT(get(client, "/metrics"),
+                 Catch::Contains("opentelemetry_allocator_config_reloads_total{result=\"success\"}"));
+    }
+    CHECK(terminate_within_10s(ta) == 0);
+  }
   std::filesystem::remove(config);
 }
 
