@@ -6,6 +6,7 @@
 
 #include "actors/allocation/runtime.hpp"
 #include "allocation/runtime/config.hpp"
+#include "k8s/client/kubeconfig_loader.hpp"
 #include "model/parse.hpp"
 
 namespace actors::ta {
@@ -38,20 +39,18 @@ const Value& named_entry(const Value& doc, std::string_view list, const std::str
   fail(file + ": " + std::string(list), "no entry named \"" + name + "\"");
 }
 
-std::string in_cluster_server(const std::string& sa_dir) {
-  const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
-  if (!host || !*host)
-    fail("--kubeconfig-path", "not set and not running in a cluster (KUBERNETES_SERVICE_HOST is unset)");
-  if (!std::ifstream(sa_dir + "/token"))
-    fail("--kubeconfig-path", "not set and the service-account token " + sa_dir + "/token is unreadable");
-  const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
-  return std::string("https://") + host + ":" + (port && *port ? port : "443");
-}
-
 }  // namespace
 
 std::string check_kubeconfig(const std::string& path, const std::string& sa_dir) {
-  if (path.empty()) return in_cluster_server(sa_dir);
+  if (path.empty()) {
+    k8s::LoadEnv env = k8s::LoadEnv::from_process();
+    env.sa_dir = sa_dir;
+    try {
+      return k8s::load_config("", "", env).server;
+    } catch (const std::exception& e) {
+      fail("--kubeconfig-path", std::string("not set, and ") + e.what());
+    }
+  }
   std::ifstream in(path);
   if (!in) fail("--kubeconfig-path", "cannot read " + path);
   std::stringstream text;

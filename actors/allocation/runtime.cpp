@@ -15,6 +15,7 @@
 #include "allocation/runtime/config.hpp"
 #include "k8s/client/client.hpp"
 #include "k8s/client/curl_transport.hpp"
+#include "k8s/client/kubeconfig_loader.hpp"
 
 namespace actors::ta {
 
@@ -30,11 +31,14 @@ std::string collector_namespace(const RuntimeOptions& o, const allocation::runti
   return env && *env ? env : "default";
 }
 
-// --kubeconfig-path, or the in-cluster service account when it is empty.
+// --kubeconfig-path, or else what k8s::load_config finds.
 k8s::ClusterConfig cluster_config(const std::string& kubeconfig_path, const std::string& field) {
   try {
     check_kubeconfig(kubeconfig_path);  // names the missing piece
-    return kubeconfig_path.empty() ? k8s::in_cluster() : k8s::from_kubeconfig(kubeconfig_path);
+    // The operator's loader: $KUBECONFIG, in-cluster, ~/.kube/config, exec plugins.
+    k8s::ClusterConfig c = k8s::load_config(kubeconfig_path, "");
+    if (c.exec) c.exec->get();  // a broken plugin fails start-up, naming the user and command
+    return c;
   } catch (const std::exception& e) {
     throw ConfigError(field + " needs the Kubernetes API: " + e.what());
   }

@@ -47,7 +47,8 @@ struct RuntimeOptions {
   std::function<void(const std::string&)> log;  // default: stderr, "target-allocator: " prefix
 };
 
-// Checks that `path` (or, when empty, the in-cluster service account) gives
+// Checks that `path` (or, when empty, what k8s::load_config finds:
+// $KUBECONFIG, the in-cluster service account, ~/.kube/config) gives
 // a cluster connection: a readable kubeconfig whose current-context names a
 // cluster with a server. Returns the server URL; throws ConfigError naming
 // the file and field (or the in-cluster variable or file) otherwise.

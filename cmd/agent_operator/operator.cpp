@@ -124,7 +124,8 @@ std::string check_sd_url(const std::string& url) {
 
 std::string operator_flags_usage() {
   return "\nflags of run and demo:\n"
-         "     --kubeconfig FILE        cluster to manage (default: in-cluster service account)\n"
+         "     --kubeconfig FILE        cluster to manage (default: $KUBECONFIG, else the in-cluster\n"
+         "                              service account, else ~/.kube/config)\n"
          "     --context NAME           kubeconfig context (default: current-context)\n"
          "     --journal FILE           append every event to this JSON Lines journal\n"
          "     --journal-secrets MODE   redact (default) or include Secret values\n"

@@ -1,9 +1,10 @@
-// `agent-operator run`: the controller against a real cluster (kubeconfig
-// or in-cluster service account).
+// `agent-operator run`: the controller against a real cluster, found as
+// client-go finds it (k8s/client/kubeconfig_loader.hpp).
 #include <iostream>
 #include <mutex>
 
 #include "commands.hpp"
+#include "k8s/client/kubeconfig_loader.hpp"
 #include "operator.hpp"
 
 namespace cli {
@@ -16,11 +17,14 @@ int run(int argc, char** argv) {
   block_signals();
   k8s::ClusterConfig cc;
   try {
-    cc = f.kubeconfig.empty() ? k8s::in_cluster() : k8s::from_kubeconfig(f.kubeconfig, f.context);
-  } catch (const k8s::ConfigError& e) {
+    cc = k8s::load_config(f.kubeconfig, f.context);
+    // A broken exec plugin is a start-up error, not a retry loop.
+    if (cc.exec) cc.exec->get();
+  } catch (const std::runtime_error& e) {
     std::cerr << "agent-operator: " << e.what() << "\n";
     return 2;
   }
+  std::cerr << "agent-operator: cluster from " << cc.source << std::endl;
   std::mutex mu;
   OperatorHooks hooks;
   hooks.log = [&](const std::string& line) {

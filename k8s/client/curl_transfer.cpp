@@ -140,6 +140,13 @@ void configure(Transfer& t, const std::string& server, const ClusterConfig& conf
   configure_tls(t.easy, config);
 }
 
+void configure_exec_credential(Transfer& t, const ExecCredential& c) {
+  if (!c.client_cert_data.empty()) {
+    set_blob(t.easy, CURLOPT_SSLCERT_BLOB, c.client_cert_data);
+    set_blob(t.easy, CURLOPT_SSLKEY_BLOB, c.client_key_data);
+  }
+}
+
 Result result_of(Transfer& t, CURLcode code) {
   Result r;
   if (code != CURLE_OK) {

@@ -31,7 +31,9 @@ struct Transfer {
   std::chrono::milliseconds retry_after{0};
   LineSplitter lines;
   bool cancelled = false;
-  bool too_large = false;  // the body passed req.max_body: the write callback ended the transfer
+  std::shared_ptr<const ExecCredential> cred;  // the exec credential it was sent with, if any
+  bool auth_retried = false;                   // already resent once after a 401 with a fresh credential
+  bool too_large = false;                      // the body passed req.max_body: the write callback ended the transfer
   char errbuf[CURL_ERROR_SIZE] = {};
 
   ~Transfer() {
@@ -71,6 +73,8 @@ class TokenSource {
 
 void configure(Transfer& t, const std::string& server, const ClusterConfig& config, const CurlOptions& options,
                const std::string& token);
+// The exec plugin's token and client certificate, instead of the config's.
+void configure_exec_credential(Transfer& t, const ExecCredential& c);
 Result result_of(Transfer& t, CURLcode code);
 
 }  // namespace k8s::curl_detail

@@ -35,6 +35,17 @@ struct Timer {
 
 std::once_flag g_curl_init;
 
+// Lets the exec credential worker post back to a transport that may be
+// gone by the time the plugin answers.
+struct LoopHandle {
+  std::mutex mutex;
+  Transport* self = nullptr;
+  void post(std::function<void()> fn) {
+    std::lock_guard lock(mutex);
+    if (self) self->post(std::move(fn));
+  }
+};
+
 class CurlTransport final : public Transport {
  public:
   CurlTransport(ClusterConfig config, CurlOptions options)
@@ -69,9 +80,14 @@ class CurlTransport final : public Transport {
       run();
     });
     loop_id_ = thread_.get_id();
+    handle_->self = this;
   }
 
   ~CurlTransport() override {
+    {
+      std::lock_guard lock(handle_->mutex);
+      handle_->self = nullptr;
+    }
     {
       std::lock_guard lock(mutex_);
       stop_ = true;
@@ -144,6 +160,9 @@ class CurlTransport final : public Transport {
   static int on_socket(CURL*, curl_socket_t fd, int what, void* self, void*);
   static int on_timer(CURLM*, long timeout_ms, void* self);
   void start(std::shared_ptr<Transfer> t);
+  void await_credential(std::shared_ptr<Transfer> t);
+  void credential_ready(StreamId id, ExecCredentialSource::Credential c, const std::string& error);
+  void retry_unauthorized(StreamId id);
   void reap();
   void complete(StreamId id, Result r);
   void finish_cancelled(StreamId id);
@@ -167,7 +186,9 @@ class CurlTransport final : public Transport {
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
   std::uint64_t next_seq_ = 0;
 
-  std::map<StreamId, std::shared_ptr<Transfer>> active_;  // loop thread only
+  std::map<StreamId, std::shared_ptr<Transfer>> active_;   // loop thread only
+  std::map<StreamId, std::shared_ptr<Transfer>> waiting_;  // loop thread only: for an exec credential
+  std::shared_ptr<LoopHandle> handle_ = std::make_shared<LoopHandle>();
 };
 
 void CurlTransport::run() {
@@ -278,11 +299,61 @@ void CurlTransport::start(std::shared_ptr<Transfer> t) {
     if (cb) cb(std::move(r));
     return;
   }
+  if (config_.exec && !t->cred) {
+    t->cred = config_.exec->current();
+    if (!t->cred) return await_credential(std::move(t));
+  }
   t->easy = curl_easy_init();
-  curl_detail::configure(*t, config_.server, config_, options_, token_.get());
+  curl_detail::configure(*t, config_.server, config_, options_, t->cred ? t->cred->token : token_.get());
+  if (t->cred) curl_detail::configure_exec_credential(*t, *t->cred);
   dns_.attach(*t, SteadyClock::now());
   active_.emplace(t->id, t);
   curl_multi_add_handle(multi_, t->easy);
+}
+
+// The plugin runs on the credential source's worker; the transfer waits
+// here, cancellable, until it answers.
+void CurlTransport::await_credential(std::shared_ptr<Transfer> t) {
+  StreamId id = t->id;
+  waiting_.emplace(id, std::move(t));
+  config_.exec->refresh_async([handle = handle_, id, this](ExecCredentialSource::Credential c, std::string error) {
+    handle->post([this, id, c = std::move(c), error = std::move(error)] { credential_ready(id, c, error); });
+  });
+}
+
+void CurlTransport::credential_ready(StreamId id, ExecCredentialSource::Credential c, const std::string& error) {
+  auto it = waiting_.find(id);
+  if (it == waiting_.end()) return;  // cancelled meanwhile
+  std::shared_ptr<Transfer> t = std::move(it->second);
+  waiting_.erase(it);
+  if (c) {
+    t->cred = std::move(c);
+    return start(std::move(t));
+  }
+  Result r;
+  r.error = error;  // status 0: the client retries with backoff, which re-runs the plugin
+  Callback cb = std::move(t->done);
+  t.reset();
+  if (cb) cb(std::move(r));
+}
+
+// A 401 to an exec credential: drop it (unless a newer one replaced it)
+// and send the request once more, which runs the plugin again.
+void CurlTransport::retry_unauthorized(StreamId id) {
+  auto it = active_.find(id);
+  std::shared_ptr<Transfer> old = std::move(it->second);
+  active_.erase(it);
+  curl_multi_remove_handle(multi_, old->easy);
+  config_.exec->invalidate(old->cred);
+  auto t = std::make_shared<Transfer>();
+  t->id = old->id;
+  t->req = std::move(old->req);
+  t->streaming = old->streaming;
+  t->done = std::move(old->done);
+  t->on_line = std::move(old->on_line);
+  t->auth_retried = true;
+  old.reset();
+  start(std::move(t));
 }
 
 void CurlTransport::reap() {
@@ -293,6 +364,10 @@ void CurlTransport::reap() {
     curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, reinterpret_cast<char**>(&t));
     CURLcode code = msg->data.result;
     Result r = t->cancelled ? Result{} : curl_detail::result_of(*t, code);
+    if (r.status == 401 && t->cred && !t->auth_retried && !stopping_) {
+      retry_unauthorized(t->id);
+      continue;
+    }
     if (t->cancelled) r.error = kTransportCancelled;
     complete(t->id, std::move(r));
   }
@@ -312,6 +387,12 @@ void CurlTransport::complete(StreamId id, Result r) {
 void CurlTransport::finish_cancelled(StreamId id) {
   Result r;
   r.error = stopping_ ? kTransportStopped : kTransportCancelled;
+  if (auto it = waiting_.find(id); it != waiting_.end()) {
+    Callback cb = std::move(it->second->done);
+    waiting_.erase(it);
+    if (cb) cb(std::move(r));
+    return;
+  }
   complete(id, std::move(r));
 }
 
@@ -323,6 +404,7 @@ void CurlTransport::shutdown() {
   stopping_ = true;
   for (int round = 0; round < 1000; ++round) {
     while (!active_.empty()) finish_cancelled(active_.begin()->first);
+    while (!waiting_.empty()) finish_cancelled(waiting_.begin()->first);
     bool busy;
     {
       std::lock_guard lock(mutex_);

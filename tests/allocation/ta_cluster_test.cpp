@@ -30,8 +30,9 @@ struct Allocator {
   int port = -1;
 
   Allocator(k8s::sim::Server& api, const std::string& config_text,
-            const std::function<void(actors::ta::RuntimeOptions&)>& tweak = {}) {
-    kubeconfig = write_file("ta-cluster-kubeconfig", api.kubeconfig());
+            const std::function<void(actors::ta::RuntimeOptions&)>& tweak = {},
+            const std::string& kubeconfig_text = "") {
+    kubeconfig = write_file("ta-cluster-kubeconfig", kubeconfig_text.empty() ? api.kubeconfig() : kubeconfig_text);
     rt = std::make_unique<ta_test::Runtime>(config_text, [&](actors::ta::RuntimeOptions& o) {
       o.kubeconfig_path = kubeconfig;
       if (tweak) tweak(o);
@@ -119,6 +120,43 @@ TEST_CASE("target-allocator discovers collectors from pods and follows their rea
   sim.cluster.remove(sim.type("", "pods"), "default", "col-0", {});
   CHECK(eventually([&] { return ta.collectors("static") == std::set<std::string>{"col-1"}; }));
   CHECK(ta.share("static", "col-1").size() == 20);
+}
+
+TEST_CASE("target-allocator --kubeconfig-path authenticates with an exec credential plugin", "[allocation][cluster]") {
+  simtest::SimFixture sim;
+  k8s::sim::ServerOptions so;
+  so.token = "ta-exec-token";
+  k8s::sim::Server api(sim.cluster, so);
+  api.start();
+  sim.create("pods", pod("col-0", "col", "n1"));
+  set_ready(sim, "col-0", "True");
+  const auto dir = std::filesystem::temp_directory_path() / ("ta-exec-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string plugin = (dir / "plugin.sh").string();
+  std::ofstream(plugin) << "#!/bin/sh\necho run >> " << (dir / "runs").string()
+                        << "\necho '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\","
+                           "\"status\":{\"token\":\"ta-exec-token\"}}'\n";
+  std::filesystem::permissions(plugin, std::filesystem::perms::owner_all);
+  const std::string kubeconfig =
+      "current-context: c\ncontexts: [{name: c, context: {cluster: c, user: u}}]\n"
+      "clusters: [{name: c, cluster: {server: \"" +
+      api.url() +
+      "\"}}]\nusers: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, "
+      "interactiveMode: Never, command: \"" +
+      plugin + "\"}}}]\n";
+  {
+    Allocator ta(
+        api,
+        "allocation_strategy: consistent-hashing\ncollector_selector: {matchlabels: {app: col}}\n"
+        "config:\n  scrape_configs:\n" +
+            static_job(5),
+        [](actors::ta::RuntimeOptions& o) { o.collector_namespace = "default"; }, kubeconfig);
+    CHECK(eventually([&] { return ta.share("static", "col-0").size() == 5; }));
+  }
+  std::ifstream runs((dir / "runs").string());
+  std::string all((std::istreambuf_iterator<char>(runs)), {});
+  CHECK(all == "run\n");  // one run at start-up, shared by every client
+  std::filesystem::remove_all(dir);
 }
 
 namespace {

@@ -148,8 +148,8 @@ TEST_CASE("kubeconfig errors name the file and the field", "[client][config]") {
         std::string::npos);
   CHECK(broken("insecure-skip-tls-verify: true", "insecure-skip-tls-verify: maybe")
             .find("clusters[dev-cluster].cluster.insecure-skip-tls-verify is not a boolean") != std::string::npos);
-  CHECK(broken("tokenFile: token", "exec: {command: aws}").find("users[dev-user].user.exec is not supported") !=
-        std::string::npos);
+  CHECK(broken("tokenFile: token", "auth-provider: {name: gcp}")
+            .find("users[dev-user].user.auth-provider is not supported") != std::string::npos);
   CHECK(broken("user: dev-user,", "user: ghost,").find("users: no entry named \"ghost\"") != std::string::npos);
   std::string bad64 = full;
   bad64.replace(bad64.find("client-key-data: ") + 17, 4, "AB$$");
