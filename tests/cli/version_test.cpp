@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "k8s/sim/process.hpp"
+#include "model/build_info.hpp"
 
 namespace {
 
@@ -126,4 +127,17 @@ TEST_CASE("target-allocator serves target_allocator_build_info on /metrics", "[c
   CHECK_THAT(body, Catch::Contains("opentelemetry_allocator_collectors_discovered"));
   CHECK(ta.terminate() == 0);
   std::filesystem::remove(config);
+}
+
+TEST_CASE("version_requested and build_info_metric_name", "[cli][version]") {
+  const char* version[] = {"x", "version"};
+  CHECK(model::version_requested(2, version, true));
+  CHECK_FALSE(model::version_requested(2, version, false));  // a flag-only binary has no subcommand
+  const char* late[] = {"x", "--config-file", "f", "-version"};
+  CHECK(model::version_requested(4, late, false));
+  const char* none[] = {"x", "run", "--versions", "-v"};
+  CHECK_FALSE(model::version_requested(4, none, true));
+  CHECK(model::build_info_metric_name("agent-operator") == "agent_operator_build_info");
+  CHECK(model::build_info_metric_name("target-allocator") == "target_allocator_build_info");
+  CHECK(model::version_line("simcluster", {"1.2.3", "abc1234"}) == "simcluster version 1.2.3 (revision abc1234)");
 }
