@@ -172,6 +172,17 @@ void AllocatorMetrics::observe_http(std::string_view path, double seconds) {
   impl_->http_duration.Add({{"path", std::string(path)}}, kDefaultBuckets).Observe(seconds);
 }
 
+void AllocatorMetrics::set_build_info(const model::BuildInfo& info) {
+  prometheus::BuildGauge()
+      .Name(model::build_info_metric_name("target-allocator"))
+      .Help(
+          "A metric with a constant '1' value labeled by version and revision from which target-allocator was "
+          "built.")
+      .Register(*impl_->registry)
+      .Add({{"version", info.version}, {"revision", info.revision}})
+      .Set(1);
+}
+
 std::string AllocatorMetrics::render() const {
   return prometheus::TextSerializer().Serialize(impl_->registry->Collect());
 }

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "allocation/allocator.hpp"
+#include "model/build_info.hpp"
 
 namespace allocation {
 
@@ -40,6 +41,10 @@ class AllocatorMetrics {
   void count_event(std::string_view source);
   // One HTTP request on route `path` (the route pattern, not the raw path).
   void observe_http(std::string_view path, double seconds);
+  // target_allocator_build_info{version,revision} 1 (the program's name,
+  // as agent_operator_build_info; upstream's allocator has no such gauge).
+  // Call once, before serving; until then the family is absent.
+  void set_build_info(const model::BuildInfo& info);
   // The text exposition format (version 0.0.4).
   std::string render() const;
 

@@ -190,6 +190,15 @@ void OperatorMetrics::set_leader(bool leader) {
   impl_->leader.Set(leader ? 1 : 0);
 }
 
+void OperatorMetrics::set_build_info(const model::BuildInfo& info) {
+  impl_
+      ->gauge(model::build_info_metric_name("agent-operator"),
+              "A metric with a constant '1' value labeled by version and revision from which agent-operator was "
+              "built.")
+      .Add({{"version", info.version}, {"revision", info.revision}})
+      .Set(1);
+}
+
 std::string OperatorMetrics::render() const {
   return prometheus::TextSerializer{}.Serialize(impl_->registry->Collect());
 }

@@ -10,6 +10,8 @@
 #include <memory>
 #include <string>
 
+#include "model/build_info.hpp"
+
 namespace actors {
 
 enum class ReconcileResult { success, error, requeue };
@@ -47,6 +49,11 @@ class OperatorMetrics {
   void count_write(const std::string& kind, const std::string& action);
 
   void set_leader(bool leader);
+
+  // agent_operator_build_info{version,revision} 1, as Prometheus's own
+  // prometheus_build_info. Call once, before serving; until then the
+  // family is absent (a library user has no build to report).
+  void set_build_info(const model::BuildInfo& info);
 
   // The integrations SD aggregator. `agent` is "namespace/name"; reason is
   // sd::failure_name's (transport, timeout, status, content_type, ...).

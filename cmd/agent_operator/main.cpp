@@ -1,12 +1,13 @@
 // agent-operator: the command-line entry point. Subcommands:
 //   render -f PATH...   print every object the controller would create
-//   version             print the version
+//   version             print the version (also --version, -version)
 #include <csignal>
 #include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "cmd/build_info.hpp"
 #include "commands.hpp"
 #include "flags.hpp"
 #include "input.hpp"
@@ -37,7 +38,7 @@ constexpr const char* kUsage =
     "     --until SEQ        stop after this event\n"
     "     --explain NS/NAME  print why each resource is in or out of that agent's hierarchy\n"
     "     --partial          replay a journal without a base state anyway (see replay --help)\n"
-    "  version             print the version\n"
+    "  version             print the version and revision (also --version, -version)\n"
     "\n"
     "exit codes: 0 ok, 1 some resource is invalid (details on stderr), 2 unusable input\n";
 
@@ -107,6 +108,10 @@ int main(int argc, char** argv) {
   // A peer that hangs up during a TLS write must not kill the process
   // (OpenSSL writes with write(2), not send(MSG_NOSIGNAL)).
   std::signal(SIGPIPE, SIG_IGN);
+  if (model::version_requested(argc, argv, true)) {
+    std::cout << model::version_line("agent-operator", cli::this_build()) << "\n";
+    return 0;
+  }
   if (argc < 2 || std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0) {
     std::cout << kUsage << cli::operator_flags_usage();
     return argc < 2 ? 2 : 0;
@@ -117,10 +122,6 @@ int main(int argc, char** argv) {
     if (cmd == "run") return cli::run(argc - 2, argv + 2);
     if (cmd == "demo") return cli::demo(argc - 2, argv + 2);
     if (cmd == "replay") return cli::replay(argc - 2, argv + 2);
-    if (cmd == "version" || cmd == "-version" || cmd == "--version") {
-      std::cout << "agent-operator " << AO_VERSION << "\n";
-      return 0;
-    }
     std::cerr << "agent-operator: unknown command \"" << cmd << "\"\n\n" << kUsage;
     return 2;
   } catch (const std::invalid_argument& e) {

@@ -19,6 +19,7 @@
 #include "actors/core/redact.hpp"
 #include "actors/http/sd_endpoint.hpp"
 #include "actors/http/server.hpp"
+#include "cmd/build_info.hpp"
 #include "k8s/client/curl_transport.hpp"
 #include "k8s/client/sharded_transport.hpp"
 
@@ -276,7 +277,7 @@ actors::ControllerOptions controller_options(const OperatorFlags& f, const Opera
   o.journal_include_secrets = f.journal_include_secrets;
   o.journal_redaction_key = f.journal_redaction_key;
   o.fsync = f.fsync;
-  o.operator_version = AO_VERSION;
+  o.operator_version = this_build().version;
   o.watch_namespace = f.watch_namespace;
   o.agent_selector = f.agent_selector;
   o.root.render.operator_labels = f.labels;
@@ -305,6 +306,7 @@ int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, cons
   // Declared before the transport: its I/O thread reports every request,
   // retries during shutdown included, until the transport is destroyed.
   actors::OperatorMetrics metrics;
+  metrics.set_build_info(this_build());
   caf::actor_system sys{cfg};
   auto transport = k8s::make_curl_transport(cluster);
   actors::ControllerOptions opts = controller_options(f, hooks);
@@ -313,7 +315,7 @@ int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, cons
   co.burst = f.burst;
   // The replica's identity in every request, so an API server's audit log
   // tells which replica wrote what (the replicas share a ServiceAccount).
-  co.user_agent = std::string("agent-operator/") + AO_VERSION + (opts.leader ? " (" + opts.leader->identity + ")" : "");
+  co.user_agent = "agent-operator/" + this_build().version + (opts.leader ? " (" + opts.leader->identity + ")" : "");
   std::string host = cluster.server;
   co.on_request = [&metrics, host](const std::string& method, int status, double seconds) {
     metrics.observe_rest_request(method, host, status, seconds);

@@ -4,6 +4,7 @@
 //              [--tls [--tls-dir DIR]] [--token TOKEN | --token-file FILE | --anonymous]
 //              [--generate SPEC] [--authorization always-allow|rbac]
 //              [--service-account-kubeconfig NS/NAME=FILE...] [--audit-log-path FILE]
+//   simcluster --version | -version
 // Prints "listening on http(s)://HOST:PORT" once ready and serves until
 // SIGINT or SIGTERM. With --tls or --authorization rbac and no token flag a
 // random admin token is made; it is written only to the kubeconfig, never
@@ -25,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "cmd/build_info.hpp"
 #include "k8s/sim/cluster.hpp"
 #include "k8s/sim/generate.hpp"
 #include "k8s/sim/loader.hpp"
@@ -78,7 +80,8 @@ class StartupClock : public k8s::sim::Clock {
             << "                  [--generate namespaces=N,agents=N,metrics_instances=N,service_monitors=N,\n"
             << "                              pod_monitors=N,probes=N,secrets=N,pods=N,seed=N]\n"
             << "                  [--authorization always-allow|rbac] [--service-account-kubeconfig NS/NAME=FILE...]\n"
-            << "                  [--audit-log-path FILE]\n";
+            << "                  [--audit-log-path FILE]\n"
+            << "       simcluster --version | -version\n";
   std::exit(2);
 }
 
@@ -271,6 +274,10 @@ int main(int argc, char** argv) {
   // A peer that hangs up during a TLS write must not kill the process
   // (OpenSSL writes with write(2), not send(MSG_NOSIGNAL)).
   std::signal(SIGPIPE, SIG_IGN);
+  if (model::version_requested(argc, argv, false)) {
+    std::cout << model::version_line("simcluster", cli::this_build()) << "\n";
+    return 0;
+  }
   Flags flags = parse(argc, argv);
   sigset_t signals;
   sigemptyset(&signals);

@@ -28,7 +28,8 @@ constexpr const char* kUsage =
     "                        [--enable-https-server[=BOOL]] [--listen-addr-https HOST:PORT] [--https-ca-file F]\n"
     "                        [--https-tls-cert-file F] [--https-tls-key-file F] [--journal FILE]\n"
     "                        [--config-reload-interval D]\n"
-    "       target-allocator replay JOURNAL [--until SEQ] [--explain JOB/ADDRESS]\n";
+    "       target-allocator replay JOURNAL [--until SEQ] [--explain JOB/ADDRESS]\n"
+    "       target-allocator version | --version | -version\n";
 
 // --leader-elect-*: names and durations ("15s", "500ms") of the Lease.
 bool parse_lease_flag(const std::string& arg, const std::string& value, k8s::lease::LeaderConfig& lease,

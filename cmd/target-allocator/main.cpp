@@ -10,7 +10,8 @@
 //         --https-tls-key-file F [--listen-addr-https HOST:PORT]] [--journal FILE]
 //        [--config-reload-interval D]
 //        target-allocator replay JOURNAL [--until SEQ] [--explain JOB/ADDRESS]
-// Exit codes: 0 after SIGINT/SIGTERM (replay: after printing), 2 on bad
+//        target-allocator version | --version | -version
+// Exit codes: 0 after SIGINT/SIGTERM (replay, version: after printing), 2 on bad
 // flags or config (including a config that needs the Kubernetes API
 // without a usable cluster connection), a bad journal or a --journal file
 // that cannot be written, 1 when the address cannot be bound or the
@@ -26,6 +27,7 @@
 
 #include "actors/allocation/runtime.hpp"
 #include "allocation/runtime/config.hpp"
+#include "cmd/build_info.hpp"
 #include "flags.hpp"
 
 namespace {
@@ -129,6 +131,10 @@ int main(int argc, char** argv) {
   // A peer that hangs up during a TLS write must not kill the process
   // (OpenSSL writes with write(2), not send(MSG_NOSIGNAL)).
   std::signal(SIGPIPE, SIG_IGN);
+  if (model::version_requested(argc, argv, true)) {
+    std::cout << model::version_line("target-allocator", cli::this_build()) << "\n";
+    return 0;
+  }
   if (argc >= 2 && std::string(argv[1]) == "replay") return replay(argc, argv);
   Flags flags;
   std::string problem;
@@ -153,6 +159,7 @@ int main(int argc, char** argv) {
     auto o = runtime_options(flags, text.str());
     o.server = options;
     ta = std::make_unique<actors::ta::TargetAllocator>(std::move(o));
+    ta->server().metrics().set_build_info(cli::this_build());
   } catch (const std::exception& e) {
     std::cerr << "target-allocator: " << e.what() << "\n";
     return 2;
