@@ -15,6 +15,7 @@
 #include <regex>
 #include <thread>
 
+#include "../scratch.hpp"
 #include "k8s/sim/process.hpp"
 #include "model/build_info.hpp"
 
@@ -41,19 +42,6 @@ void check_build_info(const std::string& body, const std::string& metric) {
   CHECK_THAT(body, Catch::Contains("# HELP " + metric + " "));
   CHECK_THAT(body, Catch::Contains("# TYPE " + metric + " gauge\n"));
   CHECK_THAT(body, Catch::Contains(expected_sample(metric)));
-}
-
-// A loopback port nothing listens on (bound, read, closed).
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
 }
 
 std::string get_metrics(int port) {
@@ -101,10 +89,10 @@ TEST_CASE("agent-operator run serves agent_operator_build_info on /metrics", "[c
   const auto kc = temp_file("closed.kubeconfig",
                             "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters: [{name: c, cluster: "
                             "{server: 'http://127.0.0.1:" +
-                                std::to_string(free_port()) +
+                                std::to_string(testutil::unused_port()) +
                                 "'}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\n"
                                 "users: [{name: u, user: {}}]\n");
-  const int port = free_port();
+  const int port = testutil::unused_port();
   k8s::sim::Child op({bin("agent-operator"), "run", "--kubeconfig", kc.string(), "--listen",
                       "127.0.0.1:" + std::to_string(port), "--sync-timeout", "60s"});
   check_build_info(get_metrics(port), "agent_operator_build_info");

@@ -16,6 +16,7 @@
 #include <random>
 #include <thread>
 
+#include "../scratch.hpp"
 #include "actors/core/journal_file.hpp"
 #include "k8s/sim/cluster.hpp"
 #include "k8s/sim/process.hpp"
@@ -27,21 +28,10 @@ std::string bin() {
   return std::string(AO_BIN_DIR) + "/agent-operator";
 }
 
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    path = std::filesystem::temp_directory_path() /
-           ("ao-cli-" + std::to_string(::getpid()) + "-" + std::to_string(reinterpret_cast<std::uintptr_t>(this)));
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
-
 }  // namespace
 
 TEST_CASE("demo reconciles the examples and kubectl sees the result", "[e2e][cli]") {
-  TempDir dir;
+  testutil::TempDir dir("ao-cli");
   std::string kc = dir.file("demo.kubeconfig");
   k8s::sim::Child demo({bin(), "demo", "--for", "60s", "--kubeconfig-out", kc});
   REQUIRE(demo.read_until([](const std::string& out) { return out.find("running for") != std::string::npos; },
@@ -99,7 +89,7 @@ TEST_CASE("run explains a missing kubeconfig and unknown flags", "[e2e][cli]") {
 namespace {
 
 // A kubeconfig for a port nothing listens on.
-std::string closed_kubeconfig(const TempDir& dir, int port) {
+std::string closed_kubeconfig(const testutil::TempDir& dir, int port) {
   std::string kc = dir.file("closed.kubeconfig");
   std::ofstream(kc) << "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
                        "clusters: [{name: c, cluster: {server: 'http://127.0.0.1:"
@@ -140,26 +130,13 @@ Measured run_measured(const std::vector<std::string>& argv) {
   return m;
 }
 
-// A port nothing listens on: bound, read back and closed again.
-int closed_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 }  // namespace
 
 // Once a segfault: the transport's I/O thread, still retrying lists, reported
 // to a metrics object that had already been destroyed.
 TEST_CASE("run exits 1, without crashing, when the API server is unreachable", "[e2e][cli]") {
-  TempDir dir;
-  std::string kc = closed_kubeconfig(dir, closed_port());
+  testutil::TempDir dir("ao-cli");
+  std::string kc = closed_kubeconfig(dir, testutil::unused_port());
   for (const char* listen : {"", "127.0.0.1:0"}) {
     std::vector<std::string> argv{bin(), "run", "--kubeconfig", kc, "--sync-timeout", "2s"};
     if (*listen) argv.insert(argv.end(), {"--listen", listen});
@@ -175,7 +152,7 @@ TEST_CASE("run exits 1, without crashing, when the API server is unreachable", "
 // An API server without our CRDs answers every list of them with 404: the
 // error must say which kinds and what to do, not just "did not sync".
 TEST_CASE("run names the kinds that never listed and why, when the CRDs are missing", "[e2e][cli]") {
-  TempDir dir;
+  testutil::TempDir dir("ao-cli");
   k8s::sim::SystemClock clock;
   k8s::sim::Cluster cluster(clock);  // no CRDs
   k8s::sim::Server server(cluster, {});
@@ -193,8 +170,9 @@ TEST_CASE("run names the kinds that never listed and why, when the CRDs are miss
 }
 
 TEST_CASE("run exits 0 on SIGTERM before its informers have synced", "[e2e][cli]") {
-  TempDir dir;
-  k8s::sim::Child op({bin(), "run", "--kubeconfig", closed_kubeconfig(dir, closed_port()), "--sync-timeout", "60s"});
+  testutil::TempDir dir("ao-cli");
+  k8s::sim::Child op(
+      {bin(), "run", "--kubeconfig", closed_kubeconfig(dir, testutil::unused_port()), "--sync-timeout", "60s"});
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // well into the informers' retries
   auto asked = std::chrono::steady_clock::now();
   CHECK(op.terminate() == 0);
@@ -202,7 +180,7 @@ TEST_CASE("run exits 0 on SIGTERM before its informers have synced", "[e2e][cli]
 }
 
 TEST_CASE("replay reports unreadable and corrupt journals", "[e2e][cli]") {
-  TempDir dir;
+  testutil::TempDir dir("ao-cli");
   auto missing = k8s::sim::run({bin(), "replay", dir.file("absent.jsonl")});
   CHECK(missing.code == 2);
   CHECK(missing.err.find("absent.jsonl") != std::string::npos);
@@ -218,13 +196,13 @@ TEST_CASE("replay reports unreadable and corrupt journals", "[e2e][cli]") {
 }
 
 TEST_CASE("run refuses a journal another process holds", "[e2e][cli]") {
-  TempDir dir;
+  testutil::TempDir dir("ao-cli");
   std::string journal = dir.file("journal.jsonl");
   actors::core::FileJournalOptions o;
   o.path = journal;
   actors::core::FileJournal held(o);  // this test process is the other operator
-  auto r = k8s::sim::run({bin(), "run", "--kubeconfig", closed_kubeconfig(dir, closed_port()), "--journal", journal,
-                          "--sync-timeout", "20s"});
+  auto r = k8s::sim::run({bin(), "run", "--kubeconfig", closed_kubeconfig(dir, testutil::unused_port()), "--journal",
+                          journal, "--sync-timeout", "20s"});
   INFO(r.err);
   CHECK(r.code == 1);
   CHECK(r.err.find("journal " + journal + " is in use by process " + std::to_string(::getpid())) != std::string::npos);
@@ -232,7 +210,7 @@ TEST_CASE("run refuses a journal another process holds", "[e2e][cli]") {
 }
 
 TEST_CASE("replay rejects non-journal input fast and in bounded memory", "[e2e][cli]") {
-  TempDir dir;
+  testutil::TempDir dir("ao-cli");
   constexpr off_t kGiB = 1ll << 30;
   auto make = [&](const std::string& name, const std::string& head) {
     std::string path = dir.file(name);
@@ -262,7 +240,7 @@ TEST_CASE("replay rejects non-journal input fast and in bounded memory", "[e2e][
 }
 
 TEST_CASE("replay refuses a journal without a base state unless --partial", "[e2e][cli]") {
-  TempDir dir;
+  testutil::TempDir dir("ao-cli");
   std::string rotated = dir.file("old.jsonl.3");
   // A version 1 file rotated mid-stream: it starts at seq 41.
   std::ofstream(rotated) << "{\"flags\":{},\"format\":\"agent-operator-journal\",\"operator_version\":\"0.1.0\","

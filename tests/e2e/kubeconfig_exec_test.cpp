@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "../scratch.hpp"
 #include "k8s/sim/cluster.hpp"
 #include "k8s/sim/process.hpp"
 #include "k8s/sim/server.hpp"
@@ -19,24 +20,6 @@ std::string bin() {
   return std::string(AO_BIN_DIR) + "/agent-operator";
 }
 
-struct Dir {
-  std::filesystem::path path;
-  Dir() {
-    path = std::filesystem::temp_directory_path() /
-           ("ao-exec-" + std::to_string(::getpid()) + "-" + std::to_string(reinterpret_cast<std::uintptr_t>(this)));
-    std::filesystem::create_directories(path);
-  }
-  ~Dir() { std::filesystem::remove_all(path); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream((path / name).string(), std::ios::trunc) << text;
-    return (path / name).string();
-  }
-  std::string read(const std::string& name) const {
-    std::ifstream in((path / name).string());
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-};
-
 // Prints $DIR/token.N on run N when that exists, else $DIR/token; counts runs.
 const char* kPlugin = R"(#!/bin/sh
 n=$(cat "$DIR/count" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$DIR/count"
@@ -45,7 +28,7 @@ echo "plugin run $n" >&2
 printf '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"%s"}}\n' "$tok"
 )";
 
-std::string exec_kubeconfig(const Dir& dir, const std::string& server) {
+std::string exec_kubeconfig(const testutil::TempDir& dir, const std::string& server) {
   std::string plugin = dir.write("plugin.sh", kPlugin);
   ::chmod(plugin.c_str(), 0755);
   return "current-context: sim\ncontexts: [{name: sim, context: {cluster: sim, user: exec-user}}]\n"
@@ -60,7 +43,7 @@ std::string exec_kubeconfig(const Dir& dir, const std::string& server) {
 // run against a cluster without the CRDs: a 404 for our kinds and none for
 // the built-in ones proves every list was authenticated (a refused token
 // is a 401 on all of them).
-k8s::sim::RunResult run_operator(const Dir& dir, const std::string& kubeconfig) {
+k8s::sim::RunResult run_operator(const testutil::TempDir& dir, const std::string& kubeconfig) {
   return k8s::sim::run(
       {"env", "KUBECONFIG=" + dir.path.string() + "/absent:" + kubeconfig, bin(), "run", "--sync-timeout", "2s"});
 }
@@ -68,7 +51,7 @@ k8s::sim::RunResult run_operator(const Dir& dir, const std::string& kubeconfig) 
 }  // namespace
 
 TEST_CASE("run finds its cluster through KUBECONFIG and authenticates with an exec plugin", "[e2e][exec]") {
-  Dir dir;
+  testutil::TempDir dir("ao-exec");
   k8s::sim::SystemClock clock;
   k8s::sim::Cluster cluster(clock);
   k8s::sim::ServerOptions o;
@@ -90,7 +73,7 @@ TEST_CASE("run finds its cluster through KUBECONFIG and authenticates with an ex
 }
 
 TEST_CASE("run re-runs the exec plugin once when its token is refused", "[e2e][exec]") {
-  Dir dir;
+  testutil::TempDir dir("ao-exec");
   k8s::sim::SystemClock clock;
   k8s::sim::Cluster cluster(clock);
   k8s::sim::ServerOptions o;
@@ -108,7 +91,7 @@ TEST_CASE("run re-runs the exec plugin once when its token is refused", "[e2e][e
 }
 
 TEST_CASE("run exits 2 naming the user and command when the exec plugin fails", "[e2e][exec]") {
-  Dir dir;
+  testutil::TempDir dir("ao-exec");
   std::string kc = dir.write("kubeconfig", exec_kubeconfig(dir, "http://127.0.0.1:1"));
   dir.write("plugin.sh", "#!/bin/sh\necho secret-output\nexit 4\n");
   auto r = run_operator(dir, kc);

@@ -13,6 +13,7 @@
 #include <httplib.h>
 #include <fstream>
 
+#include "../../scratch.hpp"
 #include "golden_util.hpp"
 #include "model/parse.hpp"
 #include "model/yaml_emit.hpp"
@@ -265,18 +266,6 @@ spec:
     http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}
 )";
 
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 // Leading, and every role has targets for the collector.
 bool allocator_converged(SimRbac& s, int port) {
   auto lease = s.get("coordination.k8s.io", "leases", "observability", "target-allocator");
@@ -298,7 +287,7 @@ Outcome run_allocator(const std::vector<Value>& rbac, const std::string& expect)
   s.apply_yaml(kAllocatorObjects);
   std::ofstream(s.file("config.yaml")) << kAllocatorConfig;
   std::string log = s.file("allocator.log");
-  int port = free_port();
+  int port = testutil::unused_port();
   auto ta = testutil::spawn(
       {bin("target-allocator"), "--config-file", s.file("config.yaml"), "--kubeconfig-path",
        s.kubeconfig_for("observability", "target-allocator"), "--listen-addr", "127.0.0.1:" + std::to_string(port),

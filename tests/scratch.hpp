@@ -1,0 +1,56 @@
+// Small fixtures several suites share: a loopback port nothing listens on,
+// and a temporary directory removed with its contents at scope exit.
+// Contract: unused_port() is free when it returns (bound, read, closed), so
+// it suits "connection refused" tests and servers started right after;
+// TempDir names are unique per process and object.
+#pragma once
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+namespace testutil {
+
+inline int unused_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+struct TempDir {
+  std::filesystem::path path;
+  explicit TempDir(const std::string& prefix = "ao-test") {
+    path = std::filesystem::temp_directory_path() /
+           (prefix + "-" + std::to_string(::getpid()) + "-" + std::to_string(reinterpret_cast<std::uintptr_t>(this)));
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string file(const std::string& name) const { return (path / name).string(); }
+  // Writes `text` to file(name) and returns that path.
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(file(name), std::ios::trunc) << text;
+    return file(name);
+  }
+  // The whole of file(name), "" when it does not exist.
+  std::string read(const std::string& name) const {
+    std::ifstream in(file(name));
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+};
+
+}  // namespace testutil
