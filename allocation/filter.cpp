@@ -73,7 +73,7 @@ const RelabelFilter::JobRules* RelabelFilter::rules_for(Name job) const {
 // the seeds.
 void RelabelFilter::memoise_reads(LabelBuilder& b, const JobRules& job, ReadMemo& memo) const {
   const std::size_t n = job.reads.size();
-  if (!memo.valid || memo.group != b.group() || memo.rules != &job) {
+  if (memo.group != b.group() || memo.rules != &job) {
     memo.fallback.resize(n);
     memo.values.resize(n);
     for (std::size_t k = 0; k < n; ++k) {
@@ -82,7 +82,7 @@ void RelabelFilter::memoise_reads(LabelBuilder& b, const JobRules& job, ReadMemo
       for (const auto& seed : b.seeds()) v = v.empty() && seed.name == name ? seed.value : v;
       memo.fallback[k] = v;
     }
-    memo.valid = true, memo.group = b.group(), memo.rules = &job;
+    memo.group = b.group(), memo.rules = &job;
   }
   const LabelSet* own = b.own();
   const ReadMemo::Ahead* found = nullptr;

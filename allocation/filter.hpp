@@ -61,9 +61,8 @@ class RelabelFilter {
   // LabelBuilder::memo). The group's values and the seeds (`fallback`)
   // are computed once per run of targets sharing a group.
   struct ReadMemo {
-    bool valid = false;
     const LabelSet* group = nullptr;
-    const JobRules* rules = nullptr;
+    const JobRules* rules = nullptr;  // null: nothing memoised
     std::vector<std::string_view> fallback, values;
     // Where the reads sit in the own sets of the next targets, found when
     // their labels were prefetched (two entries: that runs one target ahead).
@@ -74,7 +73,7 @@ class RelabelFilter {
     };
     Ahead ahead[2];
     unsigned turn = 0;
-    void forget() { valid = false, ahead[0].own = ahead[1].own = nullptr; }
+    void forget() { rules = nullptr, ahead[0].own = ahead[1].own = nullptr; }
   };
   enum class Fate { keep, drop, invalid };
   struct JobCache {

@@ -165,9 +165,9 @@ void LabelSet::pack(std::span<const LabelRef> sorted) {
       std::memcpy(slot->bytes, &offset, sizeof offset);
       text = std::copy(l.value.begin(), l.value.end(), text);
     }
-    const std::uint64_t nh = l.name.hash();
-    names_[(nh >> 6) & 3] |= std::uint64_t{1} << (nh & 63);
-    names_[(nh >> 14) & 3] |= std::uint64_t{1} << ((nh >> 8) & 63);
+    const auto [w1, b1, w2, b2] = filter_bits(l.name.hash());
+    names_[w1] |= std::uint64_t{1} << b1;
+    names_[w2] |= std::uint64_t{1} << b2;
     const std::uint64_t h = label_hash(l.name, l.value);
     fingerprint_ += h;
     has_seedable_ |= l.name.seedable();

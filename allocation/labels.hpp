@@ -190,11 +190,18 @@ class LabelSet {
   // False proves `name` absent without touching the labels: a 256-bit
   // filter over all names (two bits each, from the name's text hash).
   bool may_hold(Name name) const {
-    const std::uint64_t h = name.hash();
-    return (names_[(h >> 6) & 3] >> (h & 63)) & (names_[(h >> 14) & 3] >> ((h >> 8) & 63)) & 1;
+    const auto [w1, b1, w2, b2] = filter_bits(name.hash());
+    return (names_[w1] >> b1) & (names_[w2] >> b2) & 1;
   }
 
  private:
+  // The two (word, bit) places of a name hash in names_.
+  struct FilterBits {
+    unsigned w1, b1, w2, b2;
+  };
+  static FilterBits filter_bits(std::uint64_t h) {
+    return {unsigned(h >> 6) & 3, unsigned(h) & 63, unsigned(h >> 14) & 3, unsigned(h >> 8) & 63};
+  }
   // Builds the block from labels sorted by Name id, unique, non-empty.
   void pack(std::span<const LabelRef> sorted);
   void take(LabelSet& o) noexcept;
