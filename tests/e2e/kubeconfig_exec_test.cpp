@@ -48,18 +48,26 @@ k8s::sim::RunResult run_operator(const testutil::TempDir& dir, const std::string
       {"env", "KUBECONFIG=" + dir.path.string() + "/absent:" + kubeconfig, bin(), "run", "--sync-timeout", "2s"});
 }
 
+// An empty simcluster that takes only `token`.
+struct TokenCluster {
+  k8s::sim::SystemClock clock;
+  k8s::sim::Cluster cluster{clock};
+  k8s::sim::Server server;
+  explicit TokenCluster(const std::string& token) : server(cluster, options(token)) { server.start(); }
+  static k8s::sim::ServerOptions options(const std::string& token) {
+    k8s::sim::ServerOptions o;
+    o.token = token;
+    return o;
+  }
+};
+
 }  // namespace
 
 TEST_CASE("run finds its cluster through KUBECONFIG and authenticates with an exec plugin", "[e2e][exec]") {
   testutil::TempDir dir("ao-exec");
-  k8s::sim::SystemClock clock;
-  k8s::sim::Cluster cluster(clock);
-  k8s::sim::ServerOptions o;
-  o.token = "exec-admin-token";
-  k8s::sim::Server server(cluster, o);
-  server.start();
+  TokenCluster sim("exec-admin-token");
   dir.write("token", "exec-admin-token");
-  std::string kc = dir.write("kubeconfig", exec_kubeconfig(dir, server.url()));
+  std::string kc = dir.write("kubeconfig", exec_kubeconfig(dir, sim.server.url()));
 
   auto r = run_operator(dir, kc);
   INFO(r.err);
@@ -74,15 +82,10 @@ TEST_CASE("run finds its cluster through KUBECONFIG and authenticates with an ex
 
 TEST_CASE("run re-runs the exec plugin once when its token is refused", "[e2e][exec]") {
   testutil::TempDir dir("ao-exec");
-  k8s::sim::SystemClock clock;
-  k8s::sim::Cluster cluster(clock);
-  k8s::sim::ServerOptions o;
-  o.token = "fresh-token";
-  k8s::sim::Server server(cluster, o);
-  server.start();
+  TokenCluster sim("fresh-token");
   dir.write("token.1", "stale-token");
   dir.write("token", "fresh-token");
-  auto r = run_operator(dir, dir.write("kubeconfig", exec_kubeconfig(dir, server.url())));
+  auto r = run_operator(dir, dir.write("kubeconfig", exec_kubeconfig(dir, sim.server.url())));
   INFO(r.err);
   CHECK(r.err.find("  GrafanaAgent: HTTP 404") != std::string::npos);
   CHECK(r.err.find("  Secret:") == std::string::npos);
