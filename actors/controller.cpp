@@ -23,6 +23,11 @@ std::int64_t wall_ms() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
+bool kubelet_idle(const std::optional<KubeletStats>& now, const std::optional<KubeletStats>& before) {
+  if (!now || !before) return now.has_value() == before.has_value();
+  return now->writes == before->writes && now->plans == before->plans && !now->in_flight && !now->retrying;
+}
+
 std::shared_ptr<core::JournalSink> open_sink(const ControllerOptions& o, const std::string& key,
                                              std::uint64_t& first_seq) {
   if (o.journal_sink) return o.journal_sink;
@@ -94,17 +99,19 @@ void Controller::start() {
   const auto& member_kinds = member_selector_kinds();
   wc.sync_sources = member_kinds.size() + 2;  // members, owned workloads, GrafanaAgent
   writer_ = spawn_writer(sys_, std::move(wc));
+  JournalRoutes routes;
+  if (opts_.kubelet) start_kubelet(routes, fence);
   if (opts_.leader) {
-    ElectorConfig ec{*opts_.leader, &client_, writer_, {}, opts_.log, fence};
+    ElectorConfig ec{*opts_.leader, &client_, writer_, {}, {}, opts_.log, fence};
+    if (kubelet_) ec.leader_sinks.push_back(kubelet_);
     if (auto* m = opts_.metrics) ec.on_change = [m](bool leading) { m->set_leader(leading); };
     elector_ = spawn_elector(sys_, std::move(ec));
   } else if (opts_.metrics) {
     opts_.metrics->set_leader(true);
   }
-  JournalRoutes routes;
   auto add_member_selector = [&](std::set<std::string> kinds) {
     member_selector_actor a = spawn_member_selector(sys_, MemberSelectorConfig{kinds, writer_, opts_.member_grace});
-    for (const auto& k : kinds) routes.by_kind[k] = a;
+    for (const auto& k : kinds) routes.by_kind[k].push_back(a);
     routes.all.push_back(a);
     member_selectors_.push_back(a);
     return a;
@@ -113,7 +120,7 @@ void Controller::start() {
   add_member_selector({"Service", "StatefulSet", "DaemonSet", "Deployment"});
   root_cfg.writer = writer_;
   agent_selector_ = spawn_agent_selector(sys_, AgentSelectorConfig{root_cfg, writer_});
-  routes.by_kind["GrafanaAgent"] = agent_selector_;
+  routes.by_kind["GrafanaAgent"].push_back(agent_selector_);
   routes.all.push_back(agent_selector_);
   jc.include_secrets = opts_.journal_include_secrets;
   jc.tombstone_grace = opts_.member_grace;
@@ -123,6 +130,7 @@ void Controller::start() {
   for (const member_selector_actor& s : member_selectors_) caf::anon_send(s, journal_atom::value, journal_);
   for (const std::string& kind : watched_kinds()) start_informer(kind);
   if (sd_) start_informer("Endpoints");
+  if (kubelet_) start_kubelet_informers();
   for (auto& [kind, r] : reflectors_) r->start();
 }
 
@@ -134,30 +142,40 @@ void Controller::start_informer(const std::string& kind) {
   if (owned_kind(kind)) ro.label_selector = std::string(model::kManagedByLabel) + "=" + model::kManagedByValue;
   if (kind == "GrafanaAgent") ro.label_selector = opts_.agent_selector;
   if (kind == "Endpoints") ro.label_selector = sd::endpoints_label_selector();
+  start_informer(kind, std::move(ro), kind);
+}
+
+void Controller::start_informer(const std::string& kind, k8s::ReflectorOptions ro, const std::string& label) {
+  const k8s::Resource* res = k8s::resource_for_kind(kind);
+  if (!res) throw std::logic_error("no API resource for watched kind " + kind);
   journal_actor journal = journal_;
   auto sink = [journal, kind](k8s::ObjectEvent ev) {
-    caf::anon_send(journal, ingest_atom::value, kind, ev.type, core::ObjectPtr(std::move(ev.object)));
+    core::ObjectPtr obj = std::move(ev.object);
+    // Only addresses and labels matter; whole Nodes (images, conditions,
+    // heartbeats) would swell the journal.
+    if (kind == "Node" && obj) obj = core::make_object(model::trim_node(*obj));
+    caf::anon_send(journal, ingest_atom::value, kind, ev.type, std::move(obj));
   };
   auto progress = progress_;
   {
     std::lock_guard<std::mutex> lock(progress->mu);
-    progress->pending[kind] = "";
+    progress->pending[label] = "";
   }
-  auto on_synced = [this, journal, progress, kind] {
+  auto on_synced = [this, journal, progress, label] {
     {
       std::lock_guard<std::mutex> lock(progress->mu);
-      progress->pending.erase(kind);
+      progress->pending.erase(label);
     }
     if (++synced_count_ == reflectors_.size()) caf::anon_send(journal, synced_atom::value);
   };
   auto log = opts_.log;
-  auto on_error = [log, kind, progress](const k8s::Result& r) {
+  auto on_error = [log, label, progress](const k8s::Result& r) {
     std::string what = "HTTP " + std::to_string(r.status) + " " + r.error;
-    if (log) log("informer " + kind + ": " + what);
+    if (log) log("informer " + label + ": " + what);
     std::lock_guard<std::mutex> lock(progress->mu);
-    if (auto it = progress->pending.find(kind); it != progress->pending.end()) it->second = what;
+    if (auto it = progress->pending.find(label); it != progress->pending.end()) it->second = what;
   };
-  reflectors_.emplace_back(kind, std::make_unique<k8s::Reflector>(client_, *res, ro, sink, on_synced, on_error));
+  reflectors_.emplace_back(label, std::make_unique<k8s::Reflector>(client_, *res, ro, sink, on_synced, on_error));
 }
 
 std::vector<std::string> Controller::unsynced() const {
@@ -174,7 +192,8 @@ void Controller::stop() {
   for (auto& [kind, r] : reflectors_) r->stop();
   release_lease();
   std::vector<caf::actor> all{caf::actor_cast<caf::actor>(elector_), caf::actor_cast<caf::actor>(journal_),
-                              caf::actor_cast<caf::actor>(agent_selector_), caf::actor_cast<caf::actor>(sd_)};
+                              caf::actor_cast<caf::actor>(agent_selector_), caf::actor_cast<caf::actor>(sd_),
+                              caf::actor_cast<caf::actor>(kubelet_)};
   for (const auto& s : member_selectors_) all.push_back(caf::actor_cast<caf::actor>(s));
   all.push_back(caf::actor_cast<caf::actor>(writer_));
   std::vector<caf::actor> live;
@@ -223,7 +242,7 @@ void Controller::start_sd(JournalRoutes& routes) {
   std::lock_guard<std::mutex> lock(sd_mu_);  // sd_poll() runs on HTTP threads
   sd_ = spawn_sd_actor(sys_, std::move(cfg));
   // Endpoints only: Namespace events (routes.all) mean nothing to it.
-  routes.by_kind["Endpoints"] = sd_;
+  routes.by_kind["Endpoints"].push_back(sd_);
 }
 
 SdPoll Controller::sd_poll(std::chrono::milliseconds timeout) {
@@ -276,6 +295,42 @@ void Controller::add_metrics_hooks(JournalConfig& jc, WriterConfig& wc, RootConf
   };
 }
 
+void Controller::start_kubelet(JournalRoutes& routes, std::shared_ptr<core::LeaseFence> fence) {
+  KubeletConfig kc;
+  kc.client = &client_;
+  kc.settings.service = *opts_.kubelet;
+  kc.settings.leader = !opts_.leader;
+  kc.settings.fence = std::move(fence);
+  kc.settings.now_rfc3339 = opts_.writer.now_rfc3339;
+  kc.settings.backoff = opts_.writer.backoff;
+  kc.log = opts_.log;
+  if (OperatorMetrics* m = opts_.metrics) {
+    kc.on_write = [m](const std::string& kind, const std::string& action, int) { m->count_write(kind, action); };
+    kc.on_nodes = [m](std::size_t addresses, std::size_t skipped) {
+      m->set_kubelet_nodes(static_cast<double>(addresses), static_cast<double>(skipped));
+    };
+  }
+  kubelet_ = spawn_kubelet_actor(sys_, std::move(kc));
+  for (const char* kind : {"Node", "Service", "Endpoints", "EndpointSlice"}) routes.by_kind[kind].push_back(kubelet_);
+  routes.all.push_back(kubelet_);  // for synced_atom
+}
+
+// All Nodes; the kubelet objects in the Service's namespace, by our labels
+// (an object of that name we did not label is found on create's 409). The
+// Service informer of the owned kinds already sees our Service unless
+// -namespace leaves its namespace out.
+void Controller::start_kubelet_informers() {
+  const model::KubeletServiceOptions& ko = *opts_.kubelet;
+  start_informer("Node", opts_.reflector, "Node");
+  k8s::ReflectorOptions ro = opts_.reflector;
+  ro.ns = ko.ns;
+  ro.label_selector = model::kubelet_objects_selector();
+  start_informer("Endpoints", ro, "Endpoints (kubelet)");
+  start_informer("EndpointSlice", ro, "EndpointSlice (kubelet)");
+  if (!opts_.watch_namespace.empty() && opts_.watch_namespace != ko.ns)
+    start_informer("Service", ro, "Service (kubelet)");
+}
+
 std::optional<std::string> Controller::explain(const std::string& ns, const std::string& name) {
   std::optional<std::string> out;
   caf::scoped_actor self{sys_};
@@ -310,6 +365,9 @@ ControllerStats Controller::stats() {
       .receive([&](WriterStats s) { out.writer = s; }, [](caf::error&) {});
   self->request(journal_, timeout, stats_atom::value)
       .receive([&](std::uint64_t seq) { out.journal_seq = seq; }, [](caf::error&) {});
+  if (kubelet_)
+    self->request(kubelet_, timeout, stats_atom::value)
+        .receive([&](const KubeletStats& s) { out.kubelet = s; }, [](caf::error&) {});
   for (auto& [kind, r] : reflectors_) out.informers.emplace_back(kind, r->stats());
   return out;
 }
@@ -323,7 +381,8 @@ bool Controller::wait_idle(std::chrono::milliseconds timeout, std::chrono::milli
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     ControllerStats s = stats();
     bool same = s.journal_seq == last.journal_seq && s.writer.writes == last.writer.writes &&
-                s.writer.plans == last.writer.plans && s.writer.in_flight == 0 && s.writer.retrying == 0 && synced();
+                s.writer.plans == last.writer.plans && s.writer.in_flight == 0 && s.writer.retrying == 0 &&
+                kubelet_idle(s.kubelet, last.kubelet) && synced();
     if (!same) quiet_since = clock::now();
     if (same && clock::now() - quiet_since >= quiet) return true;
     last = s;

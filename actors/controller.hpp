@@ -2,7 +2,8 @@
 // feeding the journal actor, then one selector actor per secondary kind
 // (plus one for the owned workloads and the GrafanaAgent selector that
 // starts roots), one root actor per GrafanaAgent, and the writer actor, as
-// docs/architecture.md draws it.
+// docs/architecture.md draws it; with -kubelet-service also a Node informer
+// and the kubelet Service controller.
 // Contract: start() returns at once (it throws core::JournalLocked, with
 // nothing started, when another process holds the journal); synced()
 // turns true once every informer has delivered its first list, and the
@@ -24,6 +25,7 @@
 #include "actors/core/leader.hpp"
 #include "actors/http/metrics.hpp"
 #include "actors/journal_actor.hpp"
+#include "actors/kubelet_actor.hpp"
 #include "actors/root_actor.hpp"
 #include "actors/sd_actor.hpp"
 #include "actors/selector_actor.hpp"
@@ -60,11 +62,16 @@ struct ControllerOptions {
   // integrations Services); absent: neither runs. Its log and metrics
   // hooks are filled in from `log` and `metrics` when left empty.
   std::optional<SdConfig> sd;
+  // -kubelet-service: the kubelet Service, its Endpoints and EndpointSlices
+  // kept from a Node informer (with informers on those objects in the
+  // Service's namespace); absent: none of it runs.
+  std::optional<model::KubeletServiceOptions> kubelet;
 };
 
 struct ControllerStats {
   SelectorStats selectors;  // summed over the selectors; roots from the GrafanaAgent selector
   WriterStats writer;
+  std::optional<KubeletStats> kubelet;  // with ControllerOptions::kubelet
   std::uint64_t journal_seq = 0;
   std::vector<std::pair<std::string, k8s::ReflectorStats>> informers;
 };
@@ -117,6 +124,11 @@ class Controller {
 
  private:
   void start_informer(const std::string& kind);
+  // An informer with its own scope; `label` names it in unsynced() and
+  // stats (events carry the plain kind).
+  void start_informer(const std::string& kind, k8s::ReflectorOptions ro, const std::string& label);
+  void start_kubelet(JournalRoutes& routes, std::shared_ptr<core::LeaseFence> fence);
+  void start_kubelet_informers();
   // With --leader-elect: the writer stops, then the Lease is handed back so
   // a standby takes over within one retry period (bounded wait).
   void release_lease();
@@ -129,6 +141,7 @@ class Controller {
   writer_actor writer_;
   journal_actor journal_;
   sd_actor sd_;
+  kubelet_actor kubelet_;
   std::mutex sd_mu_;
   elector_actor elector_;
   agent_selector_actor agent_selector_;

@@ -51,15 +51,18 @@ void report(Elector self, bool renewed) {
   auto& st = self->state;
   bool leading = st.round.leading;
   if (!leading) st.cfg.fence->revoke();
+  auto tell = [&](bool value) {
+    if (st.cfg.writer) self->send(st.cfg.writer, leader_atom::value, value);
+    for (const leader_sink_actor& sink : st.cfg.leader_sinks) self->send(sink, leader_atom::value, value);
+  };
   if (st.leading == leading) {
-    if (leading && renewed && st.cfg.writer)
-      self->send(st.cfg.writer, leader_atom::value, true);  // lifts a fence the writer hit
+    if (leading && renewed) tell(true);  // lifts a fence the writer hit
     return;
   }
   st.leading = leading;
   if (st.cfg.log)
     st.cfg.log(std::string(leading ? "became leader as " : "lost leadership as ") + st.cfg.leader.identity);
-  if (st.cfg.writer) self->send(st.cfg.writer, leader_atom::value, leading);
+  tell(leading);
   if (st.cfg.on_change) st.cfg.on_change(leading);
 }
 

@@ -43,7 +43,7 @@ void forward(JournalActor self, const EventPtr& e) {
   if (e->kind == "Namespace") {
     for (const event_sink_actor& a : r.all) self->send(a, event_atom::value, e);
   } else if (auto it = r.by_kind.find(e->kind); it != r.by_kind.end()) {
-    self->send(it->second, event_atom::value, e);
+    for (const event_sink_actor& a : it->second) self->send(a, event_atom::value, e);
   }
 }
 

@@ -1,7 +1,7 @@
 // The journal actor: the single point where inputs become events. It assigns
 // `seq` and time, appends the (redacted) event to the journal sink, and only
-// then forwards the event to the selector actor of its kind (Namespace
-// events to every selector): nothing takes effect unjournaled.
+// then forwards the event to the actors of its kind (Namespace events to
+// every selector): nothing takes effect unjournaled.
 // Contract: runs detached (it does file I/O); writes a start marker when
 // spawned, journals (and forwards) the events that arrive before the
 // synced_atom, the informers' initial lists, as RESYNC, and a synced
@@ -39,10 +39,11 @@ struct JournalConfig {
   std::function<void(std::size_t bytes)> on_append = {};  // metrics hook
 };
 
-// Where journaled events go: one selector actor per kind; Namespace events
-// and synced_atom go to all of them.
+// Where journaled events go: the actors of each kind (a selector, and for
+// Services and Endpoints also the kubelet Service controller); Namespace
+// events and synced_atom go to all of them.
 struct JournalRoutes {
-  std::map<std::string, event_sink_actor> by_kind;
+  std::map<std::string, std::vector<event_sink_actor>> by_kind;
   std::vector<event_sink_actor> all;
 };
 

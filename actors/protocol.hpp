@@ -1,7 +1,7 @@
 // Every actor role's interface, in one place (CAF 0.17 typed_actor): the
 // journal, the GrafanaAgent selector, the member selectors, the roots, the
-// writer, the leader elector, the integrations SD aggregator, and the
-// target allocator's journal and allocation actor. Each atom is declared here once and
+// writer, the leader elector, the integrations SD aggregator, the kubelet
+// Service controller, and the target allocator's journal and allocation actor. Each atom is declared here once and
 // carries one payload shape wherever it is sent; the compiler rejects a
 // message a role does not declare. Payloads are shared immutable pointers,
 // so one event fans out to many roots without copying; they never leave the
@@ -17,6 +17,7 @@
 #include <tuple>
 
 #include "actors/core/event.hpp"
+#include "actors/core/kubelet_machine.hpp"
 #include "actors/core/root_state.hpp"
 #include "actors/core/router.hpp"
 #include "actors/core/writer_machine.hpp"
@@ -47,14 +48,14 @@ using tick_atom = caf::atom_constant<caf::atom("tick")>;
 using desired_atom = caf::atom_constant<caf::atom("desired")>;
 // selector -> writer: an owned object changed (drift and write confirmation).
 using observed_atom = caf::atom_constant<caf::atom("observed")>;
-// writer internal: the re-read of one owned object after a 409/404.
+// writer and kubelet internal: the re-read of one owned object after a 409/404.
 using reread_atom = caf::atom_constant<caf::atom("reread")>;
 // journal -> selectors -> writer and roots: the informers' first lists are in.
 using synced_atom = caf::atom_constant<caf::atom("synced")>;
-// writer internal: an API call of batch N finished / a backoff elapsed.
+// writer and kubelet internal: an API call of batch N finished / a backoff elapsed.
 using done_atom = caf::atom_constant<caf::atom("done")>;
 using retry_atom = caf::atom_constant<caf::atom("retry")>;
-// elector -> writer: leadership gained (true) or lost (false).
+// elector -> writer (and kubelet): leadership gained (true) or lost (false).
 using leader_atom = caf::atom_constant<caf::atom("leader")>;
 // controller -> elector (request, on shutdown): stop writing, then hand the
 // Lease back; the reply says whether a release was written.
@@ -112,6 +113,7 @@ struct SelectorStats {
   std::uint64_t events = 0, deliveries = 0, roots = 0, examined = 0;
 };
 
+using core::KubeletStats;
 using core::WriterStats;
 
 using InputPtr = allocation::runtime::InputPtr;
@@ -161,6 +163,9 @@ using member_selector_actor =
 using agent_selector_actor = event_sink_actor::extend<replies_to<explain_atom, core::RootKey>::with<std::string>,
                                                       replies_to<stats_atom>::with<SelectorStats>>;
 
+// What the elector tells leadership to besides the writer.
+using leader_sink_actor = caf::typed_actor<reacts_to<leader_atom, bool>>;
+
 using elector_actor = caf::typed_actor<reacts_to<tick_atom>, reacts_to<lease_atom, ResultPtr>,
                                        reacts_to<wrote_atom, ResultPtr>, reacts_to<released_atom, ResultPtr>,
                                        replies_to<release_atom>::with<bool>, replies_to<stats_atom>::with<bool>>;
@@ -186,6 +191,16 @@ using sd_actor = event_sink_actor::extend<replies_to<poll_atom, std::string>::wi
                                           reacts_to<answer_atom, PodAnswerPtr>, reacts_to<deadline_atom, std::uint64_t>,
                                           replies_to<stats_atom>::with<SdStats>>;
 
+// The kubelet Service controller: journaled Node events and the events of
+// its own objects in, the Service, Endpoints and EndpointSlices out; only
+// while leading. Answers and timers come back as the writer's do, keyed by
+// the Service's namespace and name.
+using kubelet_actor =
+    event_sink_actor::extend<reacts_to<leader_atom, bool>,
+                             reacts_to<done_atom, core::RootKey, std::uint64_t, ResultPtr>,
+                             reacts_to<reread_atom, core::RootKey, core::Identity, ResultPtr>,
+                             reacts_to<retry_atom, core::RootKey>, replies_to<stats_atom>::with<KubeletStats>>;
+
 }  // namespace actors
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::EventPtr)
@@ -204,6 +219,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::RootOutputPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::ResultPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::SelectorStats)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::WriterStats)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::KubeletStats)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::core::ObjectPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::core::EventType)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::core::RootKey)

@@ -1,5 +1,6 @@
 #include "actors/writer_actor.hpp"
 
+#include "actors/api_call.hpp"
 #include "model/yaml_emit.hpp"
 
 namespace actors {
@@ -23,28 +24,10 @@ ResultPtr shared(k8s::Result r) {
 
 // Answers arrive on the client's I/O thread; each becomes a message.
 void call(Writer self, const core::WriterEffect& fx) {
-  k8s::Client& client = *self->state.cfg.client;
-  const core::Action& a = fx.action;
   auto me = caf::actor_cast<writer_actor>(self);
-  k8s::Callback cb = [me, key = fx.root, batch = fx.batch](k8s::Result r) {
+  send_action(*self->state.cfg.client, fx.action, [me, key = fx.root, batch = fx.batch](k8s::Result r) {
     caf::anon_send(me, done_atom::value, key, batch, shared(std::move(r)));
-  };
-  const k8s::Resource* res = k8s::resource_for_kind(a.kind);
-  if (!res) {
-    k8s::Result r;
-    r.status = 422;
-    r.error = "the operator does not know the API path of kind " + a.kind;
-    return cb(std::move(r));
-  }
-  switch (a.type) {
-    case core::ActionType::create:
-      return client.create(*res, a.ns, model::to_json(a.object), std::move(cb));
-    case core::ActionType::update:  // carries the resourceVersion it was planned from
-      return client.update(*res, a.ns, a.name, model::to_json(a.object), std::move(cb));
-    case core::ActionType::recreate:  // the machine splits it into remove + create
-    case core::ActionType::remove:
-      return client.remove(*res, a.ns, a.name, k8s::Propagation::background, std::move(cb));
-  }
+  });
 }
 
 void reread(Writer self, const core::WriterEffect& fx) {

@@ -94,6 +94,10 @@ struct OperatorMetrics::Impl {
       histogram("agent_operator_integrations_sd_fanout_seconds",
                 "How long one fan-out over every integrations pod took, until its last answer")
           .Add({}, Histogram::BucketBoundaries{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30});
+  Family<Gauge>& kubelet_nodes =
+      gauge("agent_operator_kubelet_nodes",
+            "Nodes in the kubelet Service's Endpoints (state=listed) and left out for want of an address "
+            "(state=skipped), as of the leader's last plan");
   Gauge& leader =
       gauge("agent_operator_leader", "1 while this replica holds the leader lease and reconciles, else 0").Add({});
 
@@ -184,6 +188,11 @@ void OperatorMetrics::forget_integrations_sd_agent(const std::string& agent) {
 
 void OperatorMetrics::observe_integrations_sd_fanout(double seconds) {
   impl_->sd_fanout.Observe(seconds);
+}
+
+void OperatorMetrics::set_kubelet_nodes(double listed, double skipped) {
+  impl_->kubelet_nodes.Add({{"state", "listed"}}).Set(listed);
+  impl_->kubelet_nodes.Add({{"state", "skipped"}}).Set(skipped);
 }
 
 void OperatorMetrics::set_leader(bool leader) {

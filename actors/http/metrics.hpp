@@ -50,6 +50,10 @@ class OperatorMetrics {
 
   void set_leader(bool leader);
 
+  // The kubelet Service controller: Nodes listed in its Endpoints and Nodes
+  // skipped (no usable address).
+  void set_kubelet_nodes(double listed, double skipped);
+
   // agent_operator_build_info{version,revision} 1, as Prometheus's own
   // prometheus_build_info. Call once, before serving; until then the
   // family is absent (a library user has no build to report).

@@ -22,6 +22,7 @@
 #include "cmd/build_info.hpp"
 #include "k8s/client/curl_transport.hpp"
 #include "k8s/client/sharded_transport.hpp"
+#include "model/kubelet.hpp"
 
 namespace cli {
 
@@ -38,6 +39,14 @@ std::string read_redaction_key(const std::string& path) {
     throw std::invalid_argument("--journal-redaction-key-file: " + path + " holds " + std::to_string(key.size()) +
                                 " bytes; a key needs at least " + std::to_string(actors::core::kMinRedactionKeyBytes));
   return key;
+}
+
+model::selector_text::LabelSelector kubelet_node_selector(const std::string& text) {
+  try {
+    return model::selector_text::parse_label_selector(text);
+  } catch (const model::selector_text::SyntaxError& e) {
+    throw std::invalid_argument(std::string("--kubelet-selector: ") + e.what());
+  }
 }
 
 }  // namespace
@@ -72,7 +81,10 @@ bool parse_operator_flag(Args& a, OperatorFlags& f) {
   } else if (a.is("agent-selector")) {
     f.agent_selector = a.value();
   } else if (a.is("kubelet-service")) {
-    f.kubelet_service = a.value();
+    f.kubelet_service = model::parse_kubelet_service(a.value());
+  } else if (a.is("kubelet-selector")) {
+    f.kubelet_selector = a.value();
+    kubelet_node_selector(f.kubelet_selector);  // a bad one is a start-up error
   } else if (a.is("labels")) {
     if (!parse_labels(a.value(), f.labels)) throw std::invalid_argument("--labels: want k=v,k2=v2");
   } else if (a.is("debounce")) {
@@ -137,6 +149,9 @@ std::string operator_flags_usage() {
          "                              /operator/api/v1/metrics/integrations/sd\n"
          "     --namespace NS           watch one namespace only (upstream -namespace)\n"
          "     --agent-selector SEL     only GrafanaAgents matching this label selector\n"
+         "     -kubelet-service NS/NAME keep a headless Service NS/NAME, its Endpoints and EndpointSlices\n"
+         "                              listing every Node's kubelet (upstream -kubelet-service; default off)\n"
+         "     --kubelet-selector SEL   only Nodes matching this label selector (default: every Node)\n"
          "     --labels k=v,...         extra labels on created objects (upstream -labels)\n"
          "     --debounce DURATION      coalesce bursts per agent (default 100ms)\n"
          "     --qps N --burst N        client-side API rate limit (default 50/100)\n"
@@ -282,6 +297,9 @@ actors::ControllerOptions controller_options(const OperatorFlags& f, const Opera
   o.agent_selector = f.agent_selector;
   o.root.render.operator_labels = f.labels;
   if (!f.sd_url.empty()) o.root.render.integrations_sd_url = f.sd_url;
+  if (f.kubelet_service)
+    o.kubelet = model::KubeletServiceOptions{f.kubelet_service->first, f.kubelet_service->second, f.labels,
+                                             kubelet_node_selector(f.kubelet_selector)};
   o.root.debounce = f.debounce;
   o.writer.now_rfc3339 = now_rfc3339;
   o.log = hooks.log;
@@ -343,9 +361,6 @@ int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, cons
       hooks.log("serving /metrics, /healthz, /readyz, /debug/hierarchy, " + std::string(actors::kIntegrationsSdPath) +
                 " on " + addr->host + ":" + std::to_string(port));
   }
-  if (!f.kubelet_service.empty() && hooks.log)
-    hooks.log("warning: -kubelet-service=" + f.kubelet_service +
-              " is accepted for compatibility but not implemented (docs/differences.md); ignoring it");
   if (!start_controller(controller)) {
     if (http) http->stop();
     return 1;

@@ -22,7 +22,9 @@ struct OperatorFlags {
   std::string journal_redaction_key;  // from --journal-redaction-key-file
   actors::core::FsyncPolicy fsync = actors::core::FsyncPolicy::on_flush;
   std::string listen;  // the operator's HTTP server ("" = off)
-  std::string watch_namespace, agent_selector, kubelet_service;
+  std::string watch_namespace, agent_selector;
+  std::optional<model::Key> kubelet_service;  // -kubelet-service NS/NAME
+  std::string kubelet_selector;               // --kubelet-selector (checked at parse time)
   model::Labels labels;
   std::chrono::milliseconds debounce{100};
   double qps = 50, burst = 100;

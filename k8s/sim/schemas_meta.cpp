@@ -80,8 +80,33 @@ coordination.LeaseSpec
 discovery.EndpointSlice
   @kind
   addressType string
-  endpoints []object
-  ports []object
+  endpoints []discovery.Endpoint
+  ports []discovery.EndpointPort
+discovery.Endpoint
+  addresses []string
+  conditions discovery.EndpointConditions
+  hostname string
+  targetRef core.ObjectReference
+  deprecatedTopology map[string]
+  nodeName string
+  zone string
+  hints discovery.EndpointHints
+discovery.EndpointConditions
+  ready boolean
+  serving boolean
+  terminating boolean
+discovery.EndpointHints
+  forZones []discovery.ForZone
+  forNodes []discovery.ForNode
+discovery.ForZone
+  name string
+discovery.ForNode
+  name string
+discovery.EndpointPort
+  name string
+  protocol string
+  port integer
+  appProtocol string
 networking.Ingress
   @kind
   spec networking.IngressSpec
