@@ -286,8 +286,11 @@ WriterEffects on_kubelet_call_done(KubeletState& st, std::uint64_t batch, const 
     st.written_rv[id] = numeric_rv(st.observed[id]);
     st.written[id] = without_server_fields(st.observed[id]);
   }
-  std::string verb = a.type == ActionType::create ? "created" : a.type == ActionType::remove ? "deleted" : "updated";
-  c.log(verb + " " + model::describe_object(a.kind, a.ns, a.name) + " (" + a.reason + ")");
+  std::string what = model::describe_object(a.kind, a.ns, a.name);
+  if (a.type == ActionType::create)
+    c.log("created " + what);
+  else
+    c.log(std::string(a.type == ActionType::remove ? "deleted " : "updated ") + what + " (" + a.reason + ")");
   run_next(c);
   return std::move(c.fx);
 }

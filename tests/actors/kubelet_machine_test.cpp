@@ -341,3 +341,15 @@ endpoints: []
   CHECK(api.calls.back() == "delete EndpointSlice kube-system/kubelet-ipv4-0");
   for (const auto& c : api.calls) CHECK(c.find("kubelet-abcde") == std::string::npos);
 }
+
+TEST_CASE("an informer event older than its own write is not taken for the current object", "[actors][kubelet]") {
+  Api api;
+  KubeletState st = synced_with_two_nodes(api);
+  Value before = api.objects.at({"Endpoints", "kube-system", "kubelet"});
+  drive(st, api, on_kubelet_event(st, event(node("a", "10.0.0.9", "5"))));
+  api.calls.clear();
+  // The watch delivers the Endpoints as they were before the update only now.
+  CHECK(on_kubelet_event(st, event(before)).empty());
+  echo(st, api);
+  CHECK(api.calls.empty());
+}

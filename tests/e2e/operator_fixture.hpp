@@ -29,6 +29,8 @@ struct FixtureOptions {
   // transport of the fixture's own (no freshness window: tests see each
   // change at once).
   bool integrations_sd = true;
+  // -kubelet-service: the kubelet Service controller and its informers.
+  std::optional<model::KubeletServiceOptions> kubelet;
 };
 
 // A second operator process, for leader election: its own actor system,
