@@ -38,8 +38,10 @@ struct Need {
 // it still exists and an owned object to re-read it after a 409/404, writes
 // what it owns with create/update/delete, patches GrafanaAgent status and
 // creates core Events, and the SD aggregator lists and watches the
-// integrations Services' Endpoints. tests/k8s/sim/deploy_rbac_test.cpp
-// shows each is used.
+// integrations Services' Endpoints; the kubelet Service controller
+// (-kubelet-service) lists and watches Nodes and writes the kubelet
+// Endpoints and EndpointSlices. tests/k8s/sim/deploy_rbac_test.cpp shows
+// each is used.
 std::set<Permission> cluster_needs() {
   const std::vector<const char*> watch = {"list", "watch"};
   const std::vector<const char*> own = {"get", "list", "watch", "create", "update", "delete"};
@@ -63,7 +65,9 @@ std::set<Permission> cluster_needs() {
       {"apps", "deployments", own},
       {"monitoring.grafana.com", "grafanaagents/status", {"patch"}},
       {"", "events", {"create"}},
-      {"", "endpoints", watch},
+      {"", "endpoints", {"get", "list", "watch", "create", "update"}},
+      {"", "nodes", watch},
+      {"discovery.k8s.io", "endpointslices", own},
   };
   std::set<Permission> out;
   for (const Need& n : needs)

@@ -102,6 +102,61 @@ spec:
 )");
 }
 
+// The kubelet Service controller (-kubelet-service=kube-system/kubelet)
+// meets an Endpoints and an IPv4 slice of the names it wants that it did
+// not label (create gets a 409: it gets and updates them) and an IPv6 slice
+// of its own that no Node needs (it deletes it); it creates the Service.
+const char* kKubeletSeed = R"(apiVersion: v1
+kind: Namespace
+metadata: {name: kube-system}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: node-a}
+status: {addresses: [{type: InternalIP, address: 10.0.0.1}]}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: node-b}
+status: {addresses: [{type: ExternalIP, address: 192.0.2.2}]}
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: kubelet, namespace: kube-system, labels: {app.kubernetes.io/managed-by: prometheus-operator}}
+subsets: [{addresses: [{ip: 10.9.9.9}], ports: [{name: https-metrics, port: 10250}]}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: kubelet-ipv4-0, namespace: kube-system}
+addressType: IPv4
+endpoints: [{addresses: [10.9.9.9]}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: kubelet-ipv6-0
+  namespace: kube-system
+  labels: {app.kubernetes.io/managed-by: grafana-agent-operator, app.kubernetes.io/name: kubelet,
+           kubernetes.io/service-name: kubelet}
+addressType: IPv6
+endpoints: [{addresses: ["fd00::9"]}]
+)";
+
+// Both Nodes listed in the kubelet Endpoints and slice, both ours; the
+// stale IPv6 slice gone.
+bool kubelet_converged(SimRbac& s) {
+  auto ours = [](const std::shared_ptr<const Value>& o) {
+    return field(o, {"metadata", "labels", "app.kubernetes.io/managed-by"}) == "grafana-agent-operator";
+  };
+  auto eps = s.get("", "endpoints", "kube-system", "kubelet");
+  auto slice = s.get("discovery.k8s.io", "endpointslices", "kube-system", "kubelet-ipv4-0");
+  if (!s.get("", "services", "kube-system", "kubelet") || !ours(eps) || !ours(slice)) return false;
+  if (s.get("discovery.k8s.io", "endpointslices", "kube-system", "kubelet-ipv6-0")) return false;
+  std::string listed = model::to_json(*eps) + model::to_json(*slice);
+  return listed.find("10.9.9.9") == std::string::npos && listed.find("10.0.0.1") != std::string::npos &&
+         listed.find("192.0.2.2") != std::string::npos;
+}
+
 // What each agent owns, by name suffix ("" is the agent's own name).
 const std::vector<std::pair<std::string, std::string>> kOwnedSuffixes = {
     {"secrets", "-config"},
@@ -131,10 +186,10 @@ bool owned_objects_written(SimRbac& s) {
   return true;
 }
 
-// Leading, every owned object written, and the invalid member reported in
-// status and as an Event.
+// Leading, every owned object written, the kubelet Service's objects
+// written, and the invalid member reported in status and as an Event.
 bool operator_converged(SimRbac& s) {
-  if (!owned_objects_written(s)) return false;
+  if (!owned_objects_written(s) || !kubelet_converged(s)) return false;
   auto lease = s.get("coordination.k8s.io", "leases", "agent-operator", "agent-operator-leader");
   if (field(lease, {"spec", "holderIdentity"}).empty()) return false;
   auto agent = s.get("monitoring.grafana.com", "grafanaagents", "monitoring", "grafana-agent");
@@ -191,13 +246,14 @@ Outcome run_operator(const std::vector<Value>& rbac, const std::string& expect) 
           testutil::source_path("deploy/examples/00-namespaces.yaml")});
   for (const Value& doc : rbac) s.apply(doc);
   seed_operator(s);
+  s.apply_yaml(kKubeletSeed);
   for (const char* file : {"20-metrics.yaml", "30-logs.yaml", "40-integrations.yaml", "45-metrics-integrations.yaml"})
     s.load({testutil::source_path(std::string("deploy/examples/") + file)});
   std::string log = s.file("operator.log");
   auto op = testutil::spawn(
       {bin("agent-operator"), "run", "--kubeconfig", s.kubeconfig_for("agent-operator", "agent-operator"),
        "--leader-elect", "--leader-election-namespace", "agent-operator", "--lease-duration", "15s", "--renew-deadline",
-       "10s", "--retry-period", "200ms",
+       "10s", "--retry-period", "200ms", "-kubelet-service=kube-system/kubelet",
        // SIGTERM waits for the informers to sync: a variant that cannot list
        // would otherwise take the default 60 s to stop.
        "--sync-timeout", "5s"},
