@@ -82,8 +82,7 @@ std::string prometheus_config(int allocator_port) {
   return "global: {scrape_interval: 1s, scrape_timeout: 1s}\nscrape_configs:\n  - job_name: kubelet\n"
          "    http_sd_configs:\n      - url: http://127.0.0.1:" +
          std::to_string(allocator_port) +
-         "/jobs/kubelet/targets?collector_id=prometheus\n        refresh_interval: 1s\n    relabel_configs:" +
-         kRelabel;
+         "/jobs/kubelet/targets?collector_id=prometheus\n        refresh_interval: 1s\n    relabel_configs:" + kRelabel;
 }
 
 // "node scrapeUrl" of every active target that is up.
@@ -151,7 +150,10 @@ TEST_CASE("Prometheus scrapes every Node through the kubelet Service's Endpoints
   for (const auto& t : up_targets(prom)) UNSCOPED_INFO("up: " << t);
   CHECK(all_up);
   CHECK(testutil::eventually(
-      [&] { return scraped_nodes(prom) == std::set<std::string>{"n1=n1", "n2=n2", "n3=n3"}; }, 30s, 250ms));
+      [&] {
+        return scraped_nodes(prom) == std::set<std::string>{"n1=n1", "n2=n2", "n3=n3"};
+      },
+      30s, 250ms));
 
   // A Node stripped of its address leaves Prometheus's targets; a new one joins.
   f.apply_yaml(node_yaml("n2", ""));
