@@ -212,7 +212,7 @@ TEST_CASE("with a node selector a relabel moves a Node in and out of the kubelet
   require_listed(f, {"10.0.9.9 cp"}, {{"kubelet-ipv4-0", {"10.0.9.9 cp"}}});
 }
 
-TEST_CASE("only the leader writes the kubelet Service; a standby takes over its upkeep", "[e2e][kubelet][leader]") {
+TEST_CASE("only the leader writes the kubelet Service and a standby takes over its upkeep", "[e2e][kubelet][leader]") {
   OperatorFixture f = kubelet_fixture();
   f.apply_yaml("apiVersion: v1\nkind: Namespace\nmetadata: {name: kube-system}\n");
   f.apply_yaml(node("n1", {"InternalIP=10.0.0.1"}));

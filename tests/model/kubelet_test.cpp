@@ -172,7 +172,7 @@ TEST_CASE("a node selector leaves other Nodes out, without a Problem", "[kubelet
   CHECK(objs.problems.empty());
 }
 
-TEST_CASE("-kubelet-service wants NAMESPACE/NAME", "[kubelet][cli]") {
+TEST_CASE("the kubelet-service flag wants NAMESPACE/NAME", "[kubelet][cli]") {
   CHECK(model::parse_kubelet_service("kube-system/kubelet") == model::Key{"kube-system", "kubelet"});
   for (const char* bad : {"kubelet", "/kubelet", "kube-system/", "a/b/c", ""})
     CHECK_THROWS_WITH(model::parse_kubelet_service(bad),
