@@ -21,14 +21,6 @@ struct Ctx {
   void log(std::string line) { add(WriterEffect::Type::log).line = "kubelet service: " + std::move(line); }
 };
 
-// resourceVersions are opaque, but every API server (and simcluster)
-// issues increasing integers; 0 when it is not one.
-std::uint64_t numeric_rv(const model::Value& obj) {
-  std::string rv = model::string_at(obj, {"metadata", "resourceVersion"});
-  if (rv.empty() || rv.find_first_not_of("0123456789") != std::string::npos || rv.size() > 19) return 0;
-  return std::stoull(rv);
-}
-
 bool fence_holds(Ctx& c) {
   const auto& fence = c.st.settings.fence;
   if (!fence || fence->holds()) return true;
@@ -225,7 +217,7 @@ bool fold_object(KubeletState& st, const Event& e) {
   Identity id{e.kind, model::meta_string(obj, "namespace"), model::meta_string(obj, "name")};
   // An event from before our own write (or re-read) would plan that write again.
   auto w = st.written_rv.find(id);
-  if (w != st.written_rv.end() && numeric_rv(obj) < w->second) return false;
+  if (w != st.written_rv.end() && numeric_resource_version(obj) < w->second) return false;
   if (e.type == EventType::deleted) return st.observed.erase(id) > 0;
   st.observed[id] = obj;
   return true;
@@ -283,7 +275,7 @@ WriterEffects on_kubelet_call_done(KubeletState& st, std::uint64_t batch, const 
     } catch (const model::ParseError&) {
       st.observed[id] = a.object;
     }
-    st.written_rv[id] = numeric_rv(st.observed[id]);
+    st.written_rv[id] = numeric_resource_version(st.observed[id]);
     st.written[id] = without_server_fields(st.observed[id]);
   }
   std::string what = model::describe_object(a.kind, a.ns, a.name);
@@ -300,7 +292,7 @@ WriterEffects on_kubelet_reread(KubeletState& st, const Identity& id, const Call
   if (r.error_class == k8s::ErrorClass::ok) {
     try {
       st.observed[id] = model::parse_json(r.body, "response");
-      st.written_rv[id] = numeric_rv(st.observed[id]);  // older informer events are stale now
+      st.written_rv[id] = numeric_resource_version(st.observed[id]);  // older informer events are stale now
     } catch (const model::ParseError&) {
     }
   } else if (r.status == 404) {

@@ -22,14 +22,6 @@ struct Ctx {
   void log(std::string line) { add(WriterEffect::Type::log, {}).line = std::move(line); }
 };
 
-// resourceVersions are opaque to clients, but every API server (and
-// simcluster) issues increasing integers; 0 when it is not one.
-std::uint64_t numeric_rv(const model::Value& obj) {
-  std::string rv = model::string_at(obj, {"metadata", "resourceVersion"});
-  if (rv.empty() || rv.find_first_not_of("0123456789") != std::string::npos || rv.size() > 19) return 0;
-  return std::stoull(rv);
-}
-
 // False, and the writer stands down until on_leader, when a fence is set
 // and the last Lease renew is older than the renew deadline.
 bool fence_holds(Ctx& c) {
@@ -282,7 +274,7 @@ WriterEffects on_call_done(WriterState& st, const RootKey& key, std::uint64_t ba
     } catch (const model::ParseError&) {
       rw.observed[id] = a.object;
     }
-    rw.written_rv[id] = numeric_rv(rw.observed[id]);
+    rw.written_rv[id] = numeric_resource_version(rw.observed[id]);
     rw.written[id] = without_server_fields(rw.observed[id]);
   }
   c.log(std::string(action_name(a.type)) + " " + model::describe_object(a.kind, a.ns, a.name) + ": " + a.reason);
@@ -303,7 +295,7 @@ WriterEffects on_observed(WriterState& st, const Event& e, const std::set<RootKe
     if (e.type != EventType::deleted) {
       // An event from before our own write would plan that write again.
       auto w = rw.written_rv.find(id);
-      if (w != rw.written_rv.end() && numeric_rv(*e.object) < w->second) continue;
+      if (w != rw.written_rv.end() && numeric_resource_version(*e.object) < w->second) continue;
       rw.observed[id] = *e.object;
       plan_root(c, key);
     } else if (rw.observed.erase(id) && rw.out && st.synced && st.leader) {

@@ -59,6 +59,12 @@ Value without_server_fields(Value obj) {
   return obj;
 }
 
+std::uint64_t numeric_resource_version(const Value& obj) {
+  std::string rv = model::string_at(obj, {"metadata", "resourceVersion"});
+  if (rv.empty() || rv.find_first_not_of("0123456789") != std::string::npos || rv.size() > 19) return 0;
+  return std::stoull(rv);
+}
+
 namespace {
 
 int write_rank(const std::string& kind) {

@@ -84,6 +84,10 @@ bool covered(const model::Value& want, const model::Value& have);
 std::optional<std::string> first_difference(const model::Value& want, const model::Value& have);
 // The object without status and server-maintained metadata.
 model::Value without_server_fields(model::Value obj);
+// metadata.resourceVersion as a number, to tell an informer event older
+// than our own write: resourceVersions are opaque to clients, but every
+// API server (and simcluster) issues increasing integers; 0 when it is not one.
+std::uint64_t numeric_resource_version(const model::Value& obj);
 
 // The managed-by label plus an ownerReference to the root GrafanaAgent.
 bool owned_by(const model::Value& obj, const RootKey& root, const std::string& root_uid = "");

@@ -6,6 +6,8 @@
 // either); and only writes while it leads.
 #include <catch2/catch.hpp>
 
+#include <httplib.h>
+
 #include "../eventually.hpp"
 #include "../scratch.hpp"
 #include "k8s/sim/process.hpp"
@@ -266,17 +268,26 @@ TEST_CASE("agent-operator run -kubelet-service maintains the kubelet Service", "
        {Strings{"-kubelet-service=kube-system/kubelet"}, Strings{"--kubelet-service", "kube-system/kubelet"}}) {
     INFO(flag.at(0));
     if (f.get("Endpoints", kNs, "kubelet")) f.remove("Endpoints", kNs, "kubelet");  // each run creates it
-    Strings argv{bin, "run", "--kubeconfig", kc};
+    int port = testutil::unused_port();
+    Strings argv{bin, "run", "--kubeconfig", kc, "--listen", "127.0.0.1:" + std::to_string(port)};
     argv.insert(argv.end(), flag.begin(), flag.end());
     k8s::sim::Child op(argv);
     CHECK(testutil::eventually([&] { return endpoints(f) == Strings{"10.0.0.1 n1"}; }));
+    httplib::Client http("127.0.0.1", port);
+    CHECK(testutil::eventually([&] {
+      auto res = http.Get("/metrics");
+      return res && res->body.find("agent_operator_kubelet_nodes{state=\"listed\"} 1\n") != std::string::npos &&
+             res->body.find("agent_operator_writes_total{action=\"create\",kind=\"Endpoints\"} 1") != std::string::npos;
+    }));
     CHECK(op.terminate() == 0);
   }
   // A bad value is a start-up error naming the flag, as upstream's is.
-  for (const char* bad : {"-kubelet-service=kubelet", "-kubelet-service=kube-system/Kubelet"}) {
+  for (const char* bad :
+       {"-kubelet-service=kubelet", "-kubelet-service=kube-system/Kubelet", "--kubelet-selector=role in (a"}) {
     INFO(bad);
     k8s::sim::RunResult r = k8s::sim::run({bin, "run", "--kubeconfig", kc, bad});
     CHECK(r.code == 2);
-    CHECK(r.err.find("agent-operator: -kubelet-service: ") == 0);
+    std::string flag = std::string(bad).substr(0, std::string(bad).find('='));
+    CHECK(r.err.find("agent-operator: " + flag + ": ") == 0);
   }
 }

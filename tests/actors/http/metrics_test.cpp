@@ -106,6 +106,18 @@ TEST_CASE("work queue REST client journal write and leader metrics", "[http][met
   CHECK(parse_exposition(m.render()).value("agent_operator_leader") == 0);
 }
 
+TEST_CASE("the kubelet Service's listed and skipped Nodes", "[http][metrics][kubelet]") {
+  OperatorMetrics m;
+  m.set_kubelet_nodes(3, 1);
+  auto e = parse_exposition(m.render());
+  CHECK(e.value("agent_operator_kubelet_nodes", {{"state", "listed"}}) == 3);
+  CHECK(e.value("agent_operator_kubelet_nodes", {{"state", "skipped"}}) == 1);
+  m.set_kubelet_nodes(4, 0);
+  e = parse_exposition(m.render());
+  CHECK(e.value("agent_operator_kubelet_nodes", {{"state", "listed"}}) == 4);
+  CHECK(e.value("agent_operator_kubelet_nodes", {{"state", "skipped"}}) == 0);
+}
+
 TEST_CASE("remove_agent drops only that agent's hierarchy series", "[http][metrics]") {
   OperatorMetrics m;
   m.set_hierarchy_members("monitoring/a", "MetricsInstance", 2);
