@@ -129,13 +129,16 @@ ProxySettings decode_proxy(const Reader& r) {
   p.proxy_from_environment = r.boolean("proxyFromEnvironment");
   Reader headers = r.object("proxyConnectHeader");
   if (headers.present())
-    for (const auto& [name, v] : headers.node()->as_object())
+    for (const auto& entry : headers.node()->as_object()) {
+      // Not a structured binding: clang 14 (the fuzz build) cannot capture one.
+      const std::string& name = entry.first;
       headers.each(name, [&](const Reader& ref, std::size_t) {
         SecretKeySelector s{ref.str_or("name"), ref.str_or("key"), ref.flag("optional")};
         if (s.name.empty()) ref.error("name", "is required");
         if (s.key.empty()) ref.error("key", "is required");
         p.proxy_connect_header[name].push_back(std::move(s));
       });
+    }
   if (!p.proxy_url.empty() && !(p.proxy_url.starts_with("http://") || p.proxy_url.starts_with("https://") ||
                                 p.proxy_url.starts_with("socks5://")))
     r.error("proxyUrl", "must be an http://, https:// or socks5:// URL");
