@@ -46,6 +46,17 @@ TEST_CASE("keys longer than YAML's implicit-key limit as written read back equal
   }
 }
 
+TEST_CASE("the YAML escapes for U+0085 and U+00A0 decode to UTF-8", "[parse]") {
+  // yaml-cpp alone gives the Latin-1 bytes 0x85 and 0xA0 here.
+  auto docs = model::parse_documents("a: \"\\_x\\N\"\nb: !!str \"\\u00e0\\_\"\nc: '\\_'\n", "escapes");
+  REQUIRE(docs.size() == 1);
+  CHECK(docs[0].value.find("a")->as_string() == "\xC2\xA0x\xC2\x85");
+  CHECK(docs[0].value.find("b")->as_string() == "\xC3\xA0\xC2\xA0");
+  CHECK(docs[0].value.find("c")->as_string() == "\\_");  // single quotes have no escapes
+  auto back = model::parse_documents(model::to_yaml(docs[0].value), "emitted");
+  CHECK(back.at(0).value == docs[0].value);
+}
+
 TEST_CASE("json and yaml give the same tree", "[parse]") {
   auto j = model::parse_documents(R"({"a": [1, "x", {"b": null}], "c": 2.5})", "j");
   auto y = model::parse_documents("a: [1, x, {b: null}]\nc: 2.5\n", "y");
