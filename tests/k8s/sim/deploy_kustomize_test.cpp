@@ -119,6 +119,14 @@ TEST_CASE("kubectl installs the bundle, every overlay and the examples", "[k8s][
   Value sts = get_json(env, {"statefulset", "otel-collector", "-n", "observability"});
   CHECK(model::string_at(sts, {"spec", "template", "metadata", "labels", "app.kubernetes.io/component"}) ==
         "opentelemetry-collector");
+
+  // The documented uninstall removes ours and leaves prometheus-operator's.
+  ok(env, {"delete", "--ignore-not-found", "-k", deploy("examples")});
+  ok(env, {"delete", "--ignore-not-found", "-f", deploy("bundle.yaml")});
+  crds = names(get_json(env, {"crd"}));
+  CHECK(crds == kUpstreamCrds);
+  CHECK(env.kubectl({"get", "namespace", "agent-operator"}).code != 0);
+  CHECK(env.kubectl({"get", "clusterrole", "agent-operator"}).code != 0);
 }
 
 TEST_CASE("prometheus-operator's CRDs install with create, not client-side apply",
