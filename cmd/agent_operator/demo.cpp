@@ -1,6 +1,7 @@
 // `agent-operator demo`: an embedded simcluster loaded with deploy/crds,
-// deploy/prometheus-operator-crds and deploy/examples, the controller running against it over HTTP, a
-// kubeconfig written for kubectl, and a report of what was reconciled.
+// deploy/prometheus-operator-crds and deploy/examples, the controller
+// running against it over HTTP, a kubeconfig written for kubectl, and a
+// report of what was reconciled.
 #include <chrono>
 #include <filesystem>
 #include <fstream>
