@@ -121,7 +121,8 @@ int main(int argc, char** argv) {
   auto spec = k8s::sim::parse_generate_spec(spec_text(flags.quick));
   std::string kubeconfig = "/tmp/operator-load-" + std::to_string(::getpid()) + ".kubeconfig";
   k8s::sim::Child sim({std::string(AO_BIN_DIR) + "/simcluster", "--listen", "127.0.0.1:0", "--kubeconfig-out",
-                       kubeconfig, "--crds", std::string(AO_SOURCE_DIR) + "/deploy/crds", "--generate",
+                       kubeconfig, "--crds", std::string(AO_SOURCE_DIR) + "/deploy/crds",
+                       std::string(AO_SOURCE_DIR) + "/deploy/prometheus-operator-crds", "--generate",
                        spec_text(flags.quick)});
   if (!sim.read_until([](const std::string& out) { return out.find("listening on") != std::string::npos; },
                       std::chrono::seconds(120))) {

@@ -1,6 +1,7 @@
-// `agent-operator demo`: an embedded simcluster loaded with deploy/crds and
-// deploy/examples, the controller running against it over HTTP, a
-// kubeconfig written for kubectl, and a report of what was reconciled.
+// `agent-operator demo`: an embedded simcluster loaded with deploy/crds,
+// deploy/prometheus-operator-crds and deploy/examples, the controller
+// running against it over HTTP, a kubeconfig written for kubectl, and a
+// report of what was reconciled.
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -8,6 +9,7 @@
 #include <iostream>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "actors/http/sd_endpoint.hpp"
 #include "commands.hpp"
@@ -38,7 +40,9 @@ std::string manifests(const std::string& sub) {
 struct DemoFlags {
   OperatorFlags op;
   std::string kubeconfig_out = "agent-operator-demo.kubeconfig";
-  std::string crds = manifests("crds");
+  // Ours and prometheus-operator's (the demo cluster has no
+  // prometheus-operator); --crds replaces both.
+  std::vector<std::string> crds = {manifests("crds"), manifests("prometheus-operator-crds")};
   std::vector<std::string> load;
   std::string sim_listen = "127.0.0.1:0";
 };
@@ -46,11 +50,16 @@ struct DemoFlags {
 DemoFlags parse_demo(int argc, char** argv) {
   DemoFlags f;
   Args a(argc, argv);
+  bool crds_given = false;
+  auto add_crds = [&](std::string path) {
+    if (!std::exchange(crds_given, true)) f.crds.clear();
+    f.crds.push_back(std::move(path));
+  };
   while (a.next()) {
     if (a.is("kubeconfig-out"))
       f.kubeconfig_out = a.value();
     else if (a.is("crds"))
-      f.crds = a.value();
+      add_crds(a.value());
     else if (a.is("load"))
       f.load.push_back(a.value());
     else if (a.is("sim-listen"))
@@ -95,7 +104,7 @@ int demo(int argc, char** argv) {
   block_signals();
   k8s::sim::SystemClock clock;
   k8s::sim::Cluster cluster(clock);
-  std::vector<std::string> paths{f.crds};
+  std::vector<std::string> paths = f.crds;
   paths.insert(paths.end(), f.load.begin(), f.load.end());
   std::size_t loaded = k8s::sim::load_manifests(cluster, paths);
   k8s::sim::ServerOptions so;

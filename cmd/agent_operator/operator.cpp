@@ -359,8 +359,9 @@ int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, cons
   if (synced == SyncWait::timed_out) {
     std::cerr << "agent-operator: informers did not sync within " << f.sync_timeout.count() << "ms:\n";
     for (const std::string& line : controller.unsynced()) std::cerr << "  " << line << "\n";
-    std::cerr << "(HTTP 404: the CRDs are not installed, kubectl apply -f deploy/crds/; HTTP 403: the RBAC does "
-                 "not grant the list; HTTP 0 or no answer: the API server is unreachable)\n";
+    std::cerr << "(HTTP 404: the CRDs are not installed: deploy/crds, and deploy/prometheus-operator-crds where "
+                 "prometheus-operator is absent (deploy/README.md); HTTP 403: the RBAC does not grant the list; "
+                 "HTTP 0 or no answer: the API server is unreachable)\n";
     if (http) http->stop();
     controller.stop();
     return 1;

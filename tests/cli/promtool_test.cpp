@@ -120,9 +120,8 @@ TEST_CASE("generated scrape configs and remote_write pass promtool check config"
   int jobs = 0;
   std::vector<std::pair<std::string, model::Inventory>> inputs;
   inputs.emplace_back("deploy/examples", testutil::inventory_from_yaml(""));
-  for (const auto& e : fs::directory_iterator(testutil::source_path("deploy/examples")))
-    for (auto& d : model::parse_documents(testutil::read_text(e.path().string()), "ex"))
-      inputs.back().second.add(d.value);
+  for (const auto& file : testutil::yaml_files(testutil::source_path("deploy/examples")))
+    for (auto& d : model::parse_documents(testutil::read_text(file), "ex")) inputs.back().second.add(d.value);
   for (const auto& e : fs::directory_iterator(testutil::reference_path("examples"))) {
     if (e.path().extension() != ".yaml") continue;
     model::Inventory inv;

@@ -27,7 +27,7 @@ struct OperatorFixture::Runtime {
 };
 
 OperatorFixture::OperatorFixture(FixtureOptions o) : opts_(std::move(o)), cluster_(clock_) {
-  std::vector<std::string> paths{source_dir() + "/deploy/crds"};
+  std::vector<std::string> paths{source_dir() + "/deploy/crds", source_dir() + "/deploy/prometheus-operator-crds"};
   if (opts_.load_examples) paths.push_back(source_dir() + "/deploy/examples");
   k8s::sim::load_manifests(cluster_, paths);
   server_ = std::make_unique<k8s::sim::Server>(cluster_, opts_.server);

@@ -187,7 +187,8 @@ std::function<bool()> disturb_operator(SimRbac& s) {
 
 Outcome run_operator(const std::vector<Value>& rbac, const std::string& expect) {
   SimRbac s;
-  s.load({testutil::source_path("deploy/crds"), testutil::source_path("deploy/operator/00-namespace.yaml"),
+  s.load({testutil::source_path("deploy/crds"), testutil::source_path("deploy/prometheus-operator-crds"),
+          testutil::source_path("deploy/operator/00-namespace.yaml"),
           testutil::source_path("deploy/examples/00-namespaces.yaml")});
   for (const Value& doc : rbac) s.apply(doc);
   seed_operator(s);
@@ -282,7 +283,8 @@ bool allocator_converged(SimRbac& s, int port) {
 
 Outcome run_allocator(const std::vector<Value>& rbac, const std::string& expect) {
   SimRbac s;
-  s.load({testutil::source_path("deploy/crds"), testutil::source_path("deploy/target-allocator/00-namespace.yaml")});
+  s.load({testutil::source_path("deploy/crds"), testutil::source_path("deploy/prometheus-operator-crds"),
+          testutil::source_path("deploy/target-allocator/00-namespace.yaml")});
   for (const Value& doc : rbac) s.apply(doc);
   s.apply_yaml(kAllocatorObjects);
   std::ofstream(s.file("config.yaml")) << kAllocatorConfig;
