@@ -78,9 +78,9 @@ struct WriteLog {
     std::lock_guard<std::mutex> lock(mu);
     last_write = Clock::now();
     // msg=updated object="Secret ns/name-config"
-    const std::string* object = e.field("object");
-    if (e.msg != "updated" || !object || object->rfind("Secret ", 0) != 0) return;
-    std::string id = object->substr(7);
+    const std::string object = e.value("object");
+    if (e.msg != "updated" || object.rfind("Secret ", 0) != 0) return;
+    std::string id = object.substr(7);
     if (id.size() > 7 && id.compare(id.size() - 7, 7, "-config") == 0) config_writes.emplace(id, Clock::now());
     cv.notify_all();
   }

@@ -30,10 +30,10 @@ LogEntry& LogEntry::object(std::string_view kind, std::string_view ns, std::stri
   return with("object", describe_object(kind, ns, name));
 }
 
-const std::string* LogEntry::field(std::string_view key) const {
+std::string LogEntry::value(std::string_view key) const {
   for (const LogField& f : fields)
-    if (f.key == key) return &f.value;
-  return nullptr;
+    if (f.key == key) return f.value;
+  return "";
 }
 
 std::string url_for_log(std::string_view url) {

@@ -51,8 +51,8 @@ struct LogEntry {
   }
   // "object": "<kind> <ns>/<name>" (model::describe_object).
   LogEntry& object(std::string_view kind, std::string_view ns, std::string_view name);
-  // The first field named `key`, or nullptr.
-  const std::string* field(std::string_view key) const;
+  // The value of the first field named `key`; "" when there is none.
+  std::string value(std::string_view key) const;
   bool operator==(const LogEntry&) const = default;
 };
 

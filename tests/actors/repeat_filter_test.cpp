@@ -40,8 +40,8 @@ TEST_CASE("a retry loop logs its error once per window, then how often it repeat
   auto out = f.admit(unreachable(), 30'000);
   REQUIRE(out.size() == 1);
   CHECK(out[0].msg == "list or watch failed; retrying (repeated 15 times)");
-  CHECK(*out[0].field("repeated") == "15");
-  CHECK(*out[0].field("kind") == "GrafanaAgent");
+  CHECK(out[0].value("repeated") == "15");
+  CHECK(out[0].value("kind") == "GrafanaAgent");
   // A new window starts there.
   CHECK(f.admit(unreachable(), 31'000).empty());
   CHECK(f.admit(unreachable(), 59'999).empty());
@@ -104,8 +104,8 @@ TEST_CASE("flush reports every repeat still held back, at exit", "[actors][log]"
   auto out = f.flush();
   REQUIRE(out.size() == 2);
   CHECK(out[0].msg == "list or watch failed; retrying (repeated 1 times)");
-  CHECK(*out[0].field("kind") == "GrafanaAgent");
-  CHECK(*out[1].field("repeated") == "2");
+  CHECK(out[0].value("kind") == "GrafanaAgent");
+  CHECK(out[1].value("repeated") == "2");
   CHECK(f.flush().empty());
 }
 

@@ -85,7 +85,7 @@ Poll poll(const HttpSdConfig& c) {
   Poll out;
   auto fx = state.apply(got);
   // The logged poll failure as "URL: error".
-  if (!fx.logs.empty()) out.error = *fx.logs[0].field("url") + ": " + *fx.logs[0].field("error");
+  if (!fx.logs.empty()) out.error = fx.logs[0].value("url") + ": " + fx.logs[0].value("error");
   allocation::runtime::Input reallocate;
   state.apply(reallocate);
   for (const auto& t : state.allocator().targets()) out.targets.push_back(t);

@@ -121,8 +121,8 @@ TEST_CASE("an invalid reload is rejected and the previous config keeps serving",
   CHECK(fx.config == Effects::ConfigResult::rejected);
   REQUIRE(fx.logs.size() == 1);
   CHECK(fx.logs[0].msg == "reload rejected; the previous config keeps serving");
-  CHECK(*fx.logs[0].field("file") == "ta.yaml");
-  CHECK_THAT(*fx.logs[0].field("error"), Catch::StartsWith("config.scrape_configs[0]"));
+  CHECK(fx.logs[0].value("file") == "ta.yaml");
+  CHECK_THAT(fx.logs[0].value("error"), Catch::StartsWith("config.scrape_configs[0]"));
   CHECK_FALSE(fx.sources_changed);
   CHECK_FALSE(fx.pending);
 
@@ -133,7 +133,7 @@ TEST_CASE("an invalid reload is rejected and the previous config keeps serving",
   fx = st.apply(config_input(config(kPods), false));
   CHECK(fx.config == Effects::ConfigResult::rejected);
   REQUIRE(fx.logs.size() == 1);
-  CHECK_THAT(*fx.logs[0].field("error"),
+  CHECK_THAT(fx.logs[0].value("error"),
              Catch::Contains("config.scrape_configs[0].kubernetes_sd_configs needs the Kubernetes API"));
 
   st.apply(Input{});
@@ -267,8 +267,8 @@ TEST_CASE("file_sd_configs: files become targets with __meta_filepath, and a bad
   // longer matched takes its targets with it.
   fx = st.apply(file_input("files/file/0", {{"/etc/sd/a.json", "[{", ""}}));
   REQUIRE(fx.logs.size() == 1);
-  CHECK(*fx.logs[0].field("field") == "config.scrape_configs[0].file_sd_configs[0]");
-  CHECK_THAT(*fx.logs[0].field("error"), Catch::StartsWith("/etc/sd/a.json"));
+  CHECK(fx.logs[0].value("field") == "config.scrape_configs[0].file_sd_configs[0]");
+  CHECK_THAT(fx.logs[0].value("error"), Catch::StartsWith("/etc/sd/a.json"));
   st.apply(Input{});
   CHECK(targets_of(assignment_of(st.allocator()), "files") == 2);
   fx = st.apply(file_input("files/file/0", {{"/etc/sd/extra.yml", "", "cannot read: No such file or directory"}}));

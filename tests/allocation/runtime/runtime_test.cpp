@@ -123,8 +123,8 @@ TEST_CASE("the allocator fold reports a bad config and stays unconfigured", "[al
   REQUIRE(fx.logs.size() == 1);
   CHECK(fx.logs[0].level == model::LogLevel::error);
   CHECK(fx.logs[0].msg == "config rejected");
-  CHECK(*fx.logs[0].field("file") == "ta.yaml");
-  CHECK_THAT(*fx.logs[0].field("error"), Catch::StartsWith("config.scrape_configs[0].consul_sd_configs"));
+  CHECK(fx.logs[0].value("file") == "ta.yaml");
+  CHECK_THAT(fx.logs[0].value("error"), Catch::StartsWith("config.scrape_configs[0].consul_sd_configs"));
   CHECK_FALSE(st.apply(Input{}).reallocated);
 }
 
