@@ -5,7 +5,8 @@
 // JSON: one object per line with the same keys in the same order, strings
 // escaped per RFC 8259, numbers bare. Both keep valid non-ASCII UTF-8 as it
 // is and write invalid bytes as U+FFFD, so a line is always valid UTF-8.
-// Keys are code-chosen; any character outside [A-Za-z0-9_.-/] becomes '_'.
+// Keys are code-chosen; any character outside [A-Za-z0-9_.-/] becomes '_',
+// and a field named ts, level, component or msg gets a trailing '_'.
 // Contract: a line never contains a raw newline; no trailing newline.
 #pragma once
 

@@ -40,7 +40,7 @@ ProcessLog::ProcessLog(ProcessLogOptions options) : opts_(std::move(options)), r
   if (!opts_.mono_ms) opts_.mono_ms = steady_ms;
   if (!opts_.sink) opts_.sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
   // Not registered with spdlog: several ProcessLogs (tests) may coexist.
-  logger_ = std::make_shared<spdlog::logger>("agent-operator", opts_.sink);
+  logger_ = std::make_shared<spdlog::logger>("process", opts_.sink);
   logger_->set_pattern("%v");  // the line is encoded whole, ts and level included
   logger_->set_level(spdlog::level::trace);
   logger_->flush_on(spdlog::level::trace);

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <limits>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -147,6 +148,22 @@ TEST_CASE("both encodings carry every value through unchanged", "[log]") {
     REQUIRE(pairs.size() == 6);
     CHECK(pairs[3] == std::pair<std::string, std::string>("msg", value));
     CHECK(pairs[4] == std::pair<std::string, std::string>("field", value));
+  }
+}
+
+TEST_CASE("any bytes at all encode to one line of valid JSON and of logfmt", "[log]") {
+  std::mt19937 rnd(20240501);
+  for (int n = 0; n < 3000; ++n) {
+    std::string bytes(rnd() % 24, '\0');
+    for (char& c : bytes) c = static_cast<char>(rnd() % 4 == 0 ? 0x80 + rnd() % 0x80 : rnd() % 0x100);
+    INFO(n);
+    std::string json_line = model::format_log_line(LogFormat::json, 0, model::log_info("c", bytes));
+    CHECK(json_line.find('\n') == std::string::npos);
+    CHECK_NOTHROW(model::parse_json(json_line, "line"));  // simdjson validates UTF-8
+    std::string logfmt_line = model::format_log_line(LogFormat::logfmt, 0, model::log_info("c", bytes));
+    CHECK(logfmt_line.find('\n') == std::string::npos);
+    CHECK(logfmt_line.find('\r') == std::string::npos);
+    CHECK(logfmt_line.find('\0') == std::string::npos);
   }
 }
 
