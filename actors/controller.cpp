@@ -30,6 +30,7 @@ std::shared_ptr<core::JournalSink> open_sink(const ControllerOptions& o, const s
   core::FileJournalOptions fo;
   fo.path = o.journal_path;
   fo.fsync = o.fsync;
+  fo.log = o.log;
   fo.header.operator_version = o.operator_version;
   fo.header.flags["secrets"] = o.journal_include_secrets ? "included" : "redacted";
   if (!o.journal_include_secrets) fo.header.flags["redaction_key_id"] = core::redaction_key_id(key);
@@ -85,6 +86,7 @@ void Controller::start() {
   add_metrics_hooks(jc, wc, root_cfg);
   wc.client = &client_;
   if (!wc.log) wc.log = opts_.log;
+  jc.log = opts_.log;
   std::shared_ptr<core::LeaseFence> fence;
   if (opts_.leader) {
     wc.leader = false;
@@ -150,21 +152,24 @@ void Controller::start_informer(const std::string& kind) {
     }
     if (++synced_count_ == reflectors_.size()) caf::anon_send(journal, synced_atom::value);
   };
-  auto log = opts_.log;
-  auto on_error = [log, kind, progress](const k8s::Result& r) {
+  auto on_error = [log = opts_.log, kind, progress](const k8s::Result& r) {
     std::string what = "HTTP " + std::to_string(r.status) + " " + r.error;
-    if (log) log("informer " + kind + ": " + what);
+    // A retry loop (the API server unreachable) repeats this line; the
+    // process log rate-limits identical ones.
+    log(model::log_warn("informer", "list or watch failed; retrying")
+            .with("kind", kind)
+            .with("status", r.status)
+            .with("error", r.error));
     std::lock_guard<std::mutex> lock(progress->mu);
     if (auto it = progress->pending.find(kind); it != progress->pending.end()) it->second = what;
   };
   reflectors_.emplace_back(kind, std::make_unique<k8s::Reflector>(client_, *res, ro, sink, on_synced, on_error));
 }
 
-std::vector<std::string> Controller::unsynced() const {
+std::vector<std::pair<std::string, std::string>> Controller::unsynced() const {
   std::lock_guard<std::mutex> lock(progress_->mu);
-  std::vector<std::string> out;
-  for (const auto& [kind, error] : progress_->pending)
-    out.push_back(kind + ": " + (error.empty() ? "no answer yet" : error));
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [kind, error] : progress_->pending) out.emplace_back(kind, error.empty() ? "no answer yet" : error);
   return out;
 }
 
@@ -199,7 +204,8 @@ void Controller::release_lease() {
   self->request(elector_, wait, release_atom::value)
       .receive([](bool) {},
                [this](const caf::error&) {
-                 if (opts_.log) opts_.log("leader election: the Lease release did not finish in time");
+                 opts_.log(model::log_warn("leader-election", "the Lease release did not finish in time")
+                               .object("Lease", opts_.leader->ns, opts_.leader->name));
                });
 }
 

@@ -14,6 +14,7 @@
 #include "actors/core/lease_fence.hpp"
 #include "actors/protocol.hpp"
 #include "k8s/client/client.hpp"
+#include "model/log.hpp"
 
 namespace actors {
 
@@ -22,7 +23,7 @@ struct ElectorConfig {
   k8s::Client* client = nullptr;
   writer_actor writer;  // may be unset (the target allocator has none): on_change only
   std::function<void(bool leading)> on_change = {};
-  std::function<void(const std::string&)> log = {};
+  model::Log log = {};  // component leader-election
   // Stamped with the send time of every renew that succeeds; its clock is
   // the elector's clock.
   std::shared_ptr<core::LeaseFence> fence;

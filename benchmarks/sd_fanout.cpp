@@ -38,6 +38,7 @@
 #include "k8s/client/curl_transport.hpp"
 #include "k8s/client/sharded_transport.hpp"
 #include "model/http_sd.hpp"
+#include "model/log_format.hpp"
 #include "model/parse.hpp"
 #include "sd/standin_pods.hpp"
 
@@ -275,7 +276,7 @@ int main(int argc, char** argv) {
   std::vector<double> fanout_ms;  // on the actor's thread until the end
   sc.on_fanout = [&fanout_ms](double seconds) { fanout_ms.push_back(seconds * 1000); };
   if (std::getenv("SD_FANOUT_LOG"))
-    sc.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+    sc.log = [](const model::LogEntry& e) { std::fprintf(stderr, "%s\n", model::log_text(e).c_str()); };
   actors::sd_actor sd = actors::spawn_sd_actor(sys, sc);
   caf::anon_send(sd, actors::event_atom::value, endpoints_of(pods));
   actors::OperatorHttpServer http{actors::HttpServerOptions{}, actors::OperatorHttpSources{}};

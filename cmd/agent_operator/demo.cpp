@@ -7,7 +7,6 @@
 #include <fstream>
 #include <future>
 #include <iostream>
-#include <mutex>
 #include <thread>
 #include <utility>
 
@@ -122,12 +121,10 @@ int demo(int argc, char** argv) {
   std::cout << "\nkubeconfig written to " << f.kubeconfig_out << "  (try: kubectl --kubeconfig " << f.kubeconfig_out
             << " get grafanaagents,statefulsets,secrets -A)\n";
   k8s::ClusterConfig cc = k8s::from_kubeconfig(f.kubeconfig_out);
-  std::mutex out_mu;
+  // The report goes to stdout; the controller's log lines to stderr, as in `run`.
+  actors::log::ProcessLog process_log(log_options(f.op));
   OperatorHooks hooks;
-  hooks.log = [&](const std::string& line) {
-    std::lock_guard<std::mutex> lock(out_mu);
-    std::cout << "  " << line << std::endl;
-  };
+  hooks.log = process_log.log();
   std::string sd_url;
   hooks.on_listening = [&](const std::string& host, int port) {
     sd_url = "http://" + (host.empty() || host == "0.0.0.0" ? std::string("127.0.0.1") : host) + ":" +
@@ -135,9 +132,8 @@ int demo(int argc, char** argv) {
   };
   DemoIntegrations integrations;  // outlives the controller's pod requests
   hooks.on_synced = [&](actors::Controller& c) {
-    std::cout << "controller synced; reconciling:" << std::endl;
+    std::cout << "controller synced; reconciling (what it does is logged to stderr)" << std::endl;
     c.wait_idle(std::chrono::seconds(30));
-    std::lock_guard<std::mutex> lock(out_mu);
     auto s = c.stats();
     std::cout << "reconciled " << s.writer.roots << " GrafanaAgents: " << s.writer.writes << " writes, "
               << s.writer.skipped << " unchanged, " << s.writer.errors << " errors, journal seq " << s.journal_seq

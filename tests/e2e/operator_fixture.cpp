@@ -8,6 +8,7 @@
 #include "k8s/client/config.hpp"
 #include "k8s/client/curl_transport.hpp"
 #include "k8s/sim/loader.hpp"
+#include "model/log_format.hpp"
 #include "model/parse.hpp"
 
 namespace e2e {
@@ -66,9 +67,9 @@ void OperatorFixture::start_operator(std::optional<actors::ControllerOptions> o)
     }
   }
   Runtime* rt = rt_.get();
-  co.log = [rt](const std::string& line) {
+  co.log = [rt](const model::LogEntry& e) {
     std::lock_guard<std::mutex> lock(rt->mu);
-    rt->log.push_back(line);
+    rt->log.push_back(model::log_text(e));
   };
   controller_ = std::make_unique<actors::Controller>(*rt_->sys, *rt_->client, std::move(co));
   controller_->start();
