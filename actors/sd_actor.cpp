@@ -36,7 +36,7 @@ std::optional<sd::AgentKey> parse_filter(const std::string& agent) {
 
 // The entity tag is a hash of the body, quoted as the ETag header carries it.
 SdAnswerPtr make_answer(const std::string& body) {
-  return std::make_shared<const SdAnswer>(SdAnswer{body, "\"" + core::sha256_hex(body).substr(0, 32) + "\""});
+  return std::make_shared<const SdAnswer>(body, "\"" + core::sha256_hex(body).substr(0, 32) + "\"");
 }
 
 SdAnswerPtr answer_for(SdActorState& st, const std::string& agent) {
