@@ -275,7 +275,7 @@ void Controller::add_metrics_hooks(JournalConfig& jc, WriterConfig& wc, RootConf
                              {"MetricsIntegration", c.metrics_integrations},
                              {"IntegrationMonitor", c.integration_monitors}})
         m->set_hierarchy_members(agent, kind, static_cast<double>(n));
-      bool ok = fx.root_valid && fx.problems.empty();
+      bool ok = fx.root_valid && !model::has_errors(fx.problems);
       m->observe_reconcile("grafanaagent", ok ? ReconcileResult::success : ReconcileResult::error, out.render_seconds);
     }
     if (inner_render) inner_render(out);

@@ -99,8 +99,8 @@ int render(int argc, char** argv) {
   if (!explain_target.empty()) return explain(inv, explain_target);
   model::RenderAll all = model::render_all(inv, opts);
   std::cout << model::to_yaml_stream(all.objects);
-  for (const auto& p : all.problems) std::cerr << p.str() << "\n";
-  return all.problems.empty() ? 0 : 1;
+  for (const auto& p : all.problems) std::cerr << (p.warning ? "warning: " : "") << p.str() << "\n";
+  return model::has_errors(all.problems) ? 1 : 0;
 }
 
 }  // namespace
