@@ -107,8 +107,9 @@ struct ProxySettings {
   // added after v0.66).
   bool has_extended() const { return !no_proxy.empty() || proxy_from_environment || !proxy_connect_header.empty(); }
 };
-// The proxy fields of `r`; proxyUrl must be an http, https or socks5 URL
-// and excludes proxyFromEnvironment, as Prometheus requires.
+// The proxy fields of `r`, checked as Prometheus checks them: proxyUrl is
+// an http, https or socks5 URL; proxyFromEnvironment excludes proxyUrl and
+// noProxy; noProxy needs proxyUrl, proxyConnectHeader needs either.
 ProxySettings decode_proxy(const Reader& r);
 
 struct OAuth2 {

@@ -28,8 +28,13 @@ ProxySettings decode_proxy(const Reader& r) {
   if (!p.proxy_url.empty() && !(p.proxy_url.starts_with("http://") || p.proxy_url.starts_with("https://") ||
                                 p.proxy_url.starts_with("socks5://")))
     r.error("proxyUrl", "must be an http://, https:// or socks5:// URL");
-  if (p.proxy_from_environment.value_or(false) && !p.proxy_url.empty())
-    r.error("proxyFromEnvironment", "cannot be used together with proxyUrl");
+  // Prometheus refuses a config that breaks these, whole.
+  const bool from_env = p.proxy_from_environment.value_or(false);
+  if (from_env && !p.proxy_url.empty()) r.error("proxyFromEnvironment", "cannot be used together with proxyUrl");
+  if (from_env && !p.no_proxy.empty()) r.error("noProxy", "cannot be used together with proxyFromEnvironment");
+  if (!from_env && p.proxy_url.empty() && !p.no_proxy.empty()) r.error("noProxy", "requires proxyUrl");
+  if (!from_env && p.proxy_url.empty() && !p.proxy_connect_header.empty())
+    r.error("proxyConnectHeader", "requires proxyUrl or proxyFromEnvironment");
   return p;
 }
 
