@@ -35,6 +35,7 @@ std::shared_ptr<core::JournalSink> open_sink(const ControllerOptions& o, const s
   core::FileJournalOptions fo;
   fo.path = o.journal_path;
   fo.fsync = o.fsync;
+  fo.log = o.log;
   fo.header.operator_version = o.operator_version;
   fo.header.flags["secrets"] = o.journal_include_secrets ? "included" : "redacted";
   if (!o.journal_include_secrets) fo.header.flags["redaction_key_id"] = core::redaction_key_id(key);
@@ -90,6 +91,7 @@ void Controller::start() {
   add_metrics_hooks(jc, wc, root_cfg);
   wc.client = &client_;
   if (!wc.log) wc.log = opts_.log;
+  jc.log = opts_.log;
   std::shared_ptr<core::LeaseFence> fence;
   if (opts_.leader) {
     wc.leader = false;
@@ -168,21 +170,24 @@ void Controller::start_informer(const std::string& kind, k8s::ReflectorOptions r
     }
     if (++synced_count_ == reflectors_.size()) caf::anon_send(journal, synced_atom::value);
   };
-  auto log = opts_.log;
-  auto on_error = [log, label, progress](const k8s::Result& r) {
+  auto on_error = [log = opts_.log, label, progress](const k8s::Result& r) {
     std::string what = "HTTP " + std::to_string(r.status) + " " + r.error;
-    if (log) log("informer " + label + ": " + what);
+    // A retry loop (the API server unreachable) repeats this line; the
+    // process log rate-limits identical ones.
+    log(model::log_warn("informer", "list or watch failed; retrying")
+            .with("kind", label)
+            .with("status", r.status)
+            .with("error", r.error));
     std::lock_guard<std::mutex> lock(progress->mu);
     if (auto it = progress->pending.find(label); it != progress->pending.end()) it->second = what;
   };
   reflectors_.emplace_back(label, std::make_unique<k8s::Reflector>(client_, *res, ro, sink, on_synced, on_error));
 }
 
-std::vector<std::string> Controller::unsynced() const {
+std::vector<std::pair<std::string, std::string>> Controller::unsynced() const {
   std::lock_guard<std::mutex> lock(progress_->mu);
-  std::vector<std::string> out;
-  for (const auto& [kind, error] : progress_->pending)
-    out.push_back(kind + ": " + (error.empty() ? "no answer yet" : error));
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [kind, error] : progress_->pending) out.emplace_back(kind, error.empty() ? "no answer yet" : error);
   return out;
 }
 
@@ -218,7 +223,8 @@ void Controller::release_lease() {
   self->request(elector_, wait, release_atom::value)
       .receive([](bool) {},
                [this](const caf::error&) {
-                 if (opts_.log) opts_.log("leader election: the Lease release did not finish in time");
+                 opts_.log(model::log_warn("leader-election", "the Lease release did not finish in time")
+                               .object("Lease", opts_.leader->ns, opts_.leader->name));
                });
 }
 
@@ -288,7 +294,7 @@ void Controller::add_metrics_hooks(JournalConfig& jc, WriterConfig& wc, RootConf
                              {"MetricsIntegration", c.metrics_integrations},
                              {"IntegrationMonitor", c.integration_monitors}})
         m->set_hierarchy_members(agent, kind, static_cast<double>(n));
-      bool ok = fx.root_valid && fx.problems.empty();
+      bool ok = fx.root_valid && !model::has_errors(fx.problems);
       m->observe_reconcile("grafanaagent", ok ? ReconcileResult::success : ReconcileResult::error, out.render_seconds);
     }
     if (inner_render) inner_render(out);

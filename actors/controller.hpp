@@ -56,7 +56,9 @@ struct ControllerOptions {
   // stop() hands the Lease back (client-go's ReleaseOnCancel); tests turn
   // it off to stand for a process that dies.
   bool release_lease_on_stop = true;
-  std::function<void(const std::string&)> log = {};
+  // Every component's entries (informer, journal, writer, leader-election,
+  // integrations-sd), unless a config above sets its own.
+  model::Log log = {};
   OperatorMetrics* metrics = nullptr;  // must outlive the controller
   // The integrations SD aggregator (with an Endpoints informer on the
   // integrations Services); absent: neither runs. Its log and metrics
@@ -107,8 +109,8 @@ class Controller {
   void stop();
   bool synced() const { return synced_count_.load() == reflectors_.size() && !reflectors_.empty(); }
   // The kinds whose informer has not listed yet, each with its last error
-  // ("GrafanaAgent: HTTP 404 ..."), for a start-up that does not finish.
-  std::vector<std::string> unsynced() const;
+  // ("HTTP 404 ..."), for a start-up that does not finish.
+  std::vector<std::pair<std::string, std::string>> unsynced() const;
   ControllerStats stats();
   // Polls until the controller is quiet: no new journal events, no writes
   // in flight and nothing new for `quiet`. False on timeout.

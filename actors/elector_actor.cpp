@@ -60,8 +60,9 @@ void report(Elector self, bool renewed) {
     return;
   }
   st.leading = leading;
-  if (st.cfg.log)
-    st.cfg.log(std::string(leading ? "became leader as " : "lost leadership as ") + st.cfg.leader.identity);
+  st.cfg.log(model::log_info("leader-election", leading ? "became leader" : "lost leadership")
+                 .object("Lease", st.cfg.leader.ns, st.cfg.leader.name)
+                 .with("identity", st.cfg.leader.identity));
   tell(leading);
   if (st.cfg.on_change) st.cfg.on_change(leading);
 }
@@ -123,10 +124,14 @@ elector_actor::behavior_type elector_behavior(Elector self, ElectorConfig cfg) {
       [=](wrote_atom, const ResultPtr& r) { on_wrote(self, *r); },
       [=](release_atom) -> caf::result<bool> { return release(self); },
       [=](released_atom, const ResultPtr& r) {
-        if (self->state.cfg.log)
-          self->state.cfg.log(r->ok()
-                                  ? "released the Lease"
-                                  : "could not release the Lease: HTTP " + std::to_string(r->status) + " " + r->error);
+        const auto& lc = self->state.cfg.leader;
+        if (r->ok())
+          self->state.cfg.log(model::log_info("leader-election", "released the Lease").object("Lease", lc.ns, lc.name));
+        else
+          self->state.cfg.log(model::log_warn("leader-election", "could not release the Lease")
+                                  .object("Lease", lc.ns, lc.name)
+                                  .with("status", r->status)
+                                  .with("error", r->error));
         self->state.release_reply.deliver(r->ok());
       },
       [=](stats_atom) -> bool { return self->state.leading; },

@@ -16,6 +16,7 @@
 #include "actors/core/lease_fence.hpp"
 #include "actors/protocol.hpp"
 #include "k8s/client/client.hpp"
+#include "model/log.hpp"
 
 namespace actors {
 
@@ -26,7 +27,7 @@ struct ElectorConfig {
   // Told exactly what the writer is told (the kubelet Service controller).
   std::vector<leader_sink_actor> leader_sinks = {};
   std::function<void(bool leading)> on_change = {};
-  std::function<void(const std::string&)> log = {};
+  model::Log log = {};  // component leader-election
   // Stamped with the send time of every renew that succeeds; its clock is
   // the elector's clock.
   std::shared_ptr<core::LeaseFence> fence;

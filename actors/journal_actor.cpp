@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "actors/core/journal_recorder.hpp"
+#include "model/object_fields.hpp"
 
 namespace actors {
 
@@ -28,6 +29,16 @@ void schedule_flush(JournalActor self) {
   if (self->state.flush_pending) return;
   self->state.flush_pending = true;
   self->send(self, flush_atom::value);
+}
+
+// At debug level, one entry per event: what arrived, never its contents.
+void log_event(const JournalState& st, const core::Event& e) {
+  if (!st.cfg.log.enabled(model::LogLevel::debug) || !e.object) return;
+  st.cfg.log(model::log_debug("journal", "event")
+                 .object(e.kind, model::string_at(*e.object, {"metadata", "namespace"}),
+                         model::string_at(*e.object, {"metadata", "name"}))
+                 .with("type", model::change_name(e.type))
+                 .with("seq", e.seq));
 }
 
 void record(JournalActor self, const core::Event& e) {
@@ -75,6 +86,7 @@ journal_actor::behavior_type journal_behavior(JournalActor self, JournalConfig c
         // of this start, which replaces whatever a replay folded before.
         e->type = !st.synced && type == core::EventType::added ? core::EventType::resync : type;
         e->object = obj;
+        log_event(st, *e);
         record(self, *e);
         forward(self, EventPtr(std::move(e)));
       },

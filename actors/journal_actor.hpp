@@ -24,6 +24,7 @@
 #include "actors/core/journal_file.hpp"
 #include "actors/core/redact.hpp"
 #include "actors/protocol.hpp"
+#include "model/log.hpp"
 
 namespace actors {
 
@@ -37,6 +38,7 @@ struct JournalConfig {
   std::chrono::milliseconds tombstone_grace{std::chrono::minutes(5)};
   std::function<std::int64_t()> now_ms;                   // wall clock, injected
   std::function<void(std::size_t bytes)> on_append = {};  // metrics hook
+  model::Log log = {};  // component journal: each event at debug level (kind, name, type, seq)
 };
 
 // Where journaled events go: the actors of each kind (a selector, and for

@@ -79,7 +79,7 @@ void perform(Kubelet self, core::WriterEffects effects) {
         if (cfg.on_write) cfg.on_write(fx.action.kind, core::action_name(fx.action.type), fx.status);
         break;
       case T::log:
-        if (cfg.log) cfg.log(fx.line);
+        if (cfg.log) cfg.log(fx.entry);
         break;
       case T::status_patch:  // the machine has no status to patch and no owner to confirm
       case T::confirm_owner:

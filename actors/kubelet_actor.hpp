@@ -13,13 +13,14 @@
 
 #include "actors/protocol.hpp"
 #include "k8s/client/client.hpp"
+#include "model/log.hpp"
 
 namespace actors {
 
 struct KubeletConfig {
   k8s::Client* client = nullptr;
   core::KubeletSettings settings;
-  std::function<void(const std::string&)> log = {};
+  model::Log log = {};
   // Metrics hooks, on the actor's thread: each write's kind, action and
   // HTTP status (0 = transport error), as WriterConfig::on_write; and the
   // Nodes listed and skipped after each plan.

@@ -126,7 +126,7 @@ std::string explain_json(const core::RootState& s) {
     for (const auto& line : model::explain_hierarchy(s.inventory, agent->second.obj)) lines.push(line);
   out.set("members", std::move(lines));
   model::Value problems = model::Value::array();
-  for (const auto& p : s.problems) problems.push(p.str());
+  for (const auto& p : s.problems) problems.push((p.warning ? "warning: " : "") + p.str());
   out.set("problems", std::move(problems));
   return model::to_json(out);
 }

@@ -36,7 +36,7 @@ std::optional<sd::AgentKey> parse_filter(const std::string& agent) {
 
 // The entity tag is a hash of the body, quoted as the ETag header carries it.
 SdAnswerPtr make_answer(const std::string& body) {
-  return std::make_shared<const SdAnswer>(SdAnswer{body, "\"" + core::sha256_hex(body).substr(0, 32) + "\""});
+  return std::make_shared<const SdAnswer>(body, "\"" + core::sha256_hex(body).substr(0, 32) + "\"");
 }
 
 SdAnswerPtr answer_for(SdActorState& st, const std::string& agent) {
@@ -116,14 +116,13 @@ void deliver_parked(sd_pointer self) {
   for (Parked& p : parked) p.promise.deliver(answer_for(st, p.agent));
 }
 
-void log_all(const SdActorState& st, const std::vector<std::string>& logs) {
-  for (const std::string& line : logs)
-    if (st.cfg.log) st.cfg.log(line);
+void log_all(const SdActorState& st, const std::vector<model::LogEntry>& logs) {
+  for (const model::LogEntry& e : logs) st.cfg.log(e);
 }
 
 void on_answer(sd_pointer self, const PodAnswerPtr& a) {
   SdActorState& st = self->state;
-  std::vector<std::string> logs;
+  std::vector<model::LogEntry> logs;
   sd::Failure failure = sd::Failure::none;
   bool done = st.agg.answer(*a, self->clock().now(), logs, &failure);
   log_all(st, logs);
@@ -134,7 +133,7 @@ void on_answer(sd_pointer self, const PodAnswerPtr& a) {
 void on_deadline(sd_pointer self, std::uint64_t fanout) {
   SdActorState& st = self->state;
   if (fanout != st.agg.fanout() || !st.agg.in_flight()) return;  // that fan-out already ended
-  std::vector<std::string> logs;
+  std::vector<model::LogEntry> logs;
   std::vector<sd::PodTarget> late = st.agg.expire(self->clock().now(), logs);
   log_all(st, logs);
   for (const sd::PodTarget& pod : late)

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "actors/protocol.hpp"
+#include "model/log.hpp"
 
 namespace actors {
 
@@ -30,7 +31,7 @@ struct SdConfig {
   std::chrono::milliseconds pod_timeout{5000};  // --integrations-sd-timeout
   std::chrono::milliseconds freshness{1000};    // --integrations-sd-freshness
   std::size_t max_body = 8 << 20;               // a longer pod answer is a too_large failure
-  std::function<void(const std::string&)> log = {};
+  model::Log log = {};
   // Metrics hooks, called on the actor's thread.
   std::function<void(const sd::AgentKey&, const std::string& reason)> on_failure = {};
   std::function<void(const sd::AgentKey&, std::size_t ready_pods)> on_pods = {};

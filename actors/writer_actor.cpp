@@ -93,7 +93,7 @@ void perform(Writer self, core::WriterEffects effects) {
         if (cfg.on_write) cfg.on_write(fx.action.kind, core::action_name(fx.action.type), fx.status);
         break;
       case T::log:
-        if (cfg.log) cfg.log(fx.line);
+        cfg.log(fx.entry);
         break;
     }
   }

@@ -16,6 +16,7 @@
 #include "actors/core/lease_fence.hpp"
 #include "actors/protocol.hpp"
 #include "k8s/client/client.hpp"
+#include "model/log.hpp"
 
 namespace actors {
 
@@ -30,8 +31,9 @@ struct WriterConfig {
   bool write_status = true;
   bool emit_events = true;
   std::function<std::string()> now_rfc3339;
-  // One line per write ("create Secret ns/name: reason"), for logs and demo.
-  std::function<void(const std::string&)> log = {};
+  // One entry per write (component writer: msg created|updated|recreated|
+  // deleted, the object and the reason) and per failed call.
+  model::Log log = {};
   // Metrics hook: kind, action ("create", "update", "recreate", "remove",
   // "status", "event"), HTTP status (0 = transport error).
   std::function<void(const std::string&, const std::string&, int)> on_write = {};

@@ -73,13 +73,14 @@ struct WriteLog {
   std::condition_variable cv;
   std::multimap<std::string, Clock::time_point> config_writes;
   Clock::time_point last_write{};
-  void on_line(const std::string& line) {
+  void on_entry(const model::LogEntry& e) {
+    if (e.component != "writer") return;
     std::lock_guard<std::mutex> lock(mu);
     last_write = Clock::now();
-    // "update Secret ns/name-config: reason"
-    if (line.rfind("update Secret ", 0) != 0) return;
-    auto colon = line.find(':', 14);
-    std::string id = line.substr(14, colon - 14);
+    // msg=updated object="Secret ns/name-config"
+    const std::string object = e.value("object");
+    if (e.msg != "updated" || object.rfind("Secret ", 0) != 0) return;
+    std::string id = object.substr(7);
     if (id.size() > 7 && id.compare(id.size() - 7, 7, "-config") == 0) config_writes.emplace(id, Clock::now());
     cv.notify_all();
   }
@@ -121,7 +122,8 @@ int main(int argc, char** argv) {
   auto spec = k8s::sim::parse_generate_spec(spec_text(flags.quick));
   std::string kubeconfig = "/tmp/operator-load-" + std::to_string(::getpid()) + ".kubeconfig";
   k8s::sim::Child sim({std::string(AO_BIN_DIR) + "/simcluster", "--listen", "127.0.0.1:0", "--kubeconfig-out",
-                       kubeconfig, "--crds", std::string(AO_SOURCE_DIR) + "/deploy/crds", "--generate",
+                       kubeconfig, "--crds", std::string(AO_SOURCE_DIR) + "/deploy/crds",
+                       std::string(AO_SOURCE_DIR) + "/deploy/prometheus-operator-crds", "--generate",
                        spec_text(flags.quick)});
   if (!sim.read_until([](const std::string& out) { return out.find("listening on") != std::string::npos; },
                       std::chrono::seconds(120))) {
@@ -145,7 +147,7 @@ int main(int argc, char** argv) {
   actors::ControllerOptions opts;
   opts.root.debounce = std::chrono::milliseconds(0);
   opts.writer.now_rfc3339 = [] { return std::string("2024-05-01T12:00:00Z"); };
-  opts.log = [&writes](const std::string& line) { writes.on_line(line); };
+  opts.log = [&writes](const model::LogEntry& e) { writes.on_entry(e); };
   actors::Controller ctl(sys, client, opts);
 
   auto t0 = Clock::now();

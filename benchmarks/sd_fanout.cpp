@@ -9,6 +9,8 @@
 //   sd_fanout [--pods 1000] [--pollers 50] [--seconds 20] [--delay-ms 10]
 //             [--slow-pct 0] [--slow-ms 200] [--hang-pct 0] [--timeout-ms 1000]
 //             [--freshness-ms 0] [--serial 1] [--loops 4] [--idle PODS] [--dns-epoch 600]
+//             [--gzip 0]
+// --gzip 1: the pollers send Accept-Encoding: gzip, as Prometheus does.
 // SD_FANOUT_LOG=1 prints the aggregator's log lines (pod state changes) to stderr.
 #include <arpa/inet.h>
 #include <httplib.h>
@@ -37,7 +39,9 @@
 #include "actors/sd_actor.hpp"
 #include "k8s/client/curl_transport.hpp"
 #include "k8s/client/sharded_transport.hpp"
+#include "model/codec.hpp"
 #include "model/http_sd.hpp"
+#include "model/log_format.hpp"
 #include "model/parse.hpp"
 #include "sd/standin_pods.hpp"
 
@@ -47,7 +51,7 @@ namespace {
 
 struct Options {
   int pods = 1000, pollers = 50, seconds = 20, delay_ms = 10, slow_pct = 0, slow_ms = 200, hang_pct = 0;
-  int timeout_ms = 1000, freshness_ms = 0, serial = 1, loops = 4, idle = -1, dns_epoch_s = 600;
+  int timeout_ms = 1000, freshness_ms = 0, serial = 1, loops = 4, idle = -1, dns_epoch_s = 600, gzip = 0;
 };
 
 Options parse(int argc, char** argv) {
@@ -81,6 +85,8 @@ Options parse(int argc, char** argv) {
       o.loops = v;
     else if (k == "--serial")
       o.serial = v;
+    else if (k == "--gzip")
+      o.gzip = v;
     else {
       std::cerr << "unknown flag " << k << "\n";
       std::exit(2);
@@ -130,7 +136,7 @@ bool complete(const std::string& body, const std::vector<std::string>& answering
 // the run's CPU, and the numbers measured the client, not the endpoint.
 class LeanClient {
  public:
-  explicit LeanClient(int port) : port_(port) {}
+  LeanClient(int port, bool gzip) : port_(port), gzip_(gzip) {}
   ~LeanClient() { disconnect(); }
   // The status (0 when the connection failed); body and etag are filled.
   // A kept connection the server has closed (it ends them after a few
@@ -145,7 +151,8 @@ class LeanClient {
 
  private:
   int get_once(const char* path, std::string& body, std::string& etag) {
-    std::string req = std::string("GET ") + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    std::string req = std::string("GET ") + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+                      (gzip_ ? "Accept-Encoding: gzip\r\n" : "") + "\r\n";
     if (::send(fd_, req.data(), req.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(req.size())) return fail();
     std::string head;
     std::size_t end;
@@ -196,6 +203,7 @@ class LeanClient {
     fd_ = -1;
   }
   int port_;
+  bool gzip_;
   int fd_ = -1;
 };
 
@@ -203,12 +211,13 @@ void run_pollers(const Options& o, int port, const std::vector<std::string>& ans
   std::mutex mu;
   std::vector<double> latencies;
   std::atomic<int> incomplete{0}, errors{0};
+  std::atomic<std::size_t> sent_bytes{0}, json_bytes{0};  // of the last answer checked
   auto until = steady_clock::now() + seconds(o.seconds);
   std::vector<std::thread> threads;
   for (int p = 0; p < o.pollers; ++p)
     threads.emplace_back([&] {
       ::pthread_setname_np(::pthread_self(), "poller");  // tells the pollers from the server in perf
-      LeanClient c(port);
+      LeanClient c(port, o.gzip != 0);
       std::vector<double> mine;
       std::string body, etag;
       std::string checked;  // the ETag of the last complete body
@@ -223,6 +232,9 @@ void run_pollers(const Options& o, int port, const std::vector<std::string>& ans
         // The check is costly (pods x body); a body with an ETag already
         // checked is the same bytes.
         if (etag == checked) continue;
+        sent_bytes = body.size();
+        if (o.gzip) body = model::gzip_decompress(body).value_or("");
+        json_bytes = body.size();
         if (complete(body, answering))
           checked = etag;
         else
@@ -235,6 +247,7 @@ void run_pollers(const Options& o, int port, const std::vector<std::string>& ans
   std::printf("polls %zu  errors %d  incomplete %d  latency ms p50 %.1f  p90 %.1f  p99 %.1f  max %.1f\n",
               latencies.size(), errors.load(), incomplete.load(), percentile(latencies, 0.5),
               percentile(latencies, 0.9), percentile(latencies, 0.99), percentile(latencies, 1.0));
+  std::printf("answer: %zu bytes sent for %zu bytes of JSON\n", sent_bytes.load(), json_bytes.load());
 }
 
 void serial_fanout(const Options& o, const sd::StandinPods& pods) {
@@ -275,7 +288,7 @@ int main(int argc, char** argv) {
   std::vector<double> fanout_ms;  // on the actor's thread until the end
   sc.on_fanout = [&fanout_ms](double seconds) { fanout_ms.push_back(seconds * 1000); };
   if (std::getenv("SD_FANOUT_LOG"))
-    sc.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+    sc.log = [](const model::LogEntry& e) { std::fprintf(stderr, "%s\n", model::log_text(e).c_str()); };
   actors::sd_actor sd = actors::spawn_sd_actor(sys, sc);
   caf::anon_send(sd, actors::event_atom::value, endpoints_of(pods));
   actors::OperatorHttpServer http{actors::HttpServerOptions{}, actors::OperatorHttpSources{}};
@@ -284,9 +297,10 @@ int main(int argc, char** argv) {
                [poll](const actors::HttpRequest& r) { return actors::integrations_sd_response(poll, r); });
   int port = http.start();
   std::printf(
-      "pods %d (delay %d ms, %d%% slow at %d ms, %d%% hanging; timeout %d ms)  pollers %d  freshness %d ms  "
+      "pods %d (delay %d ms, %d%% slow at %d ms, %d%% hanging; timeout %d ms)  pollers %d%s  freshness %d ms  "
       "%d s\n",
-      o.pods, o.delay_ms, o.slow_pct, o.slow_ms, o.hang_pct, o.timeout_ms, o.pollers, o.freshness_ms, o.seconds);
+      o.pods, o.delay_ms, o.slow_pct, o.slow_ms, o.hang_pct, o.timeout_ms, o.pollers, o.gzip ? " (gzip)" : "",
+      o.freshness_ms, o.seconds);
   // The first fan-out opens a connection to every pod; it is reported on
   // its own, and the pollers measure the steady state.
   auto t0 = steady_clock::now();

@@ -38,7 +38,8 @@ double median(std::vector<double> v) {
 }
 
 void load_crds(k8s::sim::Cluster& cluster) {
-  k8s::sim::load_manifests(cluster, {std::string(AO_SOURCE_DIR) + "/deploy/crds"});
+  k8s::sim::load_manifests(cluster, {std::string(AO_SOURCE_DIR) + "/deploy/crds",
+                                     std::string(AO_SOURCE_DIR) + "/deploy/prometheus-operator-crds"});
 }
 
 void bench_generate() {

@@ -43,6 +43,7 @@ SimProcess::SimProcess(const std::string& dir, const std::vector<std::string>& r
                                    audit_log(),
                                    "--crds",
                                    kSource + "/deploy/crds",
+                                   kSource + "/deploy/prometheus-operator-crds",
                                    "--load",
                                    kSource + "/deploy/operator/00-namespace.yaml",
                                    kSource + "/deploy/operator/10-rbac.yaml",

@@ -2,8 +2,9 @@
 # Builds deploy/Dockerfile with Docker (BuildKit) and runs the image the way
 # deploy/operator does: `agent-operator run` as uid 65532 with a read-only
 # root filesystem and no capabilities, against a simcluster on the host
-# loaded with deploy/crds and deploy/examples; passes when the example
-# GrafanaAgent's objects exist and its status says Reconciled=True.
+# loaded with deploy/crds, deploy/prometheus-operator-crds and
+# deploy/examples; passes when the example GrafanaAgent's objects exist and
+# its status says Reconciled=True.
 # Where Docker Hub is unreachable, pass --local-base: debian:12 and
 # debian:12-slim are then imported from a debootstrap'ed bookworm minbase
 # (a stand-in for the official images, which are built the same way).
@@ -27,8 +28,8 @@ if [ "$local_base" = --local-base ] && ! $docker image inspect debian:12 >/dev/n
   $docker tag debian:12 debian:12-slim
 fi
 DOCKER_BUILDKIT=1 $docker build --network host -f deploy/Dockerfile -t agent-operator:verify .
-"$bin/simcluster" --listen 127.0.0.1:0 --kubeconfig-out "$work/kubeconfig" --crds deploy/crds \
-  --load deploy/examples >"$work/sim.log" 2>&1 &
+"$bin/simcluster" --listen 127.0.0.1:0 --kubeconfig-out "$work/kubeconfig" \
+  --crds deploy/crds deploy/prometheus-operator-crds --load deploy/examples >"$work/sim.log" 2>&1 &
 sim_pid=$!
 for _ in $(seq 100); do [ -s "$work/kubeconfig" ] && break; sleep 0.1; done
 chmod 0644 "$work/kubeconfig"

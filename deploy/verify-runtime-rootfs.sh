@@ -23,7 +23,7 @@ chroot "$root" /bin/bash -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractiv
 install -m 0755 "$bin/agent-operator" "$bin/target-allocator" "$root/usr/local/bin/"
 strip "$root/usr/local/bin/agent-operator" "$root/usr/local/bin/target-allocator"
 mkdir -p "$root/usr/share/agent-operator"
-cp -r deploy/crds deploy/examples "$root/usr/share/agent-operator/"
+cp -r deploy/crds deploy/prometheus-operator-crds deploy/examples "$root/usr/share/agent-operator/"
 if chroot "$root" ldd /usr/local/bin/agent-operator /usr/local/bin/target-allocator | grep "not found"; then
   echo "verify-runtime-rootfs: missing shared libraries" >&2
   exit 1

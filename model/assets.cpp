@@ -88,6 +88,12 @@ bool AssetRefs::record_config_map(const std::string& ns, const ConfigMapKeySelec
   return lookup(false, ns, ref.name, ref.key, ref.optional, path) != nullptr;
 }
 
+void AssetRefs::warn(std::string path, std::string message) {
+  for (const auto& w : warnings)
+    if (w.path == path && w.message == message) return;
+  warnings.push_back({std::move(path), std::move(message)});
+}
+
 void AssetRefs::absorb(AssetRefs&& other) {
   for (auto& [k, v] : other.used) used[k] = std::move(v);
   for (auto& e : other.errors) errors.push_back(std::move(e));

@@ -8,7 +8,8 @@
 // leave the field out then (set_nonempty) rather than render "" or a path
 // to a file that will not exist. Render one
 // member into its own AssetRefs and absorb() it only if it has no errors, so
-// a rejected member leaves no trace.
+// a rejected member leaves no trace. Warnings (fields a render leaves out
+// on purpose) are the member's alone: absorb() does not take them.
 #pragma once
 
 #include <map>
@@ -57,9 +58,14 @@ class AssetRefs {
 
   void absorb(AssetRefs&& other);
   void error(std::string path, std::string message) { errors.push_back({std::move(path), std::move(message)}); }
+  // A field the render leaves out while the rest still renders; a path
+  // already warned about is not recorded twice (each endpoint's job of a
+  // monitor sees the same spec fields).
+  void warn(std::string path, std::string message);
   const Inventory& inventory() const { return *inv_; }
 
   FieldErrors errors;
+  FieldErrors warnings;
   std::map<std::string, std::string> used;  // store key -> value
   std::vector<AssetLookup> lookups;         // every lookup made, in order (for JobCache)
 

@@ -42,10 +42,12 @@ std::string jobs_yaml(Value out) {
   return text;
 }
 
-void report(MetricsContext& ctx, const char* kind, const ObjectMeta& meta, const FieldErrors& errors) {
+void report(MetricsContext& ctx, const char* kind, const ObjectMeta& meta, const FieldErrors& errors,
+            bool warning = false) {
   for (const auto& e : errors) {
-    Problem p{kind, meta.ns, meta.name, e.path, e.message};
-    // The integrations configs render the same instances again.
+    Problem p{kind, meta.ns, meta.name, e.path, e.message, warning};
+    // The integrations configs render the same instances again, and a
+    // monitor selected by several instances renders once for each.
     if (std::find(ctx.problems.begin(), ctx.problems.end(), p) == ctx.problems.end()) ctx.problems.push_back(p);
   }
 }
@@ -80,12 +82,13 @@ scrape::JobContext job_context(MetricsContext& ctx) {
   return scrape::JobContext{ctx.agent, ctx.opts, ctx.shards, *ctx.sd_fields};
 }
 
-// A memoised member: its assets absorbed and its text appended, as if it
-// were rendered now. False on a miss.
-bool reuse(MetricsContext& ctx, const std::string& key) {
+// A memoised member: its warnings reported, its assets absorbed and its
+// text appended, as if it were rendered now. False on a miss.
+bool reuse(MetricsContext& ctx, const std::string& key, const char* kind, const ObjectMeta& meta) {
   if (key.empty()) return false;
   const JobCache::Entry* hit = ctx.cache->find(key, ctx.assets.inventory());
   if (!hit) return false;
+  report(ctx, kind, meta, hit->warnings, true);
   AssetRefs copy(ctx.assets.inventory());
   copy.used = hit->used;
   ctx.assets.absorb(std::move(copy));
@@ -99,22 +102,24 @@ void push_fragment(MetricsContext& ctx, const std::string& key, Value out, Asset
     ctx.fragments.back().push_back(ctx.cache->keep(std::move(text)));
     return;
   }
-  const auto& stored =
-      ctx.cache->store(key, JobCache::Entry{std::move(text), scratch.used, std::move(scratch.lookups)});
+  const auto& stored = ctx.cache->store(
+      key, JobCache::Entry{std::move(text), scratch.used, std::move(scratch.lookups), scratch.warnings});
   ctx.fragments.back().push_back(stored.yaml);
 }
 
 // Renders each member into its own AssetRefs; a member with errors is left
-// out whole and reported.
+// out whole and reported. Warnings are reported either way: they name
+// fields the member's jobs go without.
 template <class T, class Render>
 void append_members(MetricsContext& ctx, const char* kind, const std::vector<const T*>& members, Render render,
                     Value& jobs, std::string_view scope = {}) {
   for (const T* member : members) {
     const std::string key =
         ctx.cache ? JobCache::key(kind, member->meta, ctx.agent.meta, static_cast<int>(ctx.flavor), scope) : "";
-    if (ctx.cache && reuse(ctx, key)) continue;
+    if (ctx.cache && reuse(ctx, key, kind, member->meta)) continue;
     AssetRefs scratch(ctx.assets.inventory());
     Value out = render(*member, scratch);
+    report(ctx, kind, member->meta, scratch.warnings, true);
     if (!scratch.errors.empty()) {
       report(ctx, kind, member->meta, scratch.errors);
       continue;

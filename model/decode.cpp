@@ -3,6 +3,23 @@
 #include <cmath>
 
 namespace model {
+namespace {
+
+thread_local FieldLookupLog* active_log = nullptr;
+
+}  // namespace
+
+FieldLookupLog::FieldLookupLog() : previous_(active_log) {
+  active_log = this;
+}
+
+FieldLookupLog::~FieldLookupLog() {
+  active_log = previous_;
+}
+
+void FieldLookupLog::note(const std::string& path) {
+  if (active_log) active_log->paths_.insert(path);
+}
 
 Reader::Reader(const Value* node, std::string path, FieldErrors* errors)
     : node_(node && node->is_object() ? node : nullptr), path_(std::move(path)), errors_(errors) {}
@@ -20,9 +37,14 @@ void Reader::error_at(std::string path, std::string message) const {
   if (errors_) errors_->push_back(FieldError{std::move(path), std::move(message)});
 }
 
+const Value* Reader::lookup(std::string_view key) const {
+  if (active_log) FieldLookupLog::note(path_of(key));
+  return node_->find(key);
+}
+
 const Value* Reader::typed(std::string_view key, Value::Type t) const {
   if (!node_) return nullptr;
-  const Value* v = node_->find(key);
+  const Value* v = lookup(key);
   if (!v || v->is_null()) return nullptr;
   bool ok = v->type() == t || (t == Value::Type::number && v->is_number());
   if (!ok) {
@@ -48,7 +70,7 @@ std::string Reader::str_or(std::string_view key, std::string fallback) const {
 
 std::optional<std::int64_t> Reader::integer(std::string_view key) const {
   if (!node_) return std::nullopt;
-  const Value* v = node_->find(key);
+  const Value* v = lookup(key);
   if (!v || v->is_null()) return std::nullopt;
   if (v->is_int()) return v->as_int();
   if (v->is_number()) {
@@ -78,7 +100,7 @@ std::optional<double> Reader::number(std::string_view key) const {
 
 std::optional<IntOrString> Reader::int_or_string(std::string_view key) const {
   if (!node_) return std::nullopt;
-  const Value* v = node_->find(key);
+  const Value* v = lookup(key);
   if (!v || v->is_null()) return std::nullopt;
   if (v->is_string()) return IntOrString{false, 0, v->as_string()};
   if (v->is_int()) return IntOrString{true, v->as_int(), {}};
@@ -118,7 +140,7 @@ std::map<std::string, std::string> Reader::string_map(std::string_view key) cons
 
 std::optional<Value> Reader::raw(std::string_view key) const {
   if (!node_) return std::nullopt;
-  const Value* v = node_->find(key);
+  const Value* v = lookup(key);
   if (!v || v->is_null()) return std::nullopt;
   return *v;
 }

@@ -2,12 +2,14 @@
 // node; each accessor checks the JSON type and records a FieldError naming
 // the full path (e.g. "spec.endpoints[0].port") when it is wrong.
 // Contract: a wrong type never throws; the accessor returns "absent" and the
-// error is appended to the shared list. Unknown fields are ignored.
+// error is appended to the shared list. Unknown fields are ignored, so which
+// fields a decoder reads is observable only through FieldLookupLog.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +31,26 @@ struct IntOrString {
   std::string str_value;
   std::string to_string() const { return is_int ? std::to_string(int_value) : str_value; }
   Value to_value() const { return is_int ? Value(int_value) : Value(str_value); }
+};
+
+// While one is alive, every field path a Reader on this thread looks up
+// (present or not, e.g. "spec.endpoints[0].tlsConfig.minVersion") is added
+// to it: tests derive from it which CRD fields a decoder reads. Nests; the
+// innermost log records.
+class FieldLookupLog {
+ public:
+  FieldLookupLog();
+  ~FieldLookupLog();
+  FieldLookupLog(const FieldLookupLog&) = delete;
+  FieldLookupLog& operator=(const FieldLookupLog&) = delete;
+
+  const std::set<std::string>& paths() const { return paths_; }
+  bool contains(const std::string& path) const { return paths_.count(path) != 0; }
+  static void note(const std::string& path);
+
+ private:
+  std::set<std::string> paths_;
+  FieldLookupLog* previous_;
 };
 
 class Reader {
@@ -79,6 +101,8 @@ class Reader {
 
  private:
   const Value* typed(std::string_view key, Value::Type t) const;
+  // node_->find(key), recorded in the active FieldLookupLog.
+  const Value* lookup(std::string_view key) const;
 
   const Value* node_;
   std::string path_;

@@ -80,11 +80,17 @@ std::string Problem::str() const {
 }
 
 bool operator<(const Problem& a, const Problem& b) {
-  return std::tie(a.ns, a.kind, a.name, a.path, a.message) < std::tie(b.ns, b.kind, b.name, b.path, b.message);
+  return std::tie(a.ns, a.kind, a.name, a.path, a.message, a.warning) <
+         std::tie(b.ns, b.kind, b.name, b.path, b.message, b.warning);
 }
 
 bool operator==(const Problem& a, const Problem& b) {
-  return std::tie(a.ns, a.kind, a.name, a.path, a.message) == std::tie(b.ns, b.kind, b.name, b.path, b.message);
+  return std::tie(a.ns, a.kind, a.name, a.path, a.message, a.warning) ==
+         std::tie(b.ns, b.kind, b.name, b.path, b.message, b.warning);
+}
+
+bool has_errors(const std::vector<Problem>& problems) {
+  return std::any_of(problems.begin(), problems.end(), [](const Problem& p) { return !p.warning; });
 }
 
 bool is_known_kind(const std::string& kind) {

@@ -18,13 +18,21 @@
 
 namespace model {
 
-// One reportable problem: "<kind> <ns>/<name>: <path>: <message>".
+// One reportable problem: "<kind> <ns>/<name>: <path>: <message>". An
+// error means the object (or, for a GrafanaAgent, its whole render) was
+// left out. A warning means the object was rendered without one of its
+// fields (one the Grafana Agent cannot honour, or one --upstream-compat
+// drops as upstream does); its message ends in "ignored".
 struct Problem {
   std::string kind, ns, name, path, message;
+  bool warning = false;
   std::string str() const;
   friend bool operator<(const Problem& a, const Problem& b);
   friend bool operator==(const Problem& a, const Problem& b);
 };
+
+// Whether any of `problems` is an error (not a warning).
+bool has_errors(const std::vector<Problem>& problems);
 
 template <class T>
 struct Entry {

@@ -1,8 +1,9 @@
 // Memoised scrape jobs, so a root re-renders only the monitors an event
 // touched. An entry is the YAML text of the jobs one ServiceMonitor,
 // PodMonitor, Probe or IntegrationMonitor rendered to (a block sequence at indent 0, spliced
-// into agent.yml by emit_yaml's splices), the assets it used, and every
-// Secret/ConfigMap key lookup that render made. Text, not Value trees: a
+// into agent.yml by emit_yaml's splices), the assets it used, the warnings
+// it reported (fields left out), and every Secret/ConfigMap key lookup that
+// render made. Text, not Value trees: a
 // hit then costs neither building nor copying nor emitting the jobs.
 // Contract: using the cache never changes the output. An entry is reused
 // only when the member and the GrafanaAgent are the same versions (uid and
@@ -31,6 +32,7 @@ class JobCache {
     std::string yaml;
     std::map<std::string, std::string> used;  // asset store key -> value
     std::vector<AssetLookup> lookups;
+    FieldErrors warnings;
   };
 
   // "" when the member or the agent lacks a uid or resourceVersion.

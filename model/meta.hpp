@@ -46,6 +46,11 @@ struct LabelSelector {
 std::optional<LabelSelector> decode_selector(const Reader& parent, std::string_view key);
 // nil matches nothing; {} matches everything.
 bool selector_matches(const std::optional<LabelSelector>& sel, const Labels& labels);
+// The selector as the API server prints it (apimachinery's
+// LabelSelectorAsSelector(...).String()): requirements sorted by key,
+// `k=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`, comma-separated; "" for
+// an empty selector. kubernetes_sd `selectors` take this text.
+std::string selector_string(const LabelSelector& sel);
 
 // A monitor's namespaceSelector (any / matchNames).
 struct NamespaceSelector {
@@ -82,6 +87,7 @@ struct TLSConfig {
   std::string server_name;
   std::optional<bool> insecure_skip_verify;
   std::string ca_file, cert_file, key_file;
+  std::string min_version, max_version;  // TLS10..TLS13, as Prometheus spells them; "" = unset
 };
 std::optional<TLSConfig> decode_tls(const Reader& parent, std::string_view key, bool allow_files);
 
@@ -91,12 +97,29 @@ struct BasicAuth {
 };
 std::optional<BasicAuth> decode_basic_auth(const Reader& parent, std::string_view key);
 
+// proxyUrl, noProxy, proxyFromEnvironment and proxyConnectHeader (values
+// from Secrets of the object's namespace).
+struct ProxySettings {
+  std::string proxy_url, no_proxy;
+  std::optional<bool> proxy_from_environment;
+  std::map<std::string, std::vector<SecretKeySelector>> proxy_connect_header;
+  // Whether any field but proxyUrl is set (the fields prometheus-operator
+  // added after v0.66).
+  bool has_extended() const { return !no_proxy.empty() || proxy_from_environment || !proxy_connect_header.empty(); }
+};
+// The proxy fields of `r`, checked as Prometheus checks them: proxyUrl is
+// an http, https or socks5 URL; proxyFromEnvironment excludes proxyUrl and
+// noProxy; noProxy needs proxyUrl, proxyConnectHeader needs either.
+ProxySettings decode_proxy(const Reader& r);
+
 struct OAuth2 {
   SecretOrConfigMap client_id;
   std::optional<SecretKeySelector> client_secret;
   std::string token_url;
   std::vector<std::string> scopes;
   std::map<std::string, std::string> endpoint_params;
+  std::optional<TLSConfig> tls_config;  // for the token endpoint (SafeTLSConfig)
+  ProxySettings proxy;
 };
 std::optional<OAuth2> decode_oauth2(const Reader& parent, std::string_view key);
 
@@ -106,6 +129,16 @@ struct Authorization {
   std::string credentials_file;
 };
 std::optional<Authorization> decode_authorization(const Reader& parent, std::string_view key);
+
+// A Prometheus byte size as the CRDs' ByteSize pattern and body_size_limit
+// accept: "0", or a decimal number with an optional K/M/G/T/P/E(i) prefix
+// and a B ("512MB", "1.5GiB").
+bool is_byte_size(const std::string& s);
+
+// A resource.Quantity read as a plain number: an integer, a JSON number or
+// a decimal string. Suffixed quantities ("100m", "1e3") are errors rather
+// than converted approximately.
+std::optional<double> decode_plain_number(const Reader& r, std::string_view key);
 
 // A Prometheus label name: ^[a-zA-Z_][a-zA-Z0-9_]*$.
 bool is_label_name(std::string_view s);

@@ -28,6 +28,17 @@ SecretOrConfigMap decode_secret_or_configmap(const Reader& parent, std::string_v
   return out;
 }
 
+namespace {
+
+std::string decode_tls_version(const Reader& r, std::string_view key) {
+  std::string v = r.str_or(key);
+  if (!v.empty() && v != "TLS10" && v != "TLS11" && v != "TLS12" && v != "TLS13")
+    r.error(key, "must be one of TLS10, TLS11, TLS12, TLS13, got \"" + v + "\"");
+  return v;
+}
+
+}  // namespace
+
 std::optional<TLSConfig> decode_tls(const Reader& parent, std::string_view key, bool allow_files) {
   Reader r = parent.object(key);
   if (!r.present()) return std::nullopt;
@@ -42,6 +53,11 @@ std::optional<TLSConfig> decode_tls(const Reader& parent, std::string_view key, 
     t.cert_file = r.str_or("certFile");
     t.key_file = r.str_or("keyFile");
   }
+  t.min_version = decode_tls_version(r, "minVersion");
+  t.max_version = decode_tls_version(r, "maxVersion");
+  // Prometheus refuses the pair when inverted ("TLS1x" names sort by version).
+  if (!t.min_version.empty() && !t.max_version.empty() && t.max_version < t.min_version)
+    r.error("maxVersion", "must not be below minVersion " + t.min_version);
   return t;
 }
 
@@ -60,6 +76,8 @@ std::optional<OAuth2> decode_oauth2(const Reader& parent, std::string_view key) 
   o.token_url = r.str_or("tokenUrl");
   o.scopes = r.strings("scopes");
   o.endpoint_params = r.string_map("endpointParams");
+  o.tls_config = decode_tls(r, "tlsConfig", false);
+  o.proxy = decode_proxy(r);
   if (o.client_id.empty()) r.error("clientId", "is required");
   if (!o.client_secret) r.error("clientSecret", "is required");
   if (o.token_url.empty()) r.error("tokenUrl", "is required");

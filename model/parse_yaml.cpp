@@ -31,6 +31,29 @@ Value resolve_tagged(const std::string& tag, const std::string& text) {
   return Value(text);  // "!" (quoted), !!str, !!binary and unknown tags stay strings
 }
 
+// yaml-cpp 0.7 decodes the escapes "\N" and "\_" (U+0085, U+00A0) to one
+// Latin-1 byte instead of UTF-8, so the value holds a byte no emitter can
+// write back. The input was checked to be UTF-8, so a continuation byte
+// without its lead can only come from those two escapes.
+std::string utf8_escapes(const std::string& s) {
+  if (s.find_first_of("\x85\xa0") == std::string::npos) return s;
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const std::size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    if (c < 0x80 || c >= 0xC0 || (c != 0x85 && c != 0xA0)) {
+      out.append(s, i, n);  // a whole character (the input was valid there)
+      i += n;
+      continue;
+    }
+    out += '\xC2';
+    out += static_cast<char>(c);
+    ++i;
+  }
+  return out;
+}
+
 // Builds Values from parser events with an explicit stack, so nesting depth
 // is bounded by the limit rather than by the C++ call stack.
 class Builder : public YAML::EventHandler {
@@ -60,7 +83,8 @@ class Builder : public YAML::EventHandler {
     complete(it->second.first, 0, mark, false, "");
   }
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
-                const std::string& value) override {
+                const std::string& raw) override {
+    const std::string value = tag == "?" ? raw : utf8_escapes(raw);  // plain scalars have no escapes
     ++nodes_;
     check_nodes(mark);
     bool plain = tag == "?";

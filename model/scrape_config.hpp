@@ -23,14 +23,6 @@
 
 namespace model {
 
-// proxyUrl, noProxy, proxyFromEnvironment and proxyConnectHeader (values
-// from Secrets of the object's namespace).
-struct ProxySettings {
-  std::string proxy_url, no_proxy;
-  std::optional<bool> proxy_from_environment;
-  std::map<std::string, std::vector<SecretKeySelector>> proxy_connect_header;
-};
-
 // The HTTP client of an httpSDConfigs or kubernetesSDConfigs entry; TLS and
 // authorization are the "safe" forms (no files).
 struct SdHttpClient {
@@ -74,12 +66,6 @@ struct KubernetesSdConfig {
   SdHttpClient http;
 };
 
-struct NativeHistogramSettings {
-  std::optional<bool> scrape_native_histograms, scrape_classic_histograms, convert_classic_histograms_to_nhcb;
-  std::optional<std::int64_t> bucket_limit;
-  std::optional<double> min_bucket_factor;
-};
-
 struct ScrapeConfig {
   ObjectMeta meta;
   std::string job_name;  // spec.jobName: the `job` label, not the job_name
@@ -99,8 +85,7 @@ struct ScrapeConfig {
   std::optional<OAuth2> oauth2;
   std::optional<TLSConfig> tls_config;
   ProxySettings proxy;
-  ScrapeLimits limits;
-  std::optional<std::int64_t> keep_dropped_targets;
+  ScrapeLimits limits;  // keepDroppedTargets included
   std::string body_size_limit;
   NativeHistogramSettings native_histograms;
   std::string name_validation_scheme, name_escaping_scheme;  // as Prometheus spells them
@@ -108,8 +93,5 @@ struct ScrapeConfig {
 };
 
 ScrapeConfig decode_scrape_config(const Value& obj, FieldErrors& errors);
-
-// The proxy fields of `r` (a ScrapeConfig spec or an SD entry).
-ProxySettings decode_proxy(const Reader& r);
 
 }  // namespace model

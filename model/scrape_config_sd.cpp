@@ -117,7 +117,9 @@ KubernetesSdConfig decode_kubernetes(const Reader& r) {
 // the targets it asks for.
 void refuse_other_sd(const Reader& spec) {
   if (!spec.present()) return;
-  for (const auto& [key, value] : spec.node()->as_object()) {
+  for (const auto& entry : spec.node()->as_object()) {
+    const std::string& key = entry.first;  // clang 14 cannot capture a structured binding
+    const auto& value = entry.second;
     if (!key.ends_with("SDConfigs") || value.is_null()) continue;
     if (std::find_if(kSupported.begin(), kSupported.end(), [&](const char* k) { return key == k; }) != kSupported.end())
       continue;

@@ -49,6 +49,30 @@ std::optional<LabelSelector> decode_selector(const Reader& parent, std::string_v
   return sel;
 }
 
+std::string selector_string(const LabelSelector& sel) {
+  struct Term {
+    std::string key, text;
+  };
+  std::vector<Term> terms;
+  auto joined = [](std::vector<std::string> values) {
+    std::sort(values.begin(), values.end());
+    std::string out;
+    for (const auto& v : values) out += (out.empty() ? "" : ",") + v;
+    return "(" + out + ")";
+  };
+  for (const auto& [k, v] : sel.match_labels) terms.push_back({k, k + "=" + v});
+  for (const auto& r : sel.match_expressions) {
+    if (r.op == "In") terms.push_back({r.key, r.key + " in " + joined(r.values)});
+    if (r.op == "NotIn") terms.push_back({r.key, r.key + " notin " + joined(r.values)});
+    if (r.op == "Exists") terms.push_back({r.key, r.key});
+    if (r.op == "DoesNotExist") terms.push_back({r.key, "!" + r.key});
+  }
+  std::stable_sort(terms.begin(), terms.end(), [](const Term& a, const Term& b) { return a.key < b.key; });
+  std::string out;
+  for (const auto& t : terms) out += (out.empty() ? "" : ",") + t.text;
+  return out;
+}
+
 NamespaceSelector decode_namespace_selector(const Reader& parent, std::string_view key) {
   Reader r = parent.object(key);
   NamespaceSelector ns;

@@ -171,14 +171,14 @@ struct Emitter {
   void member(const Value::Member& m, std::size_t indent) {
     // YAML limits implicit keys to 1024 characters (yaml-cpp refuses a
     // longer one: "illegal map value"), so a longer key is written in the
-    // explicit form "? key" with its ':' on the next line.
-    if (m.first.size() > 1000) {
-      out += "? ";
-      emit_string(m.first, out);
+    // explicit form "? key" with its ':' on the next line. The limit is on
+    // the key as written: escapes make "\x01" four characters of one byte.
+    const std::size_t start = out.size();
+    emit_string(m.first, out);
+    if (out.size() - start > 1000) {
+      out.insert(start, "? ");
       out += '\n';
       out.append(indent, ' ');
-    } else {
-      emit_string(m.first, out);
     }
     out += ':';
     const Value& v = m.second;

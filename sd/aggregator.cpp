@@ -1,31 +1,20 @@
 #include "sd/aggregator.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <tuple>
 
 namespace sd {
 
 namespace {
 
-std::string describe(const PodTarget& pod) {
-  return model::describe_object("GrafanaAgent", pod.agent.first, pod.agent.second) + " pod " + pod.address;
+// The pod controls what a failure detail quotes (labels, a content type):
+// a log line gets at most 200 bytes of it (the log encoder escapes it).
+std::string bounded(const std::string& detail) {
+  return detail.size() > 200 ? detail.substr(0, 200) + "..." : detail;
 }
 
-// The pod controls what a failure detail quotes (labels, a content type):
-// a log line gets at most 200 bytes of it, control characters escaped.
-std::string bounded(const std::string& detail) {
-  std::string out;
-  for (char c : detail.substr(0, 200)) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(c));
-      out += hex;
-    } else {
-      out += c;
-    }
-  }
-  return detail.size() > 200 ? out + "..." : out;
+model::LogEntry pod_entry(model::LogEntry e, const PodTarget& pod) {
+  return e.object("GrafanaAgent", pod.agent.first, pod.agent.second).with("pod", pod.address);
 }
 
 PodResult failed(Failure f, std::string detail) {
@@ -151,16 +140,19 @@ Poll Aggregator::poll(TimePoint now) {
   return p;
 }
 
-bool Aggregator::answer(const PodAnswer& a, TimePoint now, std::vector<std::string>& logs, Failure* failure) {
+bool Aggregator::answer(const PodAnswer& a, TimePoint now, std::vector<model::LogEntry>& logs, Failure* failure) {
   if (a.fanout != 0 && a.fanout != fanouts_) return false;  // from an earlier fan-out
   if (!asked_.erase(a.pod)) return false;                   // not asked in this fan-out
   PodResult r = read_answer(a);
   if (failure) *failure = r.failure;
   Failure& last = health_.try_emplace(a.pod, Failure::none).first->second;
   if (r.failure != last) {
-    logs.push_back("integrations sd: " + describe(a.pod) + ": " +
-                   (r.failure == Failure::none ? "answers again"
-                                               : std::string(failure_name(r.failure)) + ": " + bounded(r.detail)));
+    if (r.failure == Failure::none)
+      logs.push_back(pod_entry(model::log_info("integrations-sd", "pod answers again"), a.pod));
+    else
+      logs.push_back(pod_entry(model::log_warn("integrations-sd", "pod answer failed"), a.pod)
+                         .with("reason", failure_name(r.failure))
+                         .with("error", bounded(r.detail)));
     last = r.failure;
   }
   if (r.failure == Failure::none)
@@ -172,7 +164,7 @@ bool Aggregator::answer(const PodAnswer& a, TimePoint now, std::vector<std::stri
   return true;
 }
 
-std::vector<PodTarget> Aggregator::expire(TimePoint now, std::vector<std::string>& logs) {
+std::vector<PodTarget> Aggregator::expire(TimePoint now, std::vector<model::LogEntry>& logs) {
   std::vector<PodTarget> late(asked_.begin(), asked_.end());
   for (const PodTarget& pod : late) {
     PodAnswer a;

@@ -22,6 +22,7 @@
 
 #include "model/http_sd.hpp"
 #include "model/labels.hpp"
+#include "model/log.hpp"
 #include "model/object_fields.hpp"
 
 namespace sd {
@@ -91,14 +92,15 @@ class Aggregator {
   Poll poll(TimePoint now);
   // One pod's answer; ignored unless it answers the fan-out in flight
   // (PodAnswer::fanout) for a pod it asked. True when it was the last,
-  // so waiting polls can be served. Log lines go to `logs`; `failure`, when
-  // given, receives how this answer was classified.
-  bool answer(const PodAnswer& a, TimePoint now, std::vector<std::string>& logs, Failure* failure = nullptr);
+  // so waiting polls can be served. A change of the pod's state is logged
+  // to `logs` (component integrations-sd); `failure`, when given, receives
+  // how this answer was classified.
+  bool answer(const PodAnswer& a, TimePoint now, std::vector<model::LogEntry>& logs, Failure* failure = nullptr);
 
   // Ends the fan-out in flight: every pod that has not answered counts as
   // timed out (the transport's own timeout may fire later than the
   // fan-out's deadline). Returns those pods (none when nothing was in flight).
-  std::vector<PodTarget> expire(TimePoint now, std::vector<std::string>& logs);
+  std::vector<PodTarget> expire(TimePoint now, std::vector<model::LogEntry>& logs);
   // Numbers the fan-outs; a deadline names the one it was set for.
   std::uint64_t fanout() const { return fanouts_; }
 

@@ -1,5 +1,7 @@
 #include "test_render.hpp"
 
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "golden_util.hpp"
@@ -84,6 +86,19 @@ void require_clean(const ConfigRender& r) {
   INFO(listed);
   REQUIRE(r.problems.empty());
   REQUIRE(r.root_errors.empty());
+}
+
+void require_warnings(const ConfigRender& r, std::vector<std::string> warnings) {
+  std::vector<std::string> got;
+  for (const auto& p : r.problems) {
+    INFO(p.str());
+    CHECK(p.warning);
+    got.push_back(p.str());
+  }
+  for (const auto& e : r.root_errors) FAIL_CHECK(e.path + ": " + e.message);
+  std::sort(got.begin(), got.end());
+  std::sort(warnings.begin(), warnings.end());
+  CHECK(got == warnings);
 }
 
 std::vector<std::string> problem_texts(const std::vector<model::Problem>& problems) {

@@ -52,6 +52,9 @@ ConfigRender render_metrics_flavor(const model::Inventory& inv, model::ConfigFla
 
 // REQUIREs no Problem and no root error (listing them if any).
 void require_clean(const ConfigRender& r);
+// REQUIREs no root error and exactly `warnings` as Problems (each given as
+// Problem::str(), in any order), every one of them a warning.
+void require_warnings(const ConfigRender& r, std::vector<std::string> warnings);
 
 // Problem::str() of each Problem.
 std::vector<std::string> problem_texts(const std::vector<model::Problem>& problems);

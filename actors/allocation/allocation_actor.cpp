@@ -8,8 +8,6 @@
 #include <chrono>
 #include <system_error>
 
-#include <spdlog/spdlog.h>
-
 #include "allocation/responses.hpp"
 #include "allocation/runtime/state.hpp"
 #include "model/object_fields.hpp"
@@ -105,8 +103,10 @@ allocation_journal_actor::behavior_type journal_behavior(Journal self, Allocatio
             write_line(st.fd, recorded_line(st, *stamped));
           } catch (const std::system_error& e) {
             // Serving goes on; a journal with a gap would replay wrongly, so it stops here.
-            spdlog::error("msg=\"allocator journal stopped\" path={} seq={} error=\"{}\"", st.cfg.path, stamped->seq,
-                          e.what());
+            st.cfg.log(model::log_error("journal", "the journal stopped; allocation goes on unrecorded")
+                           .with("file", st.cfg.path)
+                           .with("seq", stamped->seq)
+                           .with("error", e.what()));
             ::close(st.fd);
             st.fd = -1;
           }
@@ -141,8 +141,7 @@ void request(Alloc self, std::optional<std::chrono::milliseconds> after = std::n
 void perform(Alloc self, const Input& in, const allocation::runtime::Effects& fx) {
   auto& st = self->state;
   auto& h = st.hooks;
-  for (const auto& line : fx.logs)
-    if (h.log) h.log(line);
+  for (const auto& e : fx.logs) h.log(e);
   for (const auto& name : fx.discovery)
     if (h.discovery_event) h.discovery_event(name);
   if (fx.config != allocation::runtime::Effects::ConfigResult::none && h.config)
@@ -185,7 +184,9 @@ allocation_actor::behavior_type alloc_behavior(Alloc self, AllocationHooks hooks
           if (!st.hooks.fatal) throw;
           // The state may be half-updated: serving it on would freeze or
           // corrupt the assignment, so the process ends and restarts.
-          st.hooks.fatal("allocation failed at " + allocation::runtime::describe(*in) + ": " + e.what());
+          st.hooks.fatal(model::log_error("allocation", "allocation failed; exiting")
+                             .with("input", allocation::runtime::describe(*in))
+                             .with("error", e.what()));
           return;
         }
         perform(self, *in, fx);

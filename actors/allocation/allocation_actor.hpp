@@ -18,6 +18,7 @@
 
 #include "actors/core/redact.hpp"
 #include "actors/protocol.hpp"
+#include "model/log.hpp"
 
 namespace actors {
 
@@ -25,7 +26,7 @@ struct AllocationHooks {
   std::function<void(const allocation::runtime::State&)> publish;
   // The wanted watches and http_sd sources changed.
   std::function<void(const allocation::runtime::State&)> sources;
-  std::function<void(const std::string&)> log;
+  model::Log log;
   // A reallocation step ("SetCollectors", "SetTargets") and its duration.
   std::function<void(const char* method, std::string_view strategy, double seconds)> allocated;
   std::function<void(const std::string& name)> discovery_event;
@@ -33,7 +34,7 @@ struct AllocationHooks {
   std::function<void(bool applied, std::int64_t time_ms)> config;
   // The fold threw (a bug or memory exhaustion): the state cannot be
   // trusted. The runtime logs and exits 1 so the pod restarts.
-  std::function<void(const std::string&)> fatal;
+  std::function<void(const model::LogEntry&)> fatal;
 };
 
 struct AllocationJournalConfig {
@@ -41,6 +42,7 @@ struct AllocationJournalConfig {
   std::string path;                                  // "" = no file: stamp and forward only
   std::function<std::int64_t()> wall_ms;             // default: the system clock
   std::shared_ptr<core::RedactionPolicy> redaction;  // Secret and ConfigMap data in recorded watch inputs
+  model::Log log;                                    // component journal: a write that failed
 };
 
 // Detached (it writes the file). Throws std::system_error when the file

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <future>
-#include <iostream>
 #include <utility>
 
 #include "actors/allocation/allocation_actor.hpp"
@@ -68,7 +67,7 @@ struct TargetAllocator::Impl {
   explicit Impl(RuntimeOptions o, allocation::ServerOptions server_options)
       : options(std::move(o)), server(std::move(server_options)) {}
 
-  void log(const std::string& line) const { options.log(line); }
+  void log(const model::LogEntry& e) const { options.log(e); }
   AllocationHooks hooks();
   void start_elector();
   void start_config_watch();
@@ -91,7 +90,7 @@ AllocationHooks TargetAllocator::Impl::hooks() {
                    std::make_shared<const std::vector<allocation::runtime::HttpSdSource>>(st.http_sd()),
                    std::make_shared<const std::vector<allocation::runtime::FileSdSource>>(st.file_sd()));
   };
-  h.log = [this](const std::string& line) { log(line); };
+  h.log = options.log;
   h.allocated = [this](const char* method, std::string_view strategy, double seconds) {
     server.metrics().observe_time_to_allocate(method, strategy, seconds);
   };
@@ -99,15 +98,14 @@ AllocationHooks TargetAllocator::Impl::hooks() {
   h.config = [this](bool applied, std::int64_t time_ms) {
     if (!std::exchange(initial_config, false)) server.metrics().record_config_reload(applied, time_ms / 1000.0);
   };
-  h.fatal = [this](const std::string& line) {
-    log(line + "; exiting");
+  h.fatal = [this](const model::LogEntry& e) {
+    log(e);
     std::_Exit(1);
   };
   return h;
 }
 
 TargetAllocator::TargetAllocator(RuntimeOptions o) {
-  if (!o.log) o.log = [](const std::string& m) { std::cerr << "target-allocator: " << m << std::endl; };
   auto config = allocation::runtime::load_config(o.config_text, o.config_path);
   allocation::make_strategy(config.strategy);  // validate before serving
   std::vector<std::string> needs_api = config.kubernetes_fields;
@@ -141,8 +139,9 @@ void TargetAllocator::start() {
   journal.path = im.options.journal_path;
   journal.redaction = std::make_shared<core::RedactionPolicy>();
   journal.redaction->all_config_maps = true;  // a monitor may take credentials from any ConfigMap
+  journal.log = im.options.log;
   im.pipeline = spawn_allocation_pipeline(*im.sys, im.hooks(), std::move(journal));
-  im.sources = spawn_sources(*im.sys, {im.pipeline.journal, im.client.get(), [&im](auto& l) { im.log(l); }});
+  im.sources = spawn_sources(*im.sys, {im.pipeline.journal, im.client.get(), im.options.log});
   auto config = std::make_shared<allocation::runtime::Input>();
   config->type = allocation::runtime::InputType::config;
   config->config = {im.options.config_text, im.options.config_path, im.options.prometheus_cr_watcher, im.collector_ns,
@@ -168,7 +167,9 @@ void TargetAllocator::Impl::start_config_watch() {
   fw.initial = FileSnapshot{{options.config_path, options.config_text, ""}};
   fw.interval = options.config_reload_interval;
   fw.on_change = [this](const FileSnapshot& files) { on_config_file(files.front()); };
-  fw.on_unchanged = [this] { log("config " + options.config_path + ": unchanged; nothing to reload"); };
+  fw.on_unchanged = [this] {
+    log(model::log_info("config", "unchanged; nothing to reload").with("file", options.config_path));
+  };
   config_watch = spawn_file_watch(*sys, std::move(fw));
 }
 
@@ -177,7 +178,9 @@ void TargetAllocator::Impl::start_config_watch() {
 // here (nothing to journal).
 void TargetAllocator::Impl::on_config_file(const FileRead& file) {
   if (!file.error.empty()) {
-    log("config " + file.path + ": " + file.error + "; the previous config keeps serving");
+    log(model::log_error("config", "cannot read the config; the previous config keeps serving")
+            .with("file", file.path)
+            .with("error", file.error));
     server.metrics().record_config_reload(false, 0);
     return;
   }
@@ -192,7 +195,7 @@ void TargetAllocator::Impl::on_config_file(const FileRead& file) {
   } catch (const std::exception&) {
     // The allocation actor parses it again and logs why it is rejected.
   }
-  log("config " + file.path + ": changed; reloading");
+  log(model::log_info("config", "changed; reloading").with("file", file.path));
   caf::anon_send(pipeline.journal, input_atom::value, InputPtr(std::move(in)));
 }
 
@@ -213,7 +216,7 @@ void TargetAllocator::Impl::start_elector() {
   elector_client = std::make_unique<k8s::Client>(k8s::make_curl_transport(*cluster), co);
   ec.client = elector_client.get();
   ec.on_change = [this](bool leading) { server.set_leading(leading); };
-  ec.log = [this](const std::string& line) { log(line); };
+  ec.log = options.log;
   elector = spawn_elector(*sys, std::move(ec));
 }
 

@@ -30,6 +30,7 @@
 #include "allocation/server.hpp"
 #include "k8s/client/config.hpp"
 #include "k8s/lease/leader.hpp"
+#include "model/log.hpp"
 
 namespace actors::ta {
 
@@ -44,7 +45,7 @@ struct RuntimeOptions {
   std::string journal_path;        // "" = no journal
   // How often the config file is read for changes (0: only on reload()).
   std::chrono::milliseconds config_reload_interval{1000};
-  std::function<void(const std::string&)> log;  // default: stderr, "target-allocator: " prefix
+  model::Log log;  // every component's entries; default: none
 };
 
 // Checks that `path` (or, when empty, what k8s::load_config finds:

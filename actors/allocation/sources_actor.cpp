@@ -75,14 +75,15 @@ struct SourcesState {
 
 using Sources = sources_actor::stateful_pointer<SourcesState>;
 
-void log(Sources self, const std::string& line) {
-  if (self->state.cfg.log) self->state.cfg.log(line);
+void log(Sources self, model::LogEntry e) {
+  self->state.cfg.log(e);
 }
 
 std::unique_ptr<k8s::Reflector> start_watch(Sources self, const WatchSource& w) {
   const k8s::Resource* resource = k8s::resource_for_kind(w.kind);
   if (!resource) {
-    log(self, w.field + ": cannot watch unknown kind " + w.kind);
+    log(self,
+        model::log_error("discovery", "cannot watch an unknown kind").with("field", w.field).with("kind", w.kind));
     return nullptr;
   }
   k8s::ReflectorOptions options;
@@ -95,8 +96,12 @@ std::unique_ptr<k8s::Reflector> start_watch(Sources self, const WatchSource& w) 
     in->watch = {id, e.type, std::move(e.object)};
     caf::anon_send(journal, input_atom::value, InputPtr(std::move(in)));
   };
-  auto on_error = [logger = self->state.cfg.log, field = w.field, plural = resource->plural](const k8s::Result& r) {
-    if (logger) logger(field + ": watching " + plural + ": " + r.error);
+  auto on_error = [logger = self->state.cfg.log, field = w.field, kind = w.kind](const k8s::Result& r) {
+    logger(model::log_warn("discovery", "list or watch failed; retrying")
+               .with("field", field)
+               .with("kind", kind)
+               .with("status", r.status)
+               .with("error", r.error));
   };
   auto reflector = std::make_unique<k8s::Reflector>(*self->state.cfg.client, *resource, options, std::move(sink),
                                                     nullptr, std::move(on_error));
@@ -118,7 +123,9 @@ void update_watches(Sources self, const std::vector<WatchSource>& wanted) {
   for (const auto& w : wanted) {
     if (watches.count(w.id)) continue;
     if (!self->state.cfg.client) {
-      log(self, w.field + ": no cluster connection; not watching " + w.kind);
+      log(self, model::log_warn("discovery", "no cluster connection; not watching")
+                    .with("field", w.field)
+                    .with("kind", w.kind));
       continue;
     }
     if (auto r = start_watch(self, w)) watches.emplace(w.id, Watch{w, std::move(r)});

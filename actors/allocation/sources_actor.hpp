@@ -15,13 +15,14 @@
 
 #include "actors/protocol.hpp"
 #include "k8s/client/client.hpp"
+#include "model/log.hpp"
 
 namespace actors {
 
 struct SourcesConfig {
   allocation_journal_actor journal;
   k8s::Client* client = nullptr;  // outlives the actor
-  std::function<void(const std::string&)> log;
+  model::Log log;                 // component discovery
 };
 
 sources_actor spawn_sources(caf::actor_system& sys, SourcesConfig cfg);

@@ -1,7 +1,6 @@
 #include "actors/core/journal_file.hpp"
 
 #include <fcntl.h>
-#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,17 +36,6 @@ void sync_dir(const std::string& path) {
   ::close(fd);
 }
 
-// A logfmt value: quoted when it holds spaces, quotes or '='.
-std::string q(const std::string& v) {
-  if (!v.empty() && v.find_first_of(" \"=\t\n") == std::string::npos) return v;
-  std::string out = "\"";
-  for (char c : v) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c == '\n' ? ' ' : c;
-  }
-  return out + "\"";
-}
-
 // path.corrupt-20240501T120000Z, or with -2, -3... when taken.
 std::string set_aside_name(const std::string& path) {
   std::time_t now = std::time(nullptr);
@@ -76,10 +64,6 @@ FileJournal::~FileJournal() {
   ::close(fd_);
 }
 
-spdlog::logger& FileJournal::log() const {
-  return opts_.log ? *opts_.log : *spdlog::default_logger_raw();
-}
-
 // Keeps an existing file when its header matches, cutting a torn tail so
 // the next line starts cleanly; rotates away a valid file with another
 // header; sets aside a corrupt one. The start marker the journal actor
@@ -99,8 +83,10 @@ void FileJournal::recover_existing() {
   if (stats.incomplete_snapshot) return set_aside("the file ends inside its snapshot", stats.valid_bytes);
   if (!(scanner.header() == opts_.header)) {
     open_note_ = "rotated away a journal with another header (version, operator version or flags)";
-    log().info("journal: rotated away a journal with another header file={} rotated_to={} last_seq={}", q(opts_.path),
-               q(opts_.path + ".1"), last_seq_);
+    opts_.log(model::log_info("journal", "rotated away a journal with another header")
+                  .with("file", opts_.path)
+                  .with("rotated_to", opts_.path + ".1")
+                  .with("last_seq", last_seq_));
     shift_files();
     ++rotations_;
     return;
@@ -110,8 +96,11 @@ void FileJournal::recover_existing() {
   if (stats.torn_tail) {
     open_note_ = "cut a torn last line (" + std::to_string(stats.torn_bytes) + " bytes at offset " +
                  std::to_string(stats.valid_bytes) + ")";
-    log().warn("journal: cut a torn last line file={} offset={} bytes={} last_seq={}", q(opts_.path), stats.valid_bytes,
-               stats.torn_bytes, last_seq_);
+    opts_.log(model::log_warn("journal", "cut a torn last line")
+                  .with("file", opts_.path)
+                  .with("offset", stats.valid_bytes)
+                  .with("bytes", stats.torn_bytes)
+                  .with("last_seq", last_seq_));
     if (::ftruncate(fd_, static_cast<off_t>(stats.valid_bytes)) != 0) fail("truncate", opts_.path);
   }
   if (::lseek(fd_, 0, SEEK_END) < 0) fail("seek", opts_.path);
@@ -125,8 +114,12 @@ void FileJournal::set_aside(const std::string& reason, std::size_t valid_bytes) 
   set_aside_ = set_aside_name(opts_.path);
   if (std::rename(opts_.path.c_str(), set_aside_.c_str()) != 0) fail("set aside", opts_.path);
   open_note_ = "set aside a corrupt journal as " + set_aside_ + ": " + reason;
-  log().error("journal: set aside a corrupt journal file={} moved_to={} reason={} valid_bytes={} last_seq={}",
-              q(opts_.path), q(set_aside_), q(reason), valid_bytes, last_seq_);
+  opts_.log(model::log_error("journal", "set aside a corrupt journal")
+                .with("file", opts_.path)
+                .with("moved_to", set_aside_)
+                .with("reason", reason)
+                .with("valid_bytes", valid_bytes)
+                .with("last_seq", last_seq_));
 }
 
 void FileJournal::open_fresh() {
@@ -180,9 +173,12 @@ void FileJournal::rotate(const BaseWriter& write_base) {
   write_all(buf);
   base_bytes_ = file_bytes_;
   sync();
-  log().info("journal: rotated file={} rotated_to={} bytes={} base_bytes={} keep_files={}", q(opts_.path),
-             q(opts_.keep_files < 1 ? std::string("(deleted)") : opts_.path + ".1"), old_bytes, base_bytes_,
-             opts_.keep_files);
+  opts_.log(model::log_info("journal", "rotated")
+                .with("file", opts_.path)
+                .with("rotated_to", opts_.keep_files < 1 ? std::string("(deleted)") : opts_.path + ".1")
+                .with("bytes", old_bytes)
+                .with("base_bytes", base_bytes_)
+                .with("keep_files", opts_.keep_files));
 }
 
 void FileJournal::append(std::string_view line) {

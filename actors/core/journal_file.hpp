@@ -11,7 +11,7 @@
 // an existing file cuts a torn tail and continues its seq (last_seq());
 // a file with another header is rotated away; a corrupt one is set aside
 // as path.corrupt-<UTC time> (out of the rotated set). Each of these is
-// logged (spdlog, logfmt fields, never file contents). Errors throw
+// logged (component journal, never file contents). Errors throw
 // std::system_error. Not thread-safe: one detached actor owns it.
 #pragma once
 
@@ -23,10 +23,7 @@
 
 #include "actors/core/journal.hpp"
 #include "actors/core/journal_lock.hpp"
-
-namespace spdlog {
-class logger;
-}
+#include "model/log.hpp"
 
 namespace actors::core {
 
@@ -60,8 +57,8 @@ struct FileJournalOptions {
   // as many bytes of events as its base state: a base larger than the
   // limit must not make every event rotate.
   std::uint64_t max_bytes = 64ull << 20;
-  int keep_files = 5;                   // rotated files kept: path.1 .. path.N
-  std::shared_ptr<spdlog::logger> log;  // housekeeping; null: spdlog's default logger
+  int keep_files = 5;  // rotated files kept: path.1 .. path.N
+  model::Log log;      // housekeeping
 };
 
 class FileJournal final : public JournalSink {
@@ -91,7 +88,6 @@ class FileJournal final : public JournalSink {
   void shift_files();
   void write_all(std::string_view bytes);
   void sync();
-  spdlog::logger& log() const;
 
   FileJournalOptions opts_;
   JournalLock lock_;

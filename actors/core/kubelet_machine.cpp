@@ -10,6 +10,8 @@ namespace actors::core {
 
 namespace {
 
+constexpr const char* kComponent = "kubelet-service";
+
 struct Ctx {
   KubeletState& st;
   WriterEffects fx;
@@ -18,15 +20,17 @@ struct Ctx {
     fx.push_back(WriterEffect{t, kubelet_key(st)});
     return fx.back();
   }
-  void log(std::string line) { add(WriterEffect::Type::log).line = "kubelet service: " + std::move(line); }
+  void log(model::LogEntry e) { add(WriterEffect::Type::log).entry = std::move(e); }
 };
 
 bool fence_holds(Ctx& c) {
   const auto& fence = c.st.settings.fence;
   if (!fence || fence->holds()) return true;
   if (c.st.leader)
-    c.log("not writing: the Lease was last renewed " + std::to_string(fence->age_ms()) +
-          " ms ago, beyond the renew deadline; waiting for the elector");
+    c.log(model::log_warn(kComponent,
+                          "not writing: the Lease renewal is older than the renew deadline; "
+                          "waiting for the elector")
+              .with("lease_age_ms", fence->age_ms()));
   c.st.leader = false;
   ++c.st.stats.fenced;
   return false;
@@ -62,7 +66,10 @@ void report_nodes(Ctx& c, const model::KubeletObjects& objs) {
     now[p.name] = text;
     auto it = st.reported.find(p.name);
     if (it != st.reported.end() && it->second == text) continue;
-    c.log("skipping " + text);
+    c.log(model::log_warn(kComponent, "skipping a Node without a usable address")
+              .object("Node", "", p.name)
+              .with("field", p.path)
+              .with("problem", p.message));
     if (!st.settings.emit_events) continue;
     auto node = st.nodes.find(p.name);
     std::string uid = node == st.nodes.end() ? "" : model::meta_string(node->second, "uid");
@@ -71,7 +78,8 @@ void report_nodes(Ctx& c, const model::KubeletObjects& objs) {
   }
   for (const auto& [node, text] : st.reported)
     if (!now.count(node))
-      c.log(st.nodes.count(node) ? "Node " + node + " has an address again" : "Node " + node + " is gone");
+      c.log(model::log_info(kComponent, st.nodes.count(node) ? "Node has an address again" : "Node is gone")
+                .object("Node", "", node));
   st.reported = std::move(now);
 }
 
@@ -162,24 +170,32 @@ void on_failure(Ctx& c, const Action& a, const CallAnswer& r) {
   KubeletState& st = c.st;
   ++st.stats.errors;
   std::string error = std::string(action_name(a.type)) + " " + model::describe_object(a.kind, a.ns, a.name) +
-                      ": HTTP " + std::to_string(r.status) + (r.error.empty() ? "" : ": " + r.error) + " (" +
-                      k8s::error_class_name(r.error_class) + ")";
+                      ": HTTP " + std::to_string(r.status) + (r.error.empty() ? "" : ": " + r.error);
+  auto failed = [&](model::LogLevel level, std::string msg) {
+    return model::LogEntry(level, kComponent, std::move(msg))
+        .object(a.kind, a.ns, a.name)
+        .with("action", action_name(a.type))
+        .with("status", r.status)
+        .with("error", r.error)
+        .with("error_class", k8s::error_class_name(r.error_class));
+  };
   switch (r.error_class) {
     case k8s::ErrorClass::retry_reconcile:
       // Someone else wrote first, or the object is not what we last saw:
       // re-read it; after three in a row the replan waits for a backoff.
-      c.log("failed " + error);
+      c.log(failed(model::LogLevel::info, "write conflicted; re-reading the object"));
       st.queue.clear();
       st.replan = st.attempt++ < 3;
       st.backoff_after_reread = !st.replan;
       c.add(WriterEffect::Type::reread).id = Identity{a.kind, a.ns, a.name};
       return;  // still in flight until the re-read lands
     case k8s::ErrorClass::retry_call:
-      c.log("failed " + error);
+      c.log(failed(model::LogLevel::warn, "write failed; retrying after a backoff"));
       finish_batch(c, false);
       return schedule_retry(c);
     default:  // terminal: the request itself is refused; say so once, do not loop
-      if (error != st.last_error) c.log("failed " + error + "; not retrying until the Nodes or objects change");
+      if (error != st.last_error)
+        c.log(failed(model::LogLevel::error, "write refused; not retrying until the Nodes or objects change"));
       st.last_error = error;
       finish_batch(c, false);
   }
@@ -278,11 +294,10 @@ WriterEffects on_kubelet_call_done(KubeletState& st, std::uint64_t batch, const 
     st.written_rv[id] = numeric_resource_version(st.observed[id]);
     st.written[id] = without_server_fields(st.observed[id]);
   }
-  std::string what = model::describe_object(a.kind, a.ns, a.name);
-  if (a.type == ActionType::create)
-    c.log("created " + what);
-  else
-    c.log(std::string(a.type == ActionType::remove ? "deleted " : "updated ") + what + " (" + a.reason + ")");
+  const char* done = a.type == ActionType::create ? "created" : a.type == ActionType::remove ? "deleted" : "updated";
+  model::LogEntry entry = model::log_info(kComponent, done).object(a.kind, a.ns, a.name);
+  if (a.type != ActionType::create) entry.with("reason", a.reason);
+  c.log(std::move(entry));
   run_next(c);
   return std::move(c.fx);
 }

@@ -18,12 +18,26 @@ struct Condition {
 };
 
 // Counts resources, not problems: one monitor with three bad fields is one.
-std::string member_summary(const StatusInput& in) {
+std::size_t resources_with(const StatusInput& in, bool warnings) {
   std::set<std::tuple<std::string, std::string, std::string>> resources;
-  for (const auto& p : in.problems) resources.emplace(p.kind, p.ns, p.name);
-  std::size_t n = resources.size();
+  for (const auto& p : in.problems)
+    if (p.warning == warnings) resources.emplace(p.kind, p.ns, p.name);
+  return resources.size();
+}
+
+std::string member_summary(const StatusInput& in) {
+  std::size_t n = resources_with(in, false);
   return std::to_string(n) + (n == 1 ? " resource has a problem" : " resources have problems") +
          "; see status.problems";
+}
+
+// Warnings leave the resource rendered: Reconciled stays True, and says so.
+std::string applied_message(const StatusInput& in) {
+  std::string msg = "all desired objects are applied";
+  if (std::size_t n = resources_with(in, true))
+    msg += "; " + std::to_string(n) + (n == 1 ? " resource has" : " resources have") +
+           " fields that are ignored, see status.problems";
+  return msg;
 }
 
 Condition reconciled(const StatusInput& in) {
@@ -33,9 +47,9 @@ Condition reconciled(const StatusInput& in) {
     return {"Reconciled", "False", "InvalidSpec", msg};
   }
   if (!in.write_error.empty()) return {"Reconciled", "False", "WriteFailed", in.write_error};
-  if (!in.problems.empty()) return {"Reconciled", "False", "InvalidMembers", member_summary(in)};
+  if (model::has_errors(in.problems)) return {"Reconciled", "False", "InvalidMembers", member_summary(in)};
   if (in.writes_pending) return {"Reconciled", "Unknown", "Applying", "writing the desired objects"};
-  return {"Reconciled", "True", "Reconciled", "all desired objects are applied"};
+  return {"Reconciled", "True", "Reconciled", applied_message(in)};
 }
 
 Condition ready(const StatusInput& in) {
@@ -86,13 +100,18 @@ Value counts_value(const HierarchyCounts& c) {
                      {"integrationMonitors", n(c.integration_monitors)}});
 }
 
-Value problems_value(const std::vector<model::Problem>& problems) {
+// Errors first, so warnings never crowd one out of the capped list.
+Value problems_value(std::vector<model::Problem> problems) {
+  std::stable_partition(problems.begin(), problems.end(), [](const model::Problem& p) { return !p.warning; });
   Value out = Value::array();
   for (std::size_t i = 0; i < problems.size() && i < kMaxStatusProblems; ++i) {
     const model::Problem& p = problems[i];
     std::string msg = p.path.empty() ? p.message : p.path + ": " + p.message;
-    out.push(
-        Value::obj({{"kind", p.kind}, {"namespace", p.ns}, {"name", p.name}, {"reason", "Skipped"}, {"message", msg}}));
+    out.push(Value::obj({{"kind", p.kind},
+                         {"namespace", p.ns},
+                         {"name", p.name},
+                         {"reason", p.warning ? "FieldIgnored" : "Skipped"},
+                         {"message", msg}}));
   }
   if (problems.size() > kMaxStatusProblems) {
     std::string more = std::to_string(problems.size() - kMaxStatusProblems) + " more problems not listed";

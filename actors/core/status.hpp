@@ -5,7 +5,10 @@
 // keep their lastTransitionTime from `previous` while their status is
 // unchanged, so re-reporting the same state is byte-identical and the
 // writer can skip it. Problems are capped (kMaxStatusProblems) with a final
-// entry saying how many were left out.
+// entry saying how many were left out; errors (reason Skipped: the
+// resource was left out, Reconciled False) come before warnings (reason
+// FieldIgnored: the resource renders without that field, Reconciled stays
+// True and its message counts them).
 #pragma once
 
 #include <cstddef>

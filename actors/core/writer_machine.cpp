@@ -19,8 +19,27 @@ struct Ctx {
     fx.push_back(WriterEffect{t, root});
     return fx.back();
   }
-  void log(std::string line) { add(WriterEffect::Type::log, {}).line = std::move(line); }
+  void log(model::LogEntry e) { add(WriterEffect::Type::log, {}).entry = std::move(e); }
 };
+
+// "created", "updated", "recreated", "deleted".
+std::string done_name(ActionType t) {
+  std::string name = action_name(t);
+  return name.back() == 'e' ? name + "d" : name + "ed";
+}
+
+// A conflict is routine, a call that will be retried a warning, and a
+// terminal error one the GrafanaAgent's status reports.
+model::LogLevel failure_level(k8s::ErrorClass c) {
+  if (c == k8s::ErrorClass::retry_reconcile) return model::LogLevel::info;
+  return c == k8s::ErrorClass::retry_call ? model::LogLevel::warn : model::LogLevel::error;
+}
+
+model::LogEntry write_entry(model::LogLevel level, std::string msg, const RootKey& root, const Action& a) {
+  return model::LogEntry(level, "writer", std::move(msg))
+      .object(a.kind, a.ns, a.name)
+      .with("grafanaagent", root.first + "/" + root.second);
+}
 
 // False, and the writer stands down until on_leader, when a fence is set
 // and the last Lease renew is older than the renew deadline.
@@ -28,8 +47,9 @@ bool fence_holds(Ctx& c) {
   const auto& fence = c.st.settings.fence;
   if (!fence || fence->holds()) return true;
   if (c.st.leader)
-    c.log("not writing: the Lease was last renewed " + std::to_string(fence->age_ms()) +
-          " ms ago, beyond the renew deadline; waiting for the elector");
+    c.log(model::log_warn("writer",
+                          "not writing: the Lease was last renewed beyond the renew deadline; waiting for the elector")
+              .with("lease_age_ms", fence->age_ms()));
   c.st.leader = false;
   ++c.st.stats.fenced;
   return false;
@@ -149,7 +169,11 @@ void on_failure(Ctx& c, const RootKey& key, RootWrites& rw, const Action& a, con
   ++c.st.stats.errors;
   std::string what = std::string(action_name(a.type)) + " " + model::describe_object(a.kind, a.ns, a.name);
   std::string error = what + ": HTTP " + std::to_string(r.status) + (r.error.empty() ? "" : ": " + r.error);
-  c.log("failed " + error + " (" + k8s::error_class_name(r.error_class) + ")");
+  c.log(write_entry(failure_level(r.error_class), "write failed", key, a)
+            .with("action", action_name(a.type))
+            .with("status", r.status)
+            .with("error", r.error)
+            .with("error_class", k8s::error_class_name(r.error_class)));
   // A conflict is routine (someone else wrote first): re-read, not an error to report.
   if (r.error_class != k8s::ErrorClass::retry_reconcile) rw.write_error = error;
   switch (r.error_class) {
@@ -277,7 +301,7 @@ WriterEffects on_call_done(WriterState& st, const RootKey& key, std::uint64_t ba
     rw.written_rv[id] = numeric_resource_version(rw.observed[id]);
     rw.written[id] = without_server_fields(rw.observed[id]);
   }
-  c.log(std::string(action_name(a.type)) + " " + model::describe_object(a.kind, a.ns, a.name) + ": " + a.reason);
+  c.log(write_entry(model::LogLevel::info, done_name(a.type), key, a).with("reason", a.reason));
   run_next(c, key, rw);
   return std::move(c.fx);
 }

@@ -27,6 +27,7 @@
 #include "actors/core/root_state.hpp"
 #include "actors/core/writer_plan.hpp"
 #include "k8s/client/retry.hpp"
+#include "model/log.hpp"
 
 namespace actors::core {
 
@@ -65,7 +66,7 @@ struct WriterEffect {
     status_patch,   // merge-patch `body` into the GrafanaAgent's status subresource
     event,          // create the Event `body`
     wrote,          // metrics: `action` answered with `status`
-    log,            // `line`
+    log,            // `entry`
   };
   Type type;
   RootKey root;
@@ -76,7 +77,7 @@ struct WriterEffect {
   Action action{};
   Identity id;
   model::Value body;
-  std::string line;
+  model::LogEntry entry;
 };
 using WriterEffects = std::vector<WriterEffect>;
 

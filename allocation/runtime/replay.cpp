@@ -56,7 +56,10 @@ bool Replayer::feed(std::string_view line, std::size_t line_no) {
   if (options_.until && in.seq > *options_.until) return false;
   last_seq_ = in.seq;
   Effects fx = state_.apply(in);
-  for (auto& l : fx.logs) logs_.push_back("seq " + std::to_string(in.seq) + ": " + l);
+  for (auto& l : fx.logs) {
+    l.with("seq", in.seq);
+    logs_.push_back(std::move(l));
+  }
   if (in.type != InputType::reallocate) {
     batch_.push_back(describe(in));
     return true;

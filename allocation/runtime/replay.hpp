@@ -39,7 +39,8 @@ class Replayer {
   bool feed(std::string_view line, std::size_t line_no);
   const State& state() const { return state_; }
   std::uint64_t last_seq() const { return last_seq_; }
-  const std::vector<std::string>& logs() const { return logs_; }
+  // The fold's log entries, each with the seq of its input.
+  const std::vector<model::LogEntry>& logs() const { return logs_; }
   // The assignment, and the explanation when one was asked for.
   std::string report() const;
 
@@ -50,7 +51,7 @@ class Replayer {
   State state_;
   bool header_ = false;
   std::uint64_t last_seq_ = 0;
-  std::vector<std::string> logs_;
+  std::vector<model::LogEntry> logs_;
   std::vector<std::string> batch_;           // inputs since the last reallocate
   std::optional<std::string> explained_on_;  // the explain target's collector at the last reallocate
   std::string last_move_;

@@ -101,14 +101,19 @@ void State::configure(const ConfigInput& in, Effects& fx) {
     filter->set_scrape_configs(next->scrape_configs, &next->global);
   } catch (const std::exception& e) {
     fx.config = Effects::ConfigResult::rejected;
-    fx.logs.push_back("config " + in.path + ": " + (reload ? "reload rejected: " : "") + e.what() +
-                      (reload ? "; the previous config keeps serving" : ""));
+    fx.logs.push_back(
+        model::log_error("config", reload ? "reload rejected; the previous config keeps serving" : "config rejected")
+            .with("file", in.path)
+            .with("error", e.what()));
     return;
   }
   ++generation_;
   fx.config = Effects::ConfigResult::applied;
   if (!reload || !(next->strategy == config_->strategy)) {
-    if (reload) fx.logs.push_back("config " + in.path + ": allocation strategy changed; every target is placed afresh");
+    if (reload)
+      fx.logs.push_back(model::log_info("config", "allocation strategy changed; every target is placed afresh")
+                            .with("file", in.path)
+                            .with("strategy", next->strategy.name));
     allocator_ = std::make_unique<Allocator>(std::move(strategy), AllocatorOptions{}, clock_);
   }
   config_ = std::move(next);
@@ -122,7 +127,10 @@ void State::configure(const ConfigInput& in, Effects& fx) {
   fx.sources_changed = true;
   fx.discovery.push_back("static_configs");
   targets_dirty_ = collectors_dirty_ = true;
-  if (reload) fx.logs.push_back("config " + in.path + ": reloaded (generation " + std::to_string(generation_) + ")");
+  fx.logs.push_back(model::log_info("config", reload ? "reloaded" : "loaded")
+                        .with("file", in.path)
+                        .with("generation", generation_)
+                        .with("scrape_configs", config_->scrape_configs.size()));
 }
 
 void State::add_consumer(const std::string& key, const KubernetesSdJob& job) {
@@ -159,6 +167,9 @@ void State::reallocate(Effects& fx) {
     collectors_dirty_ = false;
     fx.collectors_set = true;
     fx.collectors_seconds = seconds() - start;
+    auto names = collector_names(*allocator_);
+    log_collector_changes(collector_names_, names, fx.logs);
+    collector_names_ = std::move(names);
   }
   if (auto due = allocator_->next_refresh(); due && *due <= clock_.now()) allocator_->refresh();
   if (targets_dirty_) {
@@ -171,6 +182,9 @@ void State::reallocate(Effects& fx) {
     fx.targets_set = true;
     fx.targets_seconds = seconds() - start;
     fx.discovery.push_back("discovery");
+    auto counts = count_targets(*allocator_);
+    log_target_changes(job_counts_, counts, fx.logs);
+    job_counts_ = std::move(counts);
   }
   fx.reallocated = true;
   fx.wake = allocator_->next_refresh();
@@ -226,10 +240,11 @@ void State::render_cr(Effects& fx) {
     filter_->set_scrape_configs(scrape_configs_, &config_->global);
   } catch (const RelabelError& e) {
     // Each job passed read_scrape_job above; this would be a renderer bug.
-    fx.logs.push_back(std::string("prometheus_cr: ") + e.what());
+    fx.logs.push_back(model::log_error("prometheus-cr", "rendered jobs rejected").with("error", e.what()));
   }
   if (problems != cr_problems_)
-    for (const auto& p : problems) fx.logs.push_back("prometheus_cr: left out: " + p);
+    for (const auto& p : problems)
+      fx.logs.push_back(model::log_warn("prometheus-cr", "monitor left out").with("error", p));
   cr_problems_ = std::move(problems);
   targets_dirty_ = true;
 }

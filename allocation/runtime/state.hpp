@@ -37,8 +37,10 @@
 #include "allocation/discovery/collectors.hpp"
 #include "allocation/discovery/prometheus_cr.hpp"
 #include "allocation/filter.hpp"
+#include "allocation/runtime/change_log.hpp"
 #include "allocation/runtime/config.hpp"
 #include "allocation/runtime/input.hpp"
+#include "model/log.hpp"
 
 namespace allocation::runtime {
 
@@ -81,10 +83,12 @@ struct Effects {
   // How long each step took, for the time_to_allocate metric; 0 without a
   // stopwatch (replay, tests).
   double collectors_seconds = 0, targets_seconds = 0;
-  bool pending = false;                // changes wait for a reallocate input
-  std::optional<TimePoint> wake;       // when a reallocate is due for a grace period
-  bool sources_changed = false;        // watches(), http_sd() or file_sd() changed
-  std::vector<std::string> logs;       // problems, one line each, without secret values
+  bool pending = false;           // changes wait for a reallocate input
+  std::optional<TimePoint> wake;  // when a reallocate is due for a grace period
+  bool sources_changed = false;   // watches(), http_sd() or file_sd() changed
+  // Problems, reloads, and what a reallocate changed (change_log.hpp);
+  // never a secret value.
+  std::vector<model::LogEntry> logs;
   std::vector<std::string> discovery;  // allocator metric event names ("discovery", ...)
 };
 
@@ -162,6 +166,8 @@ class State {
   std::vector<std::string> cr_problems_;
   bool targets_dirty_ = false, collectors_dirty_ = false, cr_dirty_ = false;
   std::size_t invalid_targets_ = 0;
+  JobCounts job_counts_;                      // at the last reallocate, for its change log
+  std::vector<std::string> collector_names_;  // likewise
 };
 
 }  // namespace allocation::runtime

@@ -61,6 +61,14 @@ std::vector<std::string> ids_of(const std::vector<Source>& sources) {
   return out;
 }
 
+// Never with the password a user may have put in the URL.
+model::LogEntry http_sd_failed(const HttpSdSource& source, const std::string& error) {
+  return model::log_warn("discovery", "http_sd poll failed; its last groups stay")
+      .with("field", source.field)
+      .with("url", model::url_for_log(source.config.url))
+      .with("error", error);
+}
+
 }  // namespace
 
 void State::set_http_sources() {
@@ -188,7 +196,7 @@ void State::on_http_sd(const HttpSdInput& in, Effects& fx) {
   if (source == http_sources_.end()) return;
   const std::string& url = source->config.url;
   if (!in.error.empty()) {
-    fx.logs.push_back(source->field + ": " + url + ": " + in.error);  // the previous groups stay
+    fx.logs.push_back(http_sd_failed(*source, in.error));  // the previous groups stay
     return;
   }
   std::vector<TargetGroup> groups;
@@ -196,7 +204,7 @@ void State::on_http_sd(const HttpSdInput& in, Effects& fx) {
     discovery::check_http_sd_response(in.status, in.content_type);
     for (auto& g : discovery::parse_http_sd(in.body, url)) groups.push_back(std::move(g.group));
   } catch (const discovery::DiscoveryError& e) {
-    fx.logs.push_back(source->field + ": " + url + ": " + e.what());
+    fx.logs.push_back(http_sd_failed(*source, e.what()));
     return;
   }
   http_groups_[in.source] = std::move(groups);
@@ -217,7 +225,9 @@ void State::on_file_sd(const FileSdInput& in, Effects& fx) {
       auto& groups = next[f.path];
       for (auto& g : discovery::parse_file_sd(f.text, f.path)) groups.push_back(std::move(g.group));
     } catch (const discovery::DiscoveryError& e) {
-      fx.logs.push_back(source->field + ": " + e.what());
+      fx.logs.push_back(model::log_warn("discovery", "file_sd file unusable; its last groups stay")
+                            .with("field", source->field)
+                            .with("error", e.what()));
       if (auto kept = previous.find(f.path); kept != previous.end())
         next[f.path] = std::move(kept->second);
       else

@@ -1,13 +1,14 @@
-// `agent-operator demo`: an embedded simcluster loaded with deploy/crds and
-// deploy/examples, the controller running against it over HTTP, a
-// kubeconfig written for kubectl, and a report of what was reconciled.
+// `agent-operator demo`: an embedded simcluster loaded with deploy/crds,
+// deploy/prometheus-operator-crds and deploy/examples, the controller
+// running against it over HTTP, a kubeconfig written for kubectl, and a
+// report of what was reconciled.
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <future>
 #include <iostream>
-#include <mutex>
 #include <thread>
+#include <utility>
 
 #include "actors/http/sd_endpoint.hpp"
 #include "commands.hpp"
@@ -38,7 +39,9 @@ std::string manifests(const std::string& sub) {
 struct DemoFlags {
   OperatorFlags op;
   std::string kubeconfig_out = "agent-operator-demo.kubeconfig";
-  std::string crds = manifests("crds");
+  // Ours and prometheus-operator's (the demo cluster has no
+  // prometheus-operator); --crds replaces both.
+  std::vector<std::string> crds = {manifests("crds"), manifests("prometheus-operator-crds")};
   std::vector<std::string> load;
   std::string sim_listen = "127.0.0.1:0";
 };
@@ -46,11 +49,16 @@ struct DemoFlags {
 DemoFlags parse_demo(int argc, char** argv) {
   DemoFlags f;
   Args a(argc, argv);
+  bool crds_given = false;
+  auto add_crds = [&](std::string path) {
+    if (!std::exchange(crds_given, true)) f.crds.clear();
+    f.crds.push_back(std::move(path));
+  };
   while (a.next()) {
     if (a.is("kubeconfig-out"))
       f.kubeconfig_out = a.value();
     else if (a.is("crds"))
-      f.crds = a.value();
+      add_crds(a.value());
     else if (a.is("load"))
       f.load.push_back(a.value());
     else if (a.is("sim-listen"))
@@ -95,7 +103,7 @@ int demo(int argc, char** argv) {
   block_signals();
   k8s::sim::SystemClock clock;
   k8s::sim::Cluster cluster(clock);
-  std::vector<std::string> paths{f.crds};
+  std::vector<std::string> paths = f.crds;
   paths.insert(paths.end(), f.load.begin(), f.load.end());
   std::size_t loaded = k8s::sim::load_manifests(cluster, paths);
   k8s::sim::ServerOptions so;
@@ -113,12 +121,10 @@ int demo(int argc, char** argv) {
   std::cout << "\nkubeconfig written to " << f.kubeconfig_out << "  (try: kubectl --kubeconfig " << f.kubeconfig_out
             << " get grafanaagents,statefulsets,secrets -A)\n";
   k8s::ClusterConfig cc = k8s::from_kubeconfig(f.kubeconfig_out);
-  std::mutex out_mu;
+  // The report goes to stdout; the controller's log lines to stderr, as in `run`.
+  actors::log::ProcessLog process_log(log_options(f.op));
   OperatorHooks hooks;
-  hooks.log = [&](const std::string& line) {
-    std::lock_guard<std::mutex> lock(out_mu);
-    std::cout << "  " << line << std::endl;
-  };
+  hooks.log = process_log.log();
   std::string sd_url;
   hooks.on_listening = [&](const std::string& host, int port) {
     sd_url = "http://" + (host.empty() || host == "0.0.0.0" ? std::string("127.0.0.1") : host) + ":" +
@@ -126,9 +132,8 @@ int demo(int argc, char** argv) {
   };
   DemoIntegrations integrations;  // outlives the controller's pod requests
   hooks.on_synced = [&](actors::Controller& c) {
-    std::cout << "controller synced; reconciling:" << std::endl;
+    std::cout << "controller synced; reconciling (what it does is logged to stderr)" << std::endl;
     c.wait_idle(std::chrono::seconds(30));
-    std::lock_guard<std::mutex> lock(out_mu);
     auto s = c.stats();
     std::cout << "reconciled " << s.writer.roots << " GrafanaAgents: " << s.writer.writes << " writes, "
               << s.writer.skipped << " unchanged, " << s.writer.errors << " errors, journal seq " << s.journal_seq

@@ -30,7 +30,8 @@ constexpr const char* kUsage =
     "                        (IntegrationMonitor jobs; default the agent-operator-metrics Service)\n"
     "  run [flags]         run the controller against a cluster\n"
     "  demo [flags]        run the controller against an embedded simcluster loaded with\n"
-    "                      deploy/crds and deploy/examples; writes a kubeconfig for kubectl\n"
+    "                      deploy/crds, deploy/prometheus-operator-crds and deploy/examples;\n"
+    "                      writes a kubeconfig for kubectl\n"
     "     --kubeconfig-out FILE  (default agent-operator-demo.kubeconfig)\n"
     "     --load PATH            manifests to load instead of deploy/examples (repeatable)\n"
     "  replay JOURNAL...   print the objects a recorded journal leads to (JOURNAL with its\n"
@@ -98,8 +99,8 @@ int render(int argc, char** argv) {
   if (!explain_target.empty()) return explain(inv, explain_target);
   model::RenderAll all = model::render_all(inv, opts);
   std::cout << model::to_yaml_stream(all.objects);
-  for (const auto& p : all.problems) std::cerr << p.str() << "\n";
-  return all.problems.empty() ? 0 : 1;
+  for (const auto& p : all.problems) std::cerr << (p.warning ? "warning: " : "") << p.str() << "\n";
+  return model::has_errors(all.problems) ? 1 : 0;
 }
 
 }  // namespace

@@ -1,7 +1,5 @@
 #include "operator.hpp"
 
-#include <spdlog/sinks/stdout_sinks.h>
-#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -9,7 +7,6 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
-#include <iostream>
 #include <iterator>
 #include <system_error>
 #include <thread>
@@ -119,11 +116,36 @@ bool parse_operator_flag(Args& a, OperatorFlags& f) {
   } else if (a.is("integrations-sd-freshness")) {
     f.sd_freshness = parse_duration("--integrations-sd-freshness", a.value());
   } else if (a.is("v") || a.is("verbose")) {
-    f.verbose = true;
+    f.log_level = model::LogLevel::debug;
+  } else {
+    return parse_log_flag(a, f.log_level, f.log_format);
+  }
+  return true;
+}
+
+bool parse_log_flag(Args& a, model::LogLevel& level, model::LogFormat& format) {
+  if (a.is("log-level") || a.is("log.level")) {
+    std::string v = a.value();
+    auto l = model::parse_log_level(v);
+    if (!l) throw std::invalid_argument(model::log_level_error(a.is("log.level") ? "-log.level" : "--log-level", v));
+    level = *l;
+  } else if (a.is("log-format") || a.is("log.format")) {
+    std::string v = a.value();
+    auto fmt = model::parse_log_format(v);
+    if (!fmt)
+      throw std::invalid_argument(model::log_format_error(a.is("log.format") ? "-log.format" : "--log-format", v));
+    format = *fmt;
   } else {
     return false;
   }
   return true;
+}
+
+actors::log::ProcessLogOptions log_options(const OperatorFlags& f) {
+  actors::log::ProcessLogOptions o;
+  o.level = f.log_level;
+  o.format = f.log_format;
+  return o;
 }
 
 std::string check_sd_url(const std::string& url) {
@@ -167,7 +189,10 @@ std::string operator_flags_usage() {
          "     --integrations-sd-timeout D    each integrations pod's SD request may take this long (default 5s)\n"
          "     --integrations-sd-freshness D  polls within this long of the last merge are served from it\n"
          "                              (default 1s; 0 asks the pods on every poll)\n"
-         "     --for DURATION           exit after this long (for scripts)\n";
+         "     --for DURATION           exit after this long (for scripts)\n"
+         "     --log-level LEVEL        debug, info (default), warn or error; all and none as prometheus-operator\n"
+         "                              takes them (upstream -log.level; -v, --verbose: debug)\n"
+         "     --log-format FORMAT      logfmt (default) or json, to stderr (upstream -log.format)\n";
 }
 
 std::string lease_namespace(const std::string& flag, const std::string& namespace_file) {
@@ -236,26 +261,31 @@ std::string default_identity() {
   return std::string(host) + "_" + std::to_string(getpid());
 }
 
-// spdlog (the journal's housekeeping lines) to stderr with the other logs,
-// as logfmt: time=... level=... message key=value...
-void log_to_stderr() {
-  auto logger = std::make_shared<spdlog::logger>("agent-operator", std::make_shared<spdlog::sinks::stderr_sink_mt>());
-  logger->set_pattern("time=%Y-%m-%dT%H:%M:%S.%eZ level=%l %v", spdlog::pattern_time_type::utc);
-  spdlog::set_default_logger(std::move(logger));
-}
-
-// Starts the controller; false (with the reason on stderr) when its
-// journal cannot be opened, e.g. because another process holds it.
-bool start_controller(actors::Controller& controller) {
+// Starts the controller; false (with the reason logged) when its journal
+// cannot be opened, e.g. because another process holds it.
+bool start_controller(actors::Controller& controller, const model::Log& log) {
   try {
     controller.start();
     return true;
   } catch (const actors::core::JournalLocked& e) {
-    std::cerr << "agent-operator: " << e.what() << "\n";
+    log(model::log_error("operator", "the journal is locked; exiting").with("error", e.what()));
   } catch (const std::system_error& e) {
-    std::cerr << "agent-operator: cannot open the journal: " << e.what() << "\n";
+    log(model::log_error("operator", "cannot open the journal; exiting").with("error", e.what()));
   }
   return false;
+}
+
+// Each kind that never listed, with its last error, and what that error
+// usually means.
+void log_unsynced(const actors::Controller& controller, std::chrono::milliseconds timeout, const model::Log& log) {
+  log(model::log_error("operator", "informers did not sync in time; exiting")
+          .with("sync_timeout_ms", timeout.count())
+          .with("hint",
+                "HTTP 404: the CRDs are not installed: deploy/crds, and deploy/prometheus-operator-crds where "
+                "prometheus-operator is absent (deploy/README.md); HTTP 403: the RBAC does not grant the list; "
+                "HTTP 0 or no answer: the API server is unreachable"));
+  for (const auto& [kind, error] : controller.unsynced())
+    log(model::log_error("informer", "not synced").with("kind", kind).with("error", error));
 }
 
 // The integrations pods' transport: no API server, no credentials (a pod
@@ -317,7 +347,6 @@ actors::ControllerOptions controller_options(const OperatorFlags& f, const Opera
 
 int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, const OperatorHooks& hooks) {
   actors::tune_process_memory();
-  log_to_stderr();
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", std::max(2u, std::thread::hardware_concurrency()));
   actors::tune_actor_system(cfg);
@@ -357,11 +386,12 @@ int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, cons
     add_integrations_sd_route(*http, controller, f.sd_timeout, addr->threads);
     int port = http->start();
     if (hooks.on_listening) hooks.on_listening(addr->host, port);
-    if (hooks.log)
-      hooks.log("serving /metrics, /healthz, /readyz, /debug/hierarchy, " + std::string(actors::kIntegrationsSdPath) +
-                " on " + addr->host + ":" + std::to_string(port));
+    hooks.log(
+        model::log_info("operator", "serving HTTP")
+            .with("address", addr->host + ":" + std::to_string(port))
+            .with("paths", "/metrics,/healthz,/readyz,/debug/hierarchy," + std::string(actors::kIntegrationsSdPath)));
   }
-  if (!start_controller(controller)) {
+  if (!start_controller(controller, hooks.log)) {
     if (http) http->stop();
     return 1;
   }
@@ -372,16 +402,14 @@ int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, cons
     return 0;
   }
   if (synced == SyncWait::timed_out) {
-    std::cerr << "agent-operator: informers did not sync within " << f.sync_timeout.count() << "ms:\n";
-    for (const std::string& line : controller.unsynced()) std::cerr << "  " << line << "\n";
-    std::cerr << "(HTTP 404: the CRDs are not installed, kubectl apply -f deploy/crds/; HTTP 403: the RBAC does "
-                 "not grant the list; HTTP 0 or no answer: the API server is unreachable)\n";
+    log_unsynced(controller, f.sync_timeout, hooks.log);
     if (http) http->stop();
     controller.stop();
     return 1;
   }
   if (hooks.on_synced) hooks.on_synced(controller);
-  wait_for_stop(f.run_for);
+  bool signalled = wait_for_stop(f.run_for);
+  hooks.log(model::log_info("operator", signalled ? "signal received; stopping" : "--for has passed; stopping"));
   if (hooks.on_exit) hooks.on_exit(controller);
   if (http) http->stop();
   controller.stop();

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "actors/controller.hpp"
+#include "actors/log/process_log.hpp"
 #include "flags.hpp"
 #include "k8s/client/config.hpp"
 
@@ -31,7 +32,9 @@ struct OperatorFlags {
   std::optional<std::chrono::milliseconds> run_for;
   std::chrono::milliseconds sync_timeout{60'000};
   std::chrono::milliseconds secret_grace{std::chrono::minutes(5)};
-  bool verbose = false;
+  // --log-level/-log.level (-v, --verbose: debug), --log-format/-log.format.
+  model::LogLevel log_level = model::LogLevel::info;
+  model::LogFormat log_format = model::LogFormat::logfmt;
   bool leader_elect = false;
   actors::core::LeaderConfig leader;  // namespace, name, durations; identity defaults to host_pid
   std::string leader_namespace;       // --leader-election-namespace ("" = see lease_namespace)
@@ -46,6 +49,11 @@ std::string check_sd_url(const std::string& url);
 
 // Consumes the current flag if it is an operator flag; false otherwise.
 bool parse_operator_flag(Args& args, OperatorFlags& f);
+// Consumes --log-level, -log.level, --log-format or -log.format; false
+// otherwise. A bad value throws std::invalid_argument naming the flag.
+bool parse_log_flag(Args& args, model::LogLevel& level, model::LogFormat& format);
+// The process log as the flags ask for it: stderr, the level and format.
+actors::log::ProcessLogOptions log_options(const OperatorFlags& f);
 std::string operator_flags_usage();
 
 // Where the Lease lives: the flag, else $POD_NAMESPACE (the Deployment sets
@@ -63,7 +71,7 @@ enum class SyncWait { synced, timed_out, signalled };
 SyncWait wait_for_sync(actors::Controller& controller, std::chrono::milliseconds timeout);
 
 struct OperatorHooks {
-  std::function<void(const std::string&)> log;                               // writer and informer lines
+  model::Log log;                                                            // every component's entries
   std::function<void(actors::Controller&)> on_synced = {};                   // once, after the initial sync
   std::function<void(const std::string& host, int port)> on_listening = {};  // the HTTP server's address
   std::function<void(actors::Controller&)> on_exit = {};                     // before shutdown

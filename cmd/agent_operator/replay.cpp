@@ -15,6 +15,7 @@
 #include "commands.hpp"
 #include "flags.hpp"
 #include "model/hierarchy.hpp"
+#include "operator.hpp"
 #include "sd/endpoints.hpp"
 
 namespace cli {
@@ -36,6 +37,7 @@ constexpr const char* kReplayUsage =
     "  --integrations-sd  print the ready integrations pods the SD aggregator knew, per GrafanaAgent\n"
     "  --labels k=v,...   extra labels on created objects (as given to run)\n"
     "  --no-rotated       read JOURNAL alone, not its rotated files\n"
+    "  --log-level LEVEL, --log-format FORMAT   as for run (the report and warnings go to stderr)\n"
     "  --partial          replay a journal without a base state anyway (a file rotated before\n"
     "                     journal version 2, or cut): objects not changed in it are missing\n"
     "\n"
@@ -59,11 +61,14 @@ int explain_root(const actors::core::Pipeline& p, const std::string& target) {
   return 0;
 }
 
-void print_report(const actors::core::ReplayReport& r) {
-  std::cerr << "replayed " << r.events << " events from " << r.files << (r.files == 1 ? " file" : " files")
-            << " up to seq " << r.last_seq << "; base: " << (r.base.empty() ? "none" : r.base)
-            << (r.header.secrets_included() ? "" : "; Secret values are redacted placeholders") << "\n";
-  for (const std::string& w : r.warnings) std::cerr << "agent-operator: warning: " << w << "\n";
+void log_report(const actors::core::ReplayReport& r, const model::Log& log) {
+  log(model::log_info("replay", "replayed")
+          .with("events", r.events)
+          .with("files", r.files)
+          .with("last_seq", r.last_seq)
+          .with("base", r.base.empty() ? "none" : r.base)
+          .with("secrets", r.header.secrets_included() ? "included" : "redacted placeholders"));
+  for (const std::string& w : r.warnings) log(model::log_warn("replay", w));
 }
 
 void print_integrations_pods(const actors::core::Pipeline& p) {
@@ -93,6 +98,8 @@ int replay(int argc, char** argv) {
   std::vector<std::string> paths;
   std::string explain;
   bool rotated = true, integrations_sd = false;
+  model::LogLevel log_level = model::LogLevel::info;
+  model::LogFormat log_format = model::LogFormat::logfmt;
   actors::core::ReplayOptions opts;
   Args a(argc, argv);
   while (a.next()) {
@@ -115,6 +122,8 @@ int replay(int argc, char** argv) {
     } else if (a.is("help") || a.is("h")) {
       std::cout << kReplayUsage;
       return 0;
+    } else if (parse_log_flag(a, log_level, log_format)) {
+      // read into log_level or log_format
     } else if (a.flag() == "-" || a.flag().rfind("-", 0) != 0) {
       paths.push_back(a.flag());
     } else {
@@ -139,7 +148,8 @@ int replay(int argc, char** argv) {
     std::cerr << "agent-operator: " << e.what() << "\n";
     return 2;
   }
-  print_report(report);
+  actors::log::ProcessLog process_log({.level = log_level, .format = log_format});
+  log_report(report, process_log.log());
   if (!explain.empty()) return explain_root(p, explain);
   if (integrations_sd) {
     print_integrations_pods(p);

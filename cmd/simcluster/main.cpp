@@ -4,11 +4,13 @@
 //              [--tls [--tls-dir DIR]] [--token TOKEN | --token-file FILE | --anonymous]
 //              [--generate SPEC] [--authorization always-allow|rbac]
 //              [--service-account-kubeconfig NS/NAME=FILE...] [--audit-log-path FILE]
+//              [--log-level LEVEL] [--log-format logfmt|json]
 //   simcluster --version | -version
 // Prints "listening on http(s)://HOST:PORT" once ready and serves until
 // SIGINT or SIGTERM. With --tls or --authorization rbac and no token flag a
 // random admin token is made; it is written only to the kubeconfig, never
-// printed. With rbac, every 403 is logged to stderr, and each
+// printed. With rbac, every 403 is logged to stderr (logfmt or JSON, as the
+// operator logs), and each
 // --service-account-kubeconfig writes a kubeconfig with a token of that
 // (preloaded) ServiceAccount. --audit-log-path appends every write request
 // to FILE as kube-apiserver's audit log does (k8s/sim/audit.hpp).
@@ -26,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/log/process_log.hpp"
 #include "cmd/build_info.hpp"
 #include "k8s/sim/cluster.hpp"
 #include "k8s/sim/generate.hpp"
@@ -54,6 +57,7 @@ struct Flags {
   k8s::sim::AuthorizationMode authorization = k8s::sim::AuthorizationMode::always_allow;
   std::vector<std::string> sa_kubeconfigs;  // NS/NAME=FILE
   std::string audit_log;
+  actors::log::ProcessLogOptions log;
 };
 
 // Stands still at a fixed instant until started, so the objects made at
@@ -80,7 +84,8 @@ class StartupClock : public k8s::sim::Clock {
             << "                  [--generate namespaces=N,agents=N,metrics_instances=N,service_monitors=N,\n"
             << "                              pod_monitors=N,probes=N,secrets=N,pods=N,seed=N]\n"
             << "                  [--authorization always-allow|rbac] [--service-account-kubeconfig NS/NAME=FILE...]\n"
-            << "                  [--audit-log-path FILE]\n"
+            << "                  [--audit-log-path FILE] [--log-level debug|info|warn|error]\n"
+            << "                  [--log-format logfmt|json]\n"
             << "       simcluster --version | -version\n";
   std::exit(2);
 }
@@ -124,6 +129,18 @@ void parse_generate(const std::string& text, Flags& f) {
   } catch (const std::invalid_argument& e) {
     usage(e.what());
   }
+}
+
+void parse_log_level(const std::string& text, Flags& f) {
+  auto level = model::parse_log_level(text);
+  if (!level) usage(model::log_level_error("--log-level", text));
+  f.log.level = *level;
+}
+
+void parse_log_format(const std::string& text, Flags& f) {
+  auto format = model::parse_log_format(text);
+  if (!format) usage(model::log_format_error("--log-format", text));
+  f.log.format = *format;
 }
 
 // Handles the flags without a value; false when `a` is not one of them.
@@ -190,6 +207,10 @@ Flags parse(int argc, char** argv) {
       (list = &f.sa_kubeconfigs)->push_back(value());
     else if (a == "--audit-log-path")
       f.audit_log = value();
+    else if (a == "--log-level")
+      parse_log_level(value(), f);
+    else if (a == "--log-format")
+      parse_log_format(value(), f);
     else if (a == "--history")
       f.history = std::strtoul(value().c_str(), nullptr, 10);
     else if (a == "--bookmark-interval-ms")
@@ -243,7 +264,7 @@ void write_service_account_kubeconfigs(k8s::sim::Server& server, const Flags& fl
 }
 
 // Starts serving and writes the kubeconfig; throws on failure.
-std::unique_ptr<k8s::sim::Server> start_server(k8s::sim::Cluster& cluster, const Flags& flags) {
+std::unique_ptr<k8s::sim::Server> start_server(k8s::sim::Cluster& cluster, const Flags& flags, model::Log log) {
   k8s::sim::ServerOptions options;
   options.host = flags.host;
   options.port = flags.port;
@@ -255,7 +276,9 @@ std::unique_ptr<k8s::sim::Server> start_server(k8s::sim::Cluster& cluster, const
   options.authorization = flags.authorization;
   options.audit_log_path = flags.audit_log;
   if (flags.authorization == k8s::sim::AuthorizationMode::rbac)
-    options.on_denied = [](const std::string& message) { std::cerr << "simcluster: " + message + "\n" << std::flush; };
+    options.on_denied = [log](const std::string& message) {
+      log(model::log_warn("authorization", "request denied").with("error", message));
+    };
   auto server = std::make_unique<k8s::sim::Server>(cluster, options);
   if (!flags.tls_dir.empty()) k8s::sim::write_tls_files(*server->tls(), flags.tls_dir);
   server->start();
@@ -300,9 +323,10 @@ int main(int argc, char** argv) {
     std::cerr << "simcluster: " << e.what() << "\n";
     return 1;
   }
+  actors::log::ProcessLog process_log(flags.log);
   std::unique_ptr<k8s::sim::Server> server;
   try {
-    server = start_server(cluster, flags);
+    server = start_server(cluster, flags, process_log.log());
   } catch (const std::exception& e) {
     std::cerr << "simcluster: " << e.what() << "\n";
     return 1;

@@ -27,8 +27,10 @@ constexpr const char* kUsage =
     "                        [--leader-elect-retry-period D] [--leader-elect-identity ID]\n"
     "                        [--enable-https-server[=BOOL]] [--listen-addr-https HOST:PORT] [--https-ca-file F]\n"
     "                        [--https-tls-cert-file F] [--https-tls-key-file F] [--journal FILE]\n"
-    "                        [--config-reload-interval D]\n"
-    "       target-allocator replay JOURNAL [--until SEQ] [--explain JOB/ADDRESS]\n"
+    "                        [--config-reload-interval D] [--log-level LEVEL] [--log-format logfmt|json]\n"
+    "       target-allocator replay JOURNAL [--until SEQ] [--explain JOB/ADDRESS] [--log-level L] [--log-format F]\n"
+    "--log-level: debug, info (default), warn or error (all and none as prometheus-operator takes them);\n"
+    "--log-format: logfmt (default) or json; both also as upstream's -log.level and -log.format. Logs go to stderr.\n"
     "       target-allocator version | --version | -version\n";
 
 // --leader-elect-*: names and durations ("15s", "500ms") of the Lease.
@@ -125,6 +127,8 @@ bool parse_flags(int argc, char** argv, Flags& flags, std::string& problem) {
         return false;
       }
       flags.config_reload_interval = std::chrono::milliseconds(*ms);
+    } else if (is_log_flag(arg)) {
+      if (!parse_log_flag(arg, value, flags.log_level, flags.log_format, problem)) return false;
     } else if (arg.starts_with("--leader-elect-")) {
       if (!parse_lease_flag(arg, value, flags.lease, problem)) return false;
     } else {
@@ -134,6 +138,26 @@ bool parse_flags(int argc, char** argv, Flags& flags, std::string& problem) {
   }
   if (flags.lease.identity.empty()) flags.lease.identity = default_identity();
   return check_flags(flags, problem);
+}
+
+bool is_log_flag(const std::string& arg) {
+  for (const char* name : {"--log-level", "-log.level", "--log.level", "--log-format", "-log.format", "--log.format"})
+    if (arg == name) return true;
+  return false;
+}
+
+bool parse_log_flag(const std::string& arg, const std::string& value, model::LogLevel& level, model::LogFormat& format,
+                    std::string& problem) {
+  if (arg.find("level") != std::string::npos) {
+    auto l = model::parse_log_level(value);
+    if (!l) problem = model::log_level_error(arg, value);
+    level = l.value_or(level);
+  } else {
+    auto f = model::parse_log_format(value);
+    if (!f) problem = model::log_format_error(arg, value);
+    format = f.value_or(format);
+  }
+  return problem.empty();
 }
 
 bool parse_listen_addr(const std::string& addr, std::string& host, int& port) {

@@ -1,7 +1,8 @@
 // The target-allocator's command line: upstream's flags (--config-file,
 // --listen-addr, --kubeconfig-path, --enable-prometheus-cr-watcher, the
 // --enable-https-server group) plus --collector-namespace, --leader-elect*
-// --journal and --config-reload-interval.
+// --journal and --config-reload-interval, and the log flags of both
+// upstream operators (--log-level/-log.level, --log-format/-log.format).
 // Contract: parse_flags() accepts "--flag value" and "--flag=value" (boolean
 // flags also alone) and fills `problem` with a message naming the flag when
 // it returns false; usage() prints it with the usage text and returns 2.
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "k8s/lease/leader.hpp"
+#include "model/log_format.hpp"
 
 namespace target_allocator {
 
@@ -29,7 +31,17 @@ struct Flags {
   // --config-reload-interval D: how often the config file is read for
   // changes ("0" disables it; SIGHUP still reloads).
   std::chrono::milliseconds config_reload_interval{1000};
+  model::LogLevel log_level = model::LogLevel::info;
+  model::LogFormat log_format = model::LogFormat::logfmt;
 };
+
+// --log-level, -log.level, --log-format, -log.format (and --log.level,
+// --log.format): `arg` without its value.
+bool is_log_flag(const std::string& arg);
+// Reads one into `level` or `format`; false, with `problem` naming the
+// flag and the accepted values, when the value is not one of them.
+bool parse_log_flag(const std::string& arg, const std::string& value, model::LogLevel& level, model::LogFormat& format,
+                    std::string& problem);
 
 bool parse_flags(int argc, char** argv, Flags& flags, std::string& problem);
 int usage(const std::string& problem);

@@ -8,17 +8,20 @@
 //        [--collector-namespace NS] [--leader-elect[=BOOL]] [--leader-elect-*]
 //        [--enable-https-server[=BOOL] --https-ca-file F --https-tls-cert-file F
 //         --https-tls-key-file F [--listen-addr-https HOST:PORT]] [--journal FILE]
-//        [--config-reload-interval D]
+//        [--config-reload-interval D] [--log-level L] [--log-format F]
 //        target-allocator replay JOURNAL [--until SEQ] [--explain JOB/ADDRESS]
+//                                [--log-level L] [--log-format F]
 //        target-allocator version | --version | -version
 // Exit codes: 0 after SIGINT/SIGTERM (replay, version: after printing), 2 on bad
 // flags or config (including a config that needs the Kubernetes API
 // without a usable cluster connection), a bad journal or a --journal file
 // that cannot be written, 1 when the address cannot be bound or the
-// allocation fails. Prints "listening on http://HOST:PORT" once the first
-// allocation is served. SIGHUP reloads the config file (as does a change
-// seen every --config-reload-interval); an invalid one is logged and the
-// running config stays.
+// allocation fails. Prints "listening on http://HOST:PORT" to stdout once
+// the first allocation is served. Logs (logfmt or JSON) go to stderr: the
+// config loaded and each reload, discovery's target counts per job and the
+// collector set when they change, and problems. SIGHUP reloads the config
+// file (as does a change seen every --config-reload-interval); an invalid
+// one is logged and the running config stays.
 #include <csignal>
 #include <fstream>
 #include <iostream>
@@ -26,6 +29,7 @@
 #include <system_error>
 
 #include "actors/allocation/runtime.hpp"
+#include "actors/log/process_log.hpp"
 #include "allocation/runtime/config.hpp"
 #include "cmd/build_info.hpp"
 #include "flags.hpp"
@@ -38,16 +42,19 @@ using target_allocator::usage;
 
 int replay_usage(const std::string& problem) {
   std::cerr << "target-allocator replay: " << problem
-            << "\nusage: target-allocator replay JOURNAL [--until SEQ] [--explain JOB/ADDRESS]\n";
+            << "\nusage: target-allocator replay JOURNAL [--until SEQ] [--explain JOB/ADDRESS] [--log-level L]"
+               " [--log-format F]\n";
   return 2;
 }
 
 int replay(int argc, char** argv) {
   std::string path;
   allocation::runtime::ReplayOptions options;
+  actors::log::ProcessLogOptions log_options;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
-    if ((arg == "--until" || arg == "--explain") && i + 1 == argc) return replay_usage(arg + ": missing value");
+    const bool takes_value = arg == "--until" || arg == "--explain" || target_allocator::is_log_flag(arg);
+    if (takes_value && i + 1 == argc) return replay_usage(arg + ": missing value");
     if (arg == "--until") {
       const std::string v = argv[++i];
       if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 19)
@@ -56,6 +63,10 @@ int replay(int argc, char** argv) {
     } else if (arg == "--explain") {
       options.explain = argv[++i];
       if (options.explain.find('/') == std::string::npos) return replay_usage("--explain: want JOB/ADDRESS");
+    } else if (target_allocator::is_log_flag(arg)) {
+      std::string problem;
+      if (!target_allocator::parse_log_flag(arg, argv[++i], log_options.level, log_options.format, problem))
+        return replay_usage(problem);
     } else if (path.empty() && !arg.starts_with("--")) {
       path = arg;
     } else {
@@ -78,12 +89,13 @@ int replay(int argc, char** argv) {
     std::cerr << "target-allocator replay: " << path << ": " << e.what() << "\n";
     return 2;
   }
-  for (const auto& l : replayer.logs()) std::cerr << "target-allocator replay: " << l << "\n";
+  actors::log::ProcessLog process_log(log_options);
+  for (const auto& e : replayer.logs()) process_log.write(e);
   std::cout << replayer.report();
   return 0;
 }
 
-actors::ta::RuntimeOptions runtime_options(const Flags& flags, std::string config_text) {
+actors::ta::RuntimeOptions runtime_options(const Flags& flags, std::string config_text, model::Log log) {
   actors::ta::RuntimeOptions o;
   o.config_text = std::move(config_text);
   o.config_path = flags.config_file;
@@ -94,12 +106,13 @@ actors::ta::RuntimeOptions runtime_options(const Flags& flags, std::string confi
   o.lease = flags.lease;
   o.journal_path = flags.journal;
   o.config_reload_interval = flags.config_reload_interval;
+  o.log = std::move(log);
   return o;
 }
 
 // Binds, serves until SIGINT/SIGTERM (SIGHUP reloads the config), then
 // stops (handing the Lease back).
-int serve(actors::ta::TargetAllocator& ta, const allocation::ServerOptions& options) {
+int serve(actors::ta::TargetAllocator& ta, const allocation::ServerOptions& options, const model::Log& log) {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
@@ -112,15 +125,23 @@ int serve(actors::ta::TargetAllocator& ta, const allocation::ServerOptions& opti
     std::cerr << "target-allocator: --journal: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "target-allocator: " << e.what() << "\n";
+    log(model::log_error("target-allocator", "cannot start; exiting").with("error", e.what()));
     return 1;
   }
   std::cout << "listening on http://" << options.host << ":" << ta.port() << std::endl;
-  if (options.https)
+  log(model::log_info("target-allocator", "serving").with("address", options.host + ":" + std::to_string(ta.port())));
+  if (options.https) {
     std::cout << "serving credentials over mutual TLS on https://" << options.https->host << ":" << ta.https_port()
               << std::endl;
+    log(model::log_info("target-allocator", "serving credentials over mutual TLS")
+            .with("address", options.https->host + ":" + std::to_string(ta.https_port())));
+  }
   int sig = 0;
-  while (sigwait(&signals, &sig) == 0 && sig == SIGHUP) ta.reload();
+  while (sigwait(&signals, &sig) == 0 && sig == SIGHUP) {
+    log(model::log_info("target-allocator", "SIGHUP: reading the config file"));
+    ta.reload();
+  }
+  log(model::log_info("target-allocator", "signal received; stopping"));
   ta.stop();
   return 0;
 }
@@ -154,9 +175,10 @@ int main(int argc, char** argv) {
   if (!in) return usage("--config-file: cannot read " + flags.config_file);
   std::stringstream text;
   text << in.rdbuf();
+  actors::log::ProcessLog process_log({.level = flags.log_level, .format = flags.log_format});
   std::unique_ptr<actors::ta::TargetAllocator> ta;
   try {
-    auto o = runtime_options(flags, text.str());
+    auto o = runtime_options(flags, text.str(), process_log.log());
     o.server = options;
     ta = std::make_unique<actors::ta::TargetAllocator>(std::move(o));
     ta->server().metrics().set_build_info(cli::this_build());
@@ -164,5 +186,5 @@ int main(int argc, char** argv) {
     std::cerr << "target-allocator: " << e.what() << "\n";
     return 2;
   }
-  return serve(*ta, options);
+  return serve(*ta, options, process_log.log());
 }

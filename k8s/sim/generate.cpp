@@ -86,8 +86,9 @@ std::size_t generate_cluster(Cluster& cluster, const GenerateSpec& spec) {
                                ".monitoring.grafana.com)");
   for (const char* plural : {"servicemonitors", "podmonitors", "probes"})
     if (!cluster.types().find("monitoring.coreos.com", "v1", plural))
-      throw std::runtime_error(std::string("--generate needs the CRDs of deploy/crds loaded first (no ") + plural +
-                               ".monitoring.coreos.com)");
+      throw std::runtime_error(std::string("--generate needs the CRDs of deploy/prometheus-operator-crds loaded "
+                                           "first (no ") +
+                               plural + ".monitoring.coreos.com)");
   std::vector<model::Value> objects = generate_objects(spec);
   WriteOptions strict;
   strict.validation = FieldValidation::strict;

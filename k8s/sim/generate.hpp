@@ -8,7 +8,7 @@
 // the same objects in the same order. generate_cluster() creates them
 // with strict field validation, so every object is valid against the
 // registered CRD schemas; it throws std::runtime_error when the CRDs of
-// deploy/crds are not registered yet. Cluster-scoped objects that exist
+// deploy/crds and deploy/prometheus-operator-crds are not registered yet. Cluster-scoped objects that exist
 // already (e.g. a Namespace from a loaded manifest) are kept. Layout (all indices zero-based):
 //   - namespaces ns-NNNN labelled team=team-(i % metrics_instances), plus
 //     "monitoring" for the agents, instances and their remote-write Secrets;

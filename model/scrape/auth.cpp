@@ -58,6 +58,8 @@ Value tls_config(const std::string& ns, const TLSConfig& tls, const std::string&
     out.set_nonempty("key_file", assets.secret_file(ns, *tls.key_secret, path + ".keySecret"));
   out.set_nonempty("server_name", tls.server_name);
   if (tls.insecure_skip_verify.value_or(false)) out.set("insecure_skip_verify", true);
+  out.set_nonempty("min_version", tls.min_version);
+  out.set_nonempty("max_version", tls.max_version);
   return out;
 }
 
@@ -76,7 +78,8 @@ void require_oauth2_field(AssetRefs& assets, bool empty, const std::string& path
         path, std::string("resolves to an empty value (a missing optional reference?), but oauth2 requires ") + field);
 }
 
-Value inline_oauth2(const std::string& ns, const OAuth2& o, const std::string& path, AssetRefs& assets) {
+Value inline_oauth2(const std::string& ns, const OAuth2& o, const std::string& path, AssetRefs& assets,
+                    bool inline_pem) {
   Value out = Value::object();
   out.set_nonempty("client_id", assets.value(ns, o.client_id, path + ".clientId"));
   require_oauth2_field(assets, !out.find("client_id"), path + ".clientId", "client_id");
@@ -86,6 +89,9 @@ Value inline_oauth2(const std::string& ns, const OAuth2& o, const std::string& p
   out.set_nonempty("token_url", o.token_url);
   out.set_nonempty("scopes", Value::strings(o.scopes));
   out.set_nonempty("endpoint_params", string_map(o.endpoint_params));
+  if (o.tls_config)
+    out.set_nonempty("tls_config", tls_config(ns, *o.tls_config, path + ".tlsConfig", assets, inline_pem));
+  set_proxy(out, ns, o.proxy, path, assets);
   return out;
 }
 

@@ -56,13 +56,14 @@ std::vector<std::string> sd_namespaces(const NamespaceSelector& sel, const std::
 }
 
 Value kubernetes_sd(const JobContext& ctx, const char* role, const NamespaceSelector& sel, const std::string& own_ns,
-                    bool attach_node) {
+                    bool attach_node, Value selectors) {
   Value sd = ctx.sd_fields;
   sd.set("role", role);
   auto names = sd_namespaces(sel, own_ns, ctx.metrics().ignore_namespace_selectors);
   if (!names.empty()) sd.set("namespaces", Value::obj({{"names", Value::strings(names)}}));
-  // Upstream ignores attachMetadata.
+  // Upstream ignores attachMetadata (the monitors warn about it).
   if (attach_node && !ctx.compat()) sd.set("attach_metadata", Value::obj({{"node", true}}));
+  if (!selectors.is_null()) sd.set("selectors", std::move(selectors));
   return sd;
 }
 
@@ -91,17 +92,19 @@ std::optional<std::int64_t> effective_limit(std::optional<std::int64_t> user, st
   return out;
 }
 
-void set_limits(Value& job, const JobContext& ctx, const ScrapeLimits& limits) {
+void set_limits(Value& job, const JobContext& ctx, const ScrapeLimits& limits, AssetRefs& assets) {
   const auto& m = ctx.metrics();
   if (auto v = effective_limit(limits.sample_limit, m.enforced_sample_limit, ctx.compat())) job.set("sample_limit", *v);
   if (auto v = effective_limit(limits.target_limit, m.enforced_target_limit, ctx.compat())) job.set("target_limit", *v);
-  if (ctx.compat()) return;  // upstream ignores the label limits
-  auto put = [&](const char* key, std::optional<std::int64_t> v) {
-    if (v && *v > 0) job.set(key, *v);
+  // 0 means no limit, which is also what leaving the key out means.
+  auto put = [&](const char* key, const char* field, std::optional<std::int64_t> v) {
+    if (!v || *v <= 0 || ignored_in_compat(ctx, assets, std::string("spec.") + field)) return;
+    job.set(key, *v);
   };
-  put("label_limit", limits.label_limit);
-  put("label_name_length_limit", limits.label_name_length_limit);
-  put("label_value_length_limit", limits.label_value_length_limit);
+  put("label_limit", "labelLimit", limits.label_limit);
+  put("label_name_length_limit", "labelNameLengthLimit", limits.label_name_length_limit);
+  put("label_value_length_limit", "labelValueLengthLimit", limits.label_value_length_limit);
+  put("keep_dropped_targets", "keepDroppedTargets", limits.keep_dropped_targets);
 }
 
 std::optional<std::int64_t> parse_duration(std::string_view s) {

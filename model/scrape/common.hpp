@@ -1,12 +1,17 @@
 // Building blocks shared by the metrics scrape jobs (ServiceMonitor,
 // PodMonitor, Probe, ScrapeConfig, additionalScrapeConfigs) and
 // remote_write: relabel rules, selector rules, sharding, kubernetes_sd
-// settings, TLS and auth blocks, scrape classes, scrape limits and
-// Prometheus durations.
+// settings, TLS and auth blocks, scrape classes, scrape limits, the other
+// spec-level settings and Prometheus durations.
 // Contract: pure. Secret/ConfigMap references resolve through the AssetRefs
 // passed in, so a failure is a FieldError at the given path, never an
 // exception. `compat` (RenderOptions::upstream_compat) selects upstream's
 // output forms; otherwise the corrected forms of docs/differences.md.
+// Three targets: the Grafana Agent (its Prometheus is v2.48), the same in
+// compat mode (only what the Grafana Agent Operator renders), and
+// prometheus-operator's rendering for the target allocator's collectors
+// (JobContext::prom_operator; Prometheus 3). A set field the target cannot
+// take is a warning at its path (AssetRefs::warn), never dropped silently.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +54,23 @@ struct JobContext {
   bool compat() const { return opts.upstream_compat; }
   const MetricsSubsystemSpec& metrics() const { return agent.metrics; }
 };
+
+// --- ignored.cpp: fields a render leaves out, as warnings ---
+// `path` is set, but --upstream-compat renders what the Grafana Agent
+// Operator renders, which leaves it out. Returns ctx.compat().
+bool ignored_in_compat(const JobContext& ctx, AssetRefs& assets, const std::string& path);
+// `path` is set to a value the Grafana Agent cannot honour (`why` says
+// what it lacks). Only for the agent's render (not prom_operator).
+void unsupported_by_agent(AssetRefs& assets, const std::string& path, const std::string& why);
+// The TLS settings to render: in compat mode without minVersion and
+// maxVersion (warned about at `path`), which upstream never renders.
+std::optional<TLSConfig> compat_tls(const JobContext& ctx, std::optional<TLSConfig> tls, const std::string& path,
+                                    AssetRefs& assets);
+// The proxy fields at `path` (proxyUrl, noProxy, proxyFromEnvironment,
+// proxyConnectHeader); compat mode renders proxyUrl only and warns about
+// the others.
+void set_monitor_proxy(Value& job, const JobContext& ctx, const std::string& ns, const ProxySettings& p,
+                       const std::string& path, AssetRefs& assets);
 
 // --- relabel.cpp ---
 // Escapes the Go regexp metacharacters \.+*?()|[]{}^$ (like regexp.QuoteMeta).
@@ -95,7 +117,10 @@ Value inline_basic_auth(const std::string& ns, const BasicAuth& ba, const std::s
 // client_secret(_file): when a (missing optional) reference resolves to ""
 // the member is rejected instead of breaking the whole config.
 void require_oauth2_field(AssetRefs& assets, bool empty, const std::string& path, const char* field);
-Value inline_oauth2(const std::string& ns, const OAuth2& o, const std::string& path, AssetRefs& assets);
+// Its tlsConfig and proxy settings are rendered too (TLS material as files,
+// or inline PEM with `inline_pem`).
+Value inline_oauth2(const std::string& ns, const OAuth2& o, const std::string& path, AssetRefs& assets,
+                    bool inline_pem = false);
 // The oauth2 block of remote_write and logs clients: client_id inline, the
 // secret as client_secret_file. Upstream reads clientId only from a Secret
 // (its ConfigMap form is a TODO), which compat mode reproduces.
@@ -111,16 +136,19 @@ Value api_server_sd_fields(const GrafanaAgent& agent, AssetRefs& assets, bool co
 // kubernetes_sd `namespaces.names` of a monitor namespaceSelector; empty
 // means every namespace.
 std::vector<std::string> sd_namespaces(const NamespaceSelector& sel, const std::string& own_ns, bool ignore_selectors);
-// One kubernetes_sd_configs entry (sd_fields + role + namespaces).
+// One kubernetes_sd_configs entry (sd_fields + role + namespaces), with
+// `selectors` when given (a monitor's selectorMechanism: RoleSelector).
 Value kubernetes_sd(const JobContext& ctx, const char* role, const NamespaceSelector& sel, const std::string& own_ns,
-                    bool attach_node);
+                    bool attach_node, Value selectors = Value());
 // honor_labels (always) and honor_timestamps (when set or overridden).
 void set_honor_fields(Value& job, const JobContext& ctx, bool honor_labels, std::optional<bool> honor_timestamps);
 // The effective limit of a user and an enforced value; nullopt = not rendered.
 std::optional<std::int64_t> effective_limit(std::optional<std::int64_t> user, std::optional<std::int64_t> enforced,
                                             bool compat);
-// sample_limit and target_limit (plus label limits outside compat mode).
-void set_limits(Value& job, const JobContext& ctx, const ScrapeLimits& limits);
+// sample_limit and target_limit, plus label limits and
+// keep_dropped_targets outside compat mode (where they are warnings at
+// spec.<field>).
+void set_limits(Value& job, const JobContext& ctx, const ScrapeLimits& limits, AssetRefs& assets);
 // A Prometheus duration ("1h30m", "15s", "0") in milliseconds.
 std::optional<std::int64_t> parse_duration(std::string_view s);
 // The text Prometheus prints for a duration of `ms` milliseconds ("1m30s",
@@ -132,6 +160,28 @@ std::string format_duration(std::int64_t ms);
 // ".scrapeTimeout".
 void check_scrape_timing(const JobContext& ctx, const std::string& interval, const std::string& timeout,
                          const std::string& path, AssetRefs& assets, const char* interval_field = "interval");
+
+// --- spec_settings.cpp: the spec-level settings of every monitor kind ---
+// What ServiceMonitor, PodMonitor and Probe share at spec level beyond the
+// selector: limits, body size, native histograms and protocols.
+struct SpecSettings {
+  const ScrapeLimits& limits;
+  const std::string& body_size_limit;  // "" (always for Probes)
+  const NativeHistogramSettings& native_histograms;
+  const ScrapeProtocolSettings& protocols;
+};
+// Limits, keep_dropped_targets, body_size_limit, the native histogram
+// settings, scrape_protocols and fallback_scrape_protocol, as the target
+// of `ctx` takes them (see above); the rest are warnings at spec.<field>.
+void set_spec_settings(Value& job, const JobContext& ctx, const SpecSettings& s, const ScrapeClass* c,
+                       AssetRefs& assets);
+// The native histogram settings with Prometheus 3's names (prom_operator).
+void set_native_histograms_v3(Value& job, const NativeHistogramSettings& n);
+// The label selector as kubernetes_sd `selectors`, one per role (a
+// selectorMechanism: RoleSelector monitor); compat mode warns at
+// spec.selectorMechanism and returns null (the relabel rules are used).
+Value role_selectors(const JobContext& ctx, SelectorMechanism mechanism, const std::optional<LabelSelector>& selector,
+                     std::initializer_list<const char*> roles, AssetRefs& assets);
 
 // --- endpoint.cpp: ServiceMonitor endpoints and PodMonitor podMetricsEndpoints ---
 // A job's `params` block: name -> list of values.
@@ -151,17 +201,19 @@ struct MonitorEndpoint {
   const ObjectMeta& meta;
   const NamespaceSelector& namespace_selector;
   bool attach_node;
-  const ScrapeLimits& limits;
+  const SpecSettings& spec;
   const Endpoint& endpoint;
   std::size_t index;
   std::string path;  // "spec.endpoints[i]" / "spec.podMetricsEndpoints[i]"
   const ScrapeClass* scrape_class = nullptr;
-  std::string fallback_scrape_protocol;  // the monitor's own
+  Value selectors;  // kubernetes_sd selectors (RoleSelector), or null
 };
 Value monitor_endpoint_job(const JobContext& ctx, const MonitorEndpoint& m, Value relabel_configs, AssetRefs& assets);
-// The port filter: `port` on `port_name_label`, else a named targetPort on
+// The port filter: `port` on `port_name_label`, else portNumber (PodMonitors;
+// not in compat mode, where it is a warning), else a named targetPort on
 // the container port name, else a numeric one on the container port number.
-std::optional<Value> port_rule(const Endpoint& e, const char* port_name_label);
+std::optional<Value> port_rule(const JobContext& ctx, const Endpoint& e, const char* port_name_label,
+                               const std::string& path, AssetRefs& assets);
 // {target_label: endpoint, replacement: <port or targetPort>}, if either is set.
 std::optional<Value> endpoint_label_rule(const Endpoint& e);
 // Whether the Failed/Succeeded pod drop applies: upstream only when
@@ -179,8 +231,9 @@ void set_metric_relabels(Value& job, const JobContext& ctx, const std::vector<Re
 
 // --- scrape_class.cpp: prometheus-operator's scrape class semantics ---
 // The class a monitor uses: the one its spec.scrapeClass names, else the
-// default class, else none. Outside prom_operator mode always none. An
-// unknown name is an error at `path`, which leaves the monitor out.
+// default class, else none. An unknown name is an error at `path`, which
+// leaves the monitor out. Outside prom_operator mode always none, and a
+// name is a warning at `path` (a GrafanaAgent has no scrape classes).
 const ScrapeClass* monitor_scrape_class(const JobContext& ctx, const std::string& name, const std::string& path,
                                         AssetRefs& assets);
 // The monitor's TLS when it has one (for PodMonitors, Probes and
@@ -201,7 +254,9 @@ Value authorization_block(const std::string& ns, const Authorization& a, const s
 // The monitor's attachMetadata.node when it sets attachMetadata, else the class's.
 bool class_attach_node(std::optional<bool> own, const ScrapeClass* c);
 void append_class_relabelings(Value& rules, const ScrapeClass* c, bool compat);
-// fallback_scrape_protocol: the monitor's, else the class's (prom_operator mode only).
+// fallback_scrape_protocol: the monitor's, else the class's (prom_operator
+// mode only; the agent's render warns about the monitor's in
+// set_spec_settings).
 void set_fallback_protocol(Value& job, const JobContext& ctx, const std::string& own, const ScrapeClass* c);
 
 // --- scrape_config_sd.cpp ---

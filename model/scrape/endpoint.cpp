@@ -19,14 +19,18 @@ namespace {
 // authorization (without one, the output is the endpoint's alone).
 void set_endpoint_auth(Value& job, const JobContext& ctx, const std::string& ns, const Endpoint& e,
                        const std::string& path, AssetRefs& assets, const ScrapeClass* c, bool tls_zero_is_unset) {
-  if (auto tls = class_tls(e.tls_config, c, tls_zero_is_unset))
+  if (auto tls = compat_tls(ctx, class_tls(e.tls_config, c, tls_zero_is_unset), path + ".tlsConfig", assets))
     job.set("tls_config", tls_config(ns, *tls, path + ".tlsConfig", assets, ctx.opts.inline_tls));
   job.set_nonempty("bearer_token_file", e.bearer_token_file);
   if (e.bearer_token_secret)
     job.set_nonempty("bearer_token", assets.secret_value(ns, *e.bearer_token_secret, path + ".bearerTokenSecret"));
   if (e.basic_auth) job.set_nonempty("basic_auth", inline_basic_auth(ns, *e.basic_auth, path + ".basicAuth", assets));
-  if (ctx.compat()) return;  // upstream ignores oauth2 and authorization
-  if (e.oauth2) job.set("oauth2", inline_oauth2(ns, *e.oauth2, path + ".oauth2", assets));
+  if (ctx.compat()) {  // upstream ignores oauth2 and authorization
+    if (e.oauth2) ignored_in_compat(ctx, assets, path + ".oauth2");
+    if (e.authorization) ignored_in_compat(ctx, assets, path + ".authorization");
+    return;
+  }
+  if (e.oauth2) job.set("oauth2", inline_oauth2(ns, *e.oauth2, path + ".oauth2", assets, ctx.opts.inline_tls));
   if (!c || !c->authorization) {
     if (e.authorization)
       job.set("authorization", inline_authorization(ns, *e.authorization, path + ".authorization", assets));
@@ -49,17 +53,21 @@ void set_endpoint_http_fields(Value& job, const JobContext& ctx, const std::stri
   job.set_nonempty("scrape_interval", e.interval);
   job.set_nonempty("scrape_timeout", e.scrape_timeout);
   job.set_nonempty("metrics_path", e.path);
-  job.set_nonempty("proxy_url", e.proxy_url);
+  set_monitor_proxy(job, ctx, ns, e.proxy, path, assets);
   job.set_nonempty("params", params_value(e.params));
   job.set_nonempty("scheme", e.scheme);
   // Only the non-default values are written, as upstream does.
   if (e.enable_http2 == false) job.set("enable_http2", false);
-  if (!ctx.compat() && e.follow_redirects == false) job.set("follow_redirects", false);
+  if (e.follow_redirects == false && !ignored_in_compat(ctx, assets, path + ".followRedirects"))
+    job.set("follow_redirects", false);
   set_endpoint_auth(job, ctx, ns, e, path, assets, c, tls_zero_is_unset);
 }
 
-std::optional<Value> port_rule(const Endpoint& e, const char* port_name_label) {
+std::optional<Value> port_rule(const JobContext& ctx, const Endpoint& e, const char* port_name_label,
+                               const std::string& path, AssetRefs& assets) {
   if (!e.port.empty()) return match_rule(port_name_label, e.port, "keep");
+  if (e.port_number && !ignored_in_compat(ctx, assets, path + ".portNumber"))
+    return match_rule("__meta_kubernetes_pod_container_port_number", std::to_string(*e.port_number), "keep");
   if (!e.target_port) return std::nullopt;
   const IntOrString& tp = *e.target_port;
   if (!tp.is_int && !tp.str_value.empty())
@@ -111,15 +119,17 @@ Value monitor_endpoint_job(const JobContext& ctx, const MonitorEndpoint& m, Valu
   Value job =
       Value::obj({{"job_name", std::string(m.kind) + "/" + ns + "/" + m.meta.name + "/" + std::to_string(m.index)}});
   set_honor_fields(job, ctx, e.honor_labels, e.honor_timestamps);
-  job.set("kubernetes_sd_configs", Value::arr({kubernetes_sd(ctx, m.role, m.namespace_selector, ns, m.attach_node)}));
+  if (e.track_timestamps_staleness && !ignored_in_compat(ctx, assets, m.path + ".trackTimestampsStaleness"))
+    job.set("track_timestamps_staleness", *e.track_timestamps_staleness);
+  job.set("kubernetes_sd_configs",
+          Value::arr({kubernetes_sd(ctx, m.role, m.namespace_selector, ns, m.attach_node, m.selectors)}));
   // ServiceMonitor TLS is the full TLSConfig, which counts as set when present.
   const bool tls_zero_is_unset = std::string_view(m.kind) != "serviceMonitor";
   set_endpoint_http_fields(job, ctx, ns, e, m.path, assets, m.scrape_class, tls_zero_is_unset);
   check_scrape_timing(ctx, e.interval, e.scrape_timeout, m.path, assets);
   job.set("relabel_configs", std::move(relabel_configs));
   set_metric_relabels(job, ctx, e.metric_relabelings, m.scrape_class);
-  set_limits(job, ctx, m.limits);
-  set_fallback_protocol(job, ctx, m.fallback_scrape_protocol, m.scrape_class);
+  set_spec_settings(job, ctx, m.spec, m.scrape_class, assets);
   return job;
 }
 

@@ -83,7 +83,7 @@ Value integration_monitor_job(const JobContext& ctx, const MetricsInstance& mi, 
   check_scrape_timing(ctx, im.endpoint.interval, im.endpoint.scrape_timeout, "spec", assets);
   job.set("relabel_configs", relabel_configs(ctx, mi, im));
   set_metric_relabels(job, ctx, im.endpoint.metric_relabelings);
-  set_limits(job, ctx, im.limits);
+  set_limits(job, ctx, im.limits, assets);
   return job;
 }
 

@@ -1,6 +1,8 @@
 // PodMonitor -> one scrape job per podMetricsEndpoint, discovering the
-// selected pods. Relabel order: job name, pod-phase filter, selector, port
-// filter, namespace/service/pod/container, podTargetLabels,
+// selected pods. Relabel order: job name, pod-phase filter, selector
+// (unless selectorMechanism: RoleSelector puts it into kubernetes_sd
+// selectors), port filter (port, portNumber or targetPort),
+// namespace/service/pod/container, podTargetLabels,
 // job (<ns>/<name>, + jobLabel), endpoint, scrape class relabelings, user
 // relabelings, enforced namespace label, sharding pair. TLS is
 // SafeTLSConfig only (no files but a scrape class's).
@@ -15,12 +17,15 @@ std::string endpoint_path(std::size_t i) {
   return "spec.podMetricsEndpoints[" + std::to_string(i) + "]";
 }
 
-Value relabel_configs(const JobContext& ctx, const PodMonitor& pm, const Endpoint& e, const ScrapeClass* c) {
+Value relabel_configs(const JobContext& ctx, const PodMonitor& pm, std::size_t i, bool role_selectors,
+                      const ScrapeClass* c, AssetRefs& assets) {
+  const Endpoint& e = pm.endpoints[i];
   Value rules = Value::array();
   rules.push(copy_rule("job", "__tmp_prometheus_job_name"));
   if (filter_running(ctx, e)) rules.push(pod_phase_drop_rule());
-  if (pm.selector) append_selector_rules(rules, *pm.selector, kPodPrefix, ctx.compat());
-  if (auto r = port_rule(e, "__meta_kubernetes_pod_container_port_name")) rules.push(std::move(*r));
+  if (pm.selector && !role_selectors) append_selector_rules(rules, *pm.selector, kPodPrefix, ctx.compat());
+  if (auto r = port_rule(ctx, e, "__meta_kubernetes_pod_container_port_name", endpoint_path(i), assets))
+    rules.push(std::move(*r));
   rules.push(copy_rule("__meta_kubernetes_namespace", "namespace"));
   rules.push(copy_rule("__meta_kubernetes_service_name", "service"));
   rules.push(copy_rule("__meta_kubernetes_pod_name", "pod"));
@@ -36,19 +41,21 @@ Value relabel_configs(const JobContext& ctx, const PodMonitor& pm, const Endpoin
 
 Value endpoint_job(const JobContext& ctx, const PodMonitor& pm, std::size_t i, const ScrapeClass* c,
                    AssetRefs& assets) {
-  const Endpoint& e = pm.endpoints[i];
+  Value selectors = role_selectors(ctx, pm.selector_mechanism, pm.selector, {"pod"}, assets);
+  const SpecSettings spec{pm.limits, pm.body_size_limit, pm.native_histograms, pm.protocols};
   MonitorEndpoint m{.kind = "podMonitor",
                     .role = "pod",
                     .meta = pm.meta,
                     .namespace_selector = pm.namespace_selector,
                     .attach_node = class_attach_node(pm.attach_metadata_node, c),
-                    .limits = pm.limits,
-                    .endpoint = e,
+                    .spec = spec,
+                    .endpoint = pm.endpoints[i],
                     .index = i,
                     .path = endpoint_path(i),
                     .scrape_class = c,
-                    .fallback_scrape_protocol = pm.fallback_scrape_protocol};
-  return monitor_endpoint_job(ctx, m, relabel_configs(ctx, pm, e, c), assets);
+                    .selectors = selectors};
+  Value rules = relabel_configs(ctx, pm, i, !selectors.is_null(), c, assets);
+  return monitor_endpoint_job(ctx, m, std::move(rules), assets);
 }
 
 }  // namespace
@@ -56,7 +63,8 @@ Value endpoint_job(const JobContext& ctx, const PodMonitor& pm, std::size_t i, c
 Value pod_monitor_jobs(const JobContext& ctx, const PodMonitor& pm, AssetRefs& assets) {
   Value jobs = Value::array();
   check_label_names(pm.pod_target_labels, "spec.podTargetLabels", assets);
-  const ScrapeClass* c = monitor_scrape_class(ctx, pm.scrape_class, "spec.scrapeClass", assets);
+  const ScrapeClass* c = monitor_scrape_class(ctx, pm.protocols.scrape_class, "spec.scrapeClass", assets);
+  if (pm.attach_metadata_node == true) ignored_in_compat(ctx, assets, "spec.attachMetadata.node");
   for (std::size_t i = 0; i < pm.endpoints.size(); ++i) jobs.push(endpoint_job(ctx, pm, i, c, assets));
   return jobs;
 }

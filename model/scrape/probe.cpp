@@ -1,9 +1,11 @@
 // Probe -> one scrape job that sends each target to the prober
 // (blackbox exporter) as ?target=. Static targets win over ingress
 // discovery. Outside compat mode the job also gets what upstream drops:
-// the sharding pair on __param_target, metricRelabelings, limits,
-// prober.proxyUrl, oauth2 and authorization. A scrape class's relabelings
-// go after the prober rules, before the Probe's own relabelingConfigs.
+// the sharding pair on __param_target, metricRelabelings, limits, the
+// prober's proxy settings, oauth2, authorization, params and the fields
+// of later prometheus-operator releases; compat mode warns about each of
+// those that is set. A scrape class's relabelings go after the prober
+// rules, before the Probe's own relabelingConfigs.
 #include "model/scrape/jobs.hpp"
 
 namespace model::scrape {
@@ -61,13 +63,17 @@ Value relabel_configs(const JobContext& ctx, const Probe& p, const ScrapeClass* 
 
 void set_auth(Value& job, const JobContext& ctx, const Probe& p, const ScrapeClass* c, AssetRefs& assets) {
   const std::string& ns = p.meta.ns;
-  if (auto tls = class_tls(p.tls_config, c, true))
+  if (auto tls = compat_tls(ctx, class_tls(p.tls_config, c, true), "spec.tlsConfig", assets))
     job.set("tls_config", tls_config(ns, *tls, "spec.tlsConfig", assets, ctx.opts.inline_tls));
   if (p.bearer_token_secret)
     job.set_nonempty("bearer_token", assets.secret_value(ns, *p.bearer_token_secret, "spec.bearerTokenSecret"));
   if (p.basic_auth) job.set_nonempty("basic_auth", inline_basic_auth(ns, *p.basic_auth, "spec.basicAuth", assets));
-  if (ctx.compat()) return;
-  if (p.oauth2) job.set("oauth2", inline_oauth2(ns, *p.oauth2, "spec.oauth2", assets));
+  if (ctx.compat()) {
+    if (p.oauth2) ignored_in_compat(ctx, assets, "spec.oauth2");
+    if (p.authorization) ignored_in_compat(ctx, assets, "spec.authorization");
+    return;
+  }
+  if (p.oauth2) job.set("oauth2", inline_oauth2(ns, *p.oauth2, "spec.oauth2", assets, ctx.opts.inline_tls));
   if (!c || !c->authorization) {
     if (p.authorization)
       job.set("authorization", inline_authorization(ns, *p.authorization, "spec.authorization", assets));
@@ -81,6 +87,34 @@ void set_auth(Value& job, const JobContext& ctx, const Probe& p, const ScrapeCla
   job.set("authorization", authorization_block(ns, *a, "spec.authorization", assets));
 }
 
+// `module` as the module parameter (always, as upstream renders it), then
+// spec.params, whose own `module` counts only when spec.module is unset
+// (prometheus-operator).
+Value probe_params(const JobContext& ctx, const Probe& p, AssetRefs& assets) {
+  Value out = Value::obj({{"module", Value::arr({p.module})}});
+  if (p.params.empty() || ignored_in_compat(ctx, assets, "spec.params")) return out;
+  for (const auto& [name, values] : p.params) {
+    if (name == "module" && !p.module.empty()) continue;
+    out.set(name, Value::strings(values));
+  }
+  return out;
+}
+
+// Upstream renders none of the fields after the relabelings: compat mode
+// leaves them out, each one set as a warning. Rendering them into a job
+// that is thrown away reports the rest (what the agent could not take
+// either, and the fields only this project renders).
+void warn_compat_tail(const JobContext& ctx, const Probe& p, const SpecSettings& spec, AssetRefs& assets) {
+  for (const auto& [field, v] :
+       {std::pair{"sampleLimit", p.limits.sample_limit}, std::pair{"targetLimit", p.limits.target_limit}})
+    if (v.value_or(0) > 0) ignored_in_compat(ctx, assets, std::string("spec.") + field);
+  if (!p.prober_proxy.proxy_url.empty()) ignored_in_compat(ctx, assets, "spec.prober.proxyUrl");
+  if (!p.metric_relabelings.empty()) ignored_in_compat(ctx, assets, "spec.metricRelabelings");
+  Value discarded = Value::object();
+  set_monitor_proxy(discarded, ctx, p.meta.ns, p.prober_proxy, "spec.prober", assets);
+  set_spec_settings(discarded, ctx, spec, nullptr, assets);
+}
+
 }  // namespace
 
 Value probe_job(const JobContext& ctx, const Probe& p, AssetRefs& assets) {
@@ -91,9 +125,12 @@ Value probe_job(const JobContext& ctx, const Probe& p, AssetRefs& assets) {
   job.set_nonempty("scrape_interval", p.interval);
   job.set_nonempty("scrape_timeout", p.scrape_timeout);
   job.set_nonempty("scheme", p.prober_scheme);
-  job.set("params", Value::obj({{"module", Value::arr({p.module})}}));
+  job.set("params", probe_params(ctx, p, assets));
+  if (p.enable_http2 == false && !ignored_in_compat(ctx, assets, "spec.enableHttp2")) job.set("enable_http2", false);
+  if (p.follow_redirects == false && !ignored_in_compat(ctx, assets, "spec.followRedirects"))
+    job.set("follow_redirects", false);
   check_scrape_timing(ctx, p.interval, p.scrape_timeout, "spec", assets);
-  const ScrapeClass* c = monitor_scrape_class(ctx, p.scrape_class, "spec.scrapeClass", assets);
+  const ScrapeClass* c = monitor_scrape_class(ctx, p.protocols.scrape_class, "spec.scrapeClass", assets);
   set_auth(job, ctx, p, c, assets);
   if (p.static_targets)
     job.set("static_configs", static_configs(p));
@@ -101,11 +138,15 @@ Value probe_job(const JobContext& ctx, const Probe& p, AssetRefs& assets) {
     job.set("kubernetes_sd_configs",
             Value::arr({kubernetes_sd(ctx, "ingress", p.ingress_targets->namespace_selector, ns, false)}));
   job.set("relabel_configs", relabel_configs(ctx, p, c));
-  if (ctx.compat()) return job;
-  job.set_nonempty("proxy_url", p.prober_proxy_url);
+  const std::string no_body_size_limit;  // Probes have none
+  const SpecSettings spec{p.limits, no_body_size_limit, p.native_histograms, p.protocols};
+  if (ctx.compat()) {
+    warn_compat_tail(ctx, p, spec, assets);
+    return job;
+  }
+  set_monitor_proxy(job, ctx, ns, p.prober_proxy, "spec.prober", assets);
   set_metric_relabels(job, ctx, p.metric_relabelings, c);
-  set_limits(job, ctx, p.limits);
-  set_fallback_protocol(job, ctx, p.fallback_scrape_protocol, c);
+  set_spec_settings(job, ctx, spec, c, assets);
   return job;
 }
 

@@ -17,7 +17,11 @@ bool tls_is_zero(const TLSConfig& t) {
 
 const ScrapeClass* monitor_scrape_class(const JobContext& ctx, const std::string& name, const std::string& path,
                                         AssetRefs& assets) {
-  if (!ctx.prom_operator) return nullptr;
+  if (!ctx.prom_operator) {
+    if (!name.empty())
+      unsupported_by_agent(assets, path, "a GrafanaAgent has no scrape classes; the monitor renders without one");
+    return nullptr;
+  }
   const ScrapeClasses& classes = ctx.prom_operator->scrape_classes;
   if (name.empty()) return classes.default_class();
   if (const ScrapeClass* c = classes.find(name)) return c;
@@ -72,7 +76,7 @@ void append_class_relabelings(Value& rules, const ScrapeClass* c, bool compat) {
 }
 
 void set_fallback_protocol(Value& job, const JobContext& ctx, const std::string& own, const ScrapeClass* c) {
-  if (!ctx.prom_operator) return;  // the agent's Prometheus predates the field
+  if (!ctx.prom_operator) return;  // the agent's Prometheus predates the field (see set_spec_settings)
   job.set_nonempty("fallback_scrape_protocol", own.empty() && c ? c->fallback_scrape_protocol : own);
 }
 

@@ -34,24 +34,16 @@ void set_auth(Value& job, const JobContext& ctx, const ScrapeConfig& sc, const S
       sc.authorization, c, {{"basicAuth", sc.basic_auth.has_value()}, {"oauth2", sc.oauth2.has_value()}}, "spec",
       assets);
   if (authorization) job.set("authorization", authorization_block(ns, *authorization, "spec.authorization", assets));
-  if (sc.oauth2) job.set("oauth2", inline_oauth2(ns, *sc.oauth2, "spec.oauth2", assets));
+  if (sc.oauth2) job.set("oauth2", inline_oauth2(ns, *sc.oauth2, "spec.oauth2", assets, ctx.opts.inline_tls));
   if (auto tls = class_tls(sc.tls_config, c, true))
     job.set("tls_config", tls_config(ns, *tls, "spec.tlsConfig", assets, ctx.opts.inline_tls));
 }
 
 // Limits, then native histograms with Prometheus 3's field names (the
 // collectors' Prometheus receiver is built on Prometheus 3).
-void set_limit_fields(Value& job, const JobContext& ctx, const ScrapeConfig& sc) {
-  set_limits(job, ctx, sc.limits);
-  if (sc.keep_dropped_targets && *sc.keep_dropped_targets > 0)
-    job.set("keep_dropped_targets", *sc.keep_dropped_targets);
-  const NativeHistogramSettings& n = sc.native_histograms;
-  if (n.scrape_native_histograms) job.set("scrape_native_histograms", *n.scrape_native_histograms);
-  if (n.bucket_limit) job.set("native_histogram_bucket_limit", *n.bucket_limit);
-  if (n.min_bucket_factor) job.set("native_histogram_min_bucket_factor", *n.min_bucket_factor);
-  if (n.scrape_classic_histograms) job.set("always_scrape_classic_histograms", *n.scrape_classic_histograms);
-  if (n.convert_classic_histograms_to_nhcb)
-    job.set("convert_classic_histograms_to_nhcb", *n.convert_classic_histograms_to_nhcb);
+void set_limit_fields(Value& job, const JobContext& ctx, const ScrapeConfig& sc, AssetRefs& assets) {
+  set_limits(job, ctx, sc.limits, assets);
+  set_native_histograms_v3(job, sc.native_histograms);
   job.set_nonempty("body_size_limit", sc.body_size_limit);
 }
 
@@ -79,7 +71,7 @@ Value scrape_config_job(const JobContext& ctx, const ScrapeConfig& sc, AssetRefs
   check_scrape_timing(ctx, sc.scrape_interval, sc.scrape_timeout, "spec", assets, "scrapeInterval");
   set_scrape_fields(job, ctx, sc, c);
   set_auth(job, ctx, sc, c, assets);
-  set_limit_fields(job, ctx, sc);
+  set_limit_fields(job, ctx, sc, assets);
   set_scrape_config_sd(job, ctx, sc, assets);
   job.set("relabel_configs", relabel_configs(ctx, sc, c));
   set_metric_relabels(job, ctx, sc.metric_relabelings, c);

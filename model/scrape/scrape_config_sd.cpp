@@ -23,7 +23,7 @@ void set_sd_http_client(Value& out, const JobContext& ctx, const std::string& ns
   if (h.basic_auth) out.set_nonempty("basic_auth", inline_basic_auth(ns, *h.basic_auth, path + ".basicAuth", assets));
   if (h.authorization)
     out.set("authorization", authorization_block(ns, *h.authorization, path + ".authorization", assets));
-  if (h.oauth2) out.set("oauth2", inline_oauth2(ns, *h.oauth2, path + ".oauth2", assets));
+  if (h.oauth2) out.set("oauth2", inline_oauth2(ns, *h.oauth2, path + ".oauth2", assets, ctx.opts.inline_tls));
   set_proxy(out, ns, h.proxy, path, assets);
   if (h.follow_redirects) out.set("follow_redirects", *h.follow_redirects);
   if (h.enable_http2) out.set("enable_http2", *h.enable_http2);

@@ -1,9 +1,11 @@
 // ServiceMonitor -> one scrape job per endpoint, discovering the endpoints
-// of the selected Services. Relabel order: job name, selector, port filter,
-// node/pod from the address target, namespace/service/pod/container,
-// pod-phase filter, targetLabels, podTargetLabels, job (+ jobLabel),
-// endpoint, scrape class relabelings, user relabelings, enforced namespace
-// label, sharding pair.
+// (or, with serviceDiscoveryRole: EndpointSlice, the endpoint slices) of
+// the selected Services. Relabel order: job name, selector (unless
+// selectorMechanism: RoleSelector puts it into kubernetes_sd selectors),
+// port filter, node/pod from the address target,
+// namespace/service/pod/container, pod-phase filter, targetLabels,
+// podTargetLabels, job (+ jobLabel), endpoint, scrape class relabelings,
+// user relabelings, enforced namespace label, sharding pair.
 #include "model/scrape/jobs.hpp"
 
 namespace model::scrape {
@@ -38,22 +40,35 @@ void check_file_access(const JobContext& ctx, const ServiceMonitor& sm, AssetRef
   }
 }
 
-Value address_target_rule(const char* kind, const char* target) {
-  return Value::obj({{"source_labels", Value::arr({"__meta_kubernetes_endpoint_address_target_kind",
-                                                   "__meta_kubernetes_endpoint_address_target_name"})},
+// The endpoints or endpointslice meta labels' prefix of the job's role.
+std::string role_prefix(bool slices) {
+  return slices ? "__meta_kubernetes_endpointslice_" : "__meta_kubernetes_endpoint_";
+}
+
+Value address_target_rule(bool slices, const char* kind, const char* target) {
+  const std::string prefix = role_prefix(slices);
+  return Value::obj({{"source_labels", Value::arr({prefix + "address_target_kind", prefix + "address_target_name"})},
                      {"separator", ";"},
                      {"regex", std::string(kind) + ";(.*)"},
                      {"replacement", "$1"},
                      {"target_label", target}});
 }
 
-Value relabel_configs(const JobContext& ctx, const ServiceMonitor& sm, const Endpoint& e, const ScrapeClass* c) {
+struct JobShape {
+  bool slices;          // role endpointslice
+  bool role_selectors;  // the selector is in kubernetes_sd, not in the rules
+};
+
+Value relabel_configs(const JobContext& ctx, const ServiceMonitor& sm, std::size_t i, const JobShape& shape,
+                      const ScrapeClass* c, AssetRefs& assets) {
+  const Endpoint& e = sm.endpoints[i];
   Value rules = Value::array();
   rules.push(copy_rule("job", "__tmp_prometheus_job_name"));
-  if (sm.selector) append_selector_rules(rules, *sm.selector, kServicePrefix, ctx.compat());
-  if (auto r = port_rule(e, "__meta_kubernetes_endpoint_port_name")) rules.push(std::move(*r));
-  rules.push(address_target_rule("Node", "node"));
-  rules.push(address_target_rule("Pod", "pod"));
+  if (sm.selector && !shape.role_selectors) append_selector_rules(rules, *sm.selector, kServicePrefix, ctx.compat());
+  const std::string port_label = role_prefix(shape.slices) + "port_name";
+  if (auto r = port_rule(ctx, e, port_label.c_str(), endpoint_path(i), assets)) rules.push(std::move(*r));
+  rules.push(address_target_rule(shape.slices, "Node", "node"));
+  rules.push(address_target_rule(shape.slices, "Pod", "pod"));
   rules.push(copy_rule("__meta_kubernetes_namespace", "namespace"));
   rules.push(copy_rule("__meta_kubernetes_service_name", "service"));
   rules.push(copy_rule("__meta_kubernetes_pod_name", "pod"));
@@ -73,19 +88,23 @@ Value relabel_configs(const JobContext& ctx, const ServiceMonitor& sm, const End
 
 Value endpoint_job(const JobContext& ctx, const ServiceMonitor& sm, std::size_t i, const ScrapeClass* c,
                    AssetRefs& assets) {
-  const Endpoint& e = sm.endpoints[i];
+  const bool slices = sm.endpoint_slices && !ignored_in_compat(ctx, assets, "spec.serviceDiscoveryRole");
+  const char* role = slices ? "endpointslice" : "endpoints";
+  Value selectors = role_selectors(ctx, sm.selector_mechanism, sm.selector, {role, "service"}, assets);
+  const SpecSettings spec{sm.limits, sm.body_size_limit, sm.native_histograms, sm.protocols};
   MonitorEndpoint m{.kind = "serviceMonitor",
-                    .role = "endpoints",
+                    .role = role,
                     .meta = sm.meta,
                     .namespace_selector = sm.namespace_selector,
                     .attach_node = class_attach_node(sm.attach_metadata_node, c),
-                    .limits = sm.limits,
-                    .endpoint = e,
+                    .spec = spec,
+                    .endpoint = sm.endpoints[i],
                     .index = i,
                     .path = endpoint_path(i),
                     .scrape_class = c,
-                    .fallback_scrape_protocol = sm.fallback_scrape_protocol};
-  return monitor_endpoint_job(ctx, m, relabel_configs(ctx, sm, e, c), assets);
+                    .selectors = selectors};
+  Value rules = relabel_configs(ctx, sm, i, JobShape{slices, !selectors.is_null()}, c, assets);
+  return monitor_endpoint_job(ctx, m, std::move(rules), assets);
 }
 
 }  // namespace
@@ -95,7 +114,8 @@ Value service_monitor_jobs(const JobContext& ctx, const ServiceMonitor& sm, Asse
   check_file_access(ctx, sm, assets);
   check_label_names(sm.target_labels, "spec.targetLabels", assets);
   check_label_names(sm.pod_target_labels, "spec.podTargetLabels", assets);
-  const ScrapeClass* c = monitor_scrape_class(ctx, sm.scrape_class, "spec.scrapeClass", assets);
+  const ScrapeClass* c = monitor_scrape_class(ctx, sm.protocols.scrape_class, "spec.scrapeClass", assets);
+  if (sm.attach_metadata_node == true) ignored_in_compat(ctx, assets, "spec.attachMetadata.node");
   if (!assets.errors.empty()) return jobs;
   for (std::size_t i = 0; i < sm.endpoints.size(); ++i) jobs.push(endpoint_job(ctx, sm, i, c, assets));
   return jobs;

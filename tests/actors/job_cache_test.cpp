@@ -11,6 +11,7 @@
 #include "actors_fixtures.hpp"
 #include "model/config.hpp"
 #include "model/job_cache.hpp"
+#include "model/render.hpp"
 #include "model/yaml_emit.hpp"
 
 using actors::core::Pipeline;
@@ -156,6 +157,31 @@ TEST_CASE("cached re-renders equal uncached renders after every event", "[actors
   std::uint64_t hits = 0, misses = 0;
   for (const auto& [key, root] : p.roots()) hits += root.job_cache->hits(), misses += root.job_cache->misses();
   CHECK(hits > misses);
+}
+
+TEST_CASE("a cached monitor reports its warnings as an uncached render does", "[actors][cache]") {
+  model::Inventory inv;
+  for (const char* d : {R"({apiVersion: monitoring.grafana.com/v1alpha1, kind: GrafanaAgent,
+      metadata: {name: a, namespace: mon, uid: ua, resourceVersion: '1'}, spec: {metrics: {instanceSelector: {}}}})",
+                        R"({apiVersion: monitoring.grafana.com/v1alpha1, kind: MetricsInstance,
+      metadata: {name: i, namespace: mon}, spec: {serviceMonitorSelector: {}}})",
+                        R"({apiVersion: monitoring.coreos.com/v1, kind: ServiceMonitor,
+      metadata: {name: s, namespace: mon, uid: us, resourceVersion: '1'},
+      spec: {selector: {}, endpoints: [{port: web}], scrapeProtocols: [PrometheusProto]}})"})
+    inv.add(doc(d));
+  const model::GrafanaAgent& agent = inv.agents.begin()->second.obj;
+  const model::AgentRender uncached = model::render_agent(inv, agent, {});
+  REQUIRE(uncached.problems.size() == 1);
+  CHECK(uncached.problems[0].warning);
+  CHECK(uncached.problems[0].path == "spec.scrapeProtocols");
+  model::JobCache cache;
+  model::RenderOptions opts;
+  opts.job_cache = &cache;
+  const model::AgentRender first = model::render_agent(inv, agent, opts);
+  const model::AgentRender second = model::render_agent(inv, agent, opts);
+  CHECK(cache.hits() == 1);
+  CHECK(first.problems == uncached.problems);
+  CHECK(second.problems == uncached.problems);
 }
 
 TEST_CASE("a changed referenced Secret invalidates the cached job", "[actors][cache]") {

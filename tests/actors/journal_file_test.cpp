@@ -126,7 +126,7 @@ TEST_CASE("cutting a torn tail is logged with its offset and size", "[actors][jo
   CHECK(fs::file_size(file) == valid);
   std::string text = log.text();
   INFO(text);
-  CHECK(text.find("level=warning journal: cut a torn last line") != std::string::npos);
+  CHECK(text.find("level=warn component=journal msg=\"cut a torn last line\"") != std::string::npos);
   CHECK(text.find("file=" + file) != std::string::npos);
   CHECK(text.find("offset=" + std::to_string(valid)) != std::string::npos);
   CHECK(text.find("bytes=37") != std::string::npos);
@@ -159,7 +159,7 @@ TEST_CASE("a corrupt journal is set aside out of the rotated set and logged", "[
   CHECK(rotated_set(file) == std::vector<std::string>{file});
   std::string logged = log.text();
   INFO(logged);
-  CHECK(logged.find("level=error journal: set aside a corrupt journal") != std::string::npos);
+  CHECK(logged.find("level=error component=journal msg=\"set aside a corrupt journal\"") != std::string::npos);
   CHECK(logged.find("file=" + file) != std::string::npos);
   CHECK(logged.find("moved_to=" + aside) != std::string::npos);
   CHECK(logged.find("reason=\"journal line 5: invalid JSON") != std::string::npos);

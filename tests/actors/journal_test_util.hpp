@@ -1,9 +1,8 @@
 // Helpers for the journal tests: a temporary directory, whole-file reads
-// and writes, and an spdlog logger whose lines the test can read.
+// and writes, and a log whose lines (logfmt without timestamps) the test
+// can read.
 #pragma once
 
-#include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
 #include <stdlib.h>
 
 #include <filesystem>
@@ -11,6 +10,9 @@
 #include <memory>
 #include <sstream>
 #include <string>
+
+#include "model/log.hpp"
+#include "model/log_format.hpp"
 
 namespace journal_test {
 
@@ -35,19 +37,12 @@ inline void spit(const std::filesystem::path& p, const std::string& text) {
   std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
 }
 
-// A logger writing into a string, for FileJournalOptions::log.
+// A log writing into a string, for FileJournalOptions::log.
 struct LogCapture {
-  std::ostringstream out;
-  std::shared_ptr<spdlog::logger> logger;
-  LogCapture()
-      : logger(
-            std::make_shared<spdlog::logger>("journal-test", std::make_shared<spdlog::sinks::ostream_sink_mt>(out))) {
-    logger->set_pattern("level=%l %v");
-  }
-  std::string text() {
-    logger->flush();
-    return out.str();
-  }
+  std::shared_ptr<std::string> out = std::make_shared<std::string>();
+  model::Log logger{[out = out](const model::LogEntry& e) { *out += model::log_text(e) + "\n"; },
+                    model::LogLevel::debug};
+  std::string text() const { return *out; }
 };
 
 }  // namespace journal_test

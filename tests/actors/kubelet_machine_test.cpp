@@ -5,6 +5,7 @@
 
 #include "actors/core/kubelet_machine.hpp"
 #include "actors_fixtures.hpp"
+#include "model/log_format.hpp"
 #include "model/yaml_emit.hpp"
 
 using namespace actors::core;
@@ -85,7 +86,7 @@ Run drive(KubeletState& st, Api& api, WriterEffects fx) {
       else if (e.type == T::reread)
         more = on_kubelet_reread(st, e.id, api.get(e.id));
       else if (e.type == T::log)
-        run.logs.push_back(e.line);
+        run.logs.push_back(model::log_text(e.entry));
       else if (e.type == T::event)
         run.events.push_back(e.body);
       if (e.type != T::call && e.type != T::reread && e.type != T::log && e.type != T::wrote) run.other.push_back(e);
@@ -94,6 +95,13 @@ Run drive(KubeletState& st, Api& api, WriterEffects fx) {
     fx = std::move(next);
   }
   return run;
+}
+
+// True when one log line holds every one of the given parts.
+bool logged(const Run& run, std::initializer_list<std::string_view> parts) {
+  return std::any_of(run.logs.begin(), run.logs.end(), [&](const std::string& line) {
+    return std::all_of(parts.begin(), parts.end(), [&](std::string_view p) { return line.find(p) != line.npos; });
+  });
 }
 
 // The informers' echo of what the API holds now.
@@ -197,9 +205,8 @@ TEST_CASE("a Node without an address is skipped, reported once with an Event, an
   CHECK(model::string_at(ev, {"message"}) ==
         "status.addresses: no InternalIP or ExternalIP address; the Node is "
         "left out of the kubelet Service");
-  CHECK(std::find(run.logs.begin(), run.logs.end(),
-                  "kubelet service: skipping Node a: status.addresses: no InternalIP or ExternalIP address; the "
-                  "Node is left out of the kubelet Service") != run.logs.end());
+  CHECK(logged(run, {"level=warn", "component=kubelet-service", "skipping a Node without a usable address",
+                     "object=\"Node a\"", "field=status.addresses", "no InternalIP or ExternalIP address"}));
   CHECK(kubelet_stats(st).skipped == 1);
   echo(st, api);
   // Another Node's change: the same problem is not reported again.
@@ -208,7 +215,7 @@ TEST_CASE("a Node without an address is skipped, reported once with an Event, an
   echo(st, api);
   run = drive(st, api, on_kubelet_event(st, event(node("a", "10.0.0.1", "8"))));
   CHECK(endpoint_ips(api) == std::vector<std::string>{"10.0.0.1", "10.0.0.4"});
-  CHECK(std::find(run.logs.begin(), run.logs.end(), "kubelet service: Node a has an address again") != run.logs.end());
+  CHECK(logged(run, {"level=info", "msg=\"Node has an address again\"", "object=\"Node a\""}));
   CHECK(kubelet_stats(st).skipped == 0);
 }
 
@@ -222,9 +229,8 @@ TEST_CASE("someone else's edit of the Endpoints is drift and is written back", "
   Run run = drive(st, api, on_kubelet_event(st, event(tampered)));
   CHECK(api.calls == std::vector<std::string>{"update Endpoints kube-system/kubelet"});
   CHECK(endpoint_ips(api) == std::vector<std::string>{"10.0.0.1", "10.0.0.2"});
-  CHECK(std::find(run.logs.begin(), run.logs.end(),
-                  "kubelet service: updated Endpoints kube-system/kubelet (drift: subsets[0].addresses[0].ip)") !=
-        run.logs.end());
+  CHECK(logged(run, {"msg=updated", "object=\"Endpoints kube-system/kubelet\"",
+                     "reason=\"drift: subsets[0].addresses[0].ip\""}));
   echo(st, api);
   // A deleted object is created again.
   Value svc = api.objects.at({"Service", "kube-system", "kubelet"});
@@ -291,9 +297,9 @@ TEST_CASE("the kubelet machine's error classes: retry the call, retry the reconc
     CHECK_FALSE(kubelet_stats(st).retrying);
     CHECK_FALSE(kubelet_stats(st).in_flight);
     CHECK(kubelet_stats(st).errors == 1);
-    CHECK(std::find(run.logs.begin(), run.logs.end(),
-                    "kubelet service: failed create Service kube-system/kubelet: HTTP 403: injected (terminal); not "
-                    "retrying until the Nodes or objects change") != run.logs.end());
+    CHECK(logged(run, {"level=error", "write refused; not retrying until the Nodes or objects change",
+                       "object=\"Service kube-system/kubelet\"", "action=create", "status=403", "error=injected",
+                       "error_class=terminal"}));
     CHECK(api.objects.empty());
     // The next input tries again.
     drive(st, api, on_kubelet_event(st, event(node("b", "10.0.0.2"), EventType::added)));

@@ -67,6 +67,32 @@ TEST_CASE("status caps the problem list", "[actors][status]") {
   CHECK(st.find("problems")->as_array().back().find("reason")->as_string() == "Truncated");
 }
 
+TEST_CASE("warnings keep Reconciled True and come after errors", "[actors][status]") {
+  StatusInput in;
+  in.problems.push_back({"PodMonitor", "a", "p", "spec.scrapeProtocols", "not supported; ignored", true});
+  in.problems.push_back({"ServiceMonitor", "b", "s", "spec.scrapeClass", "not supported; ignored", true});
+  Value st = agent_status(in, Value(), "t");
+  const Value* rec = cond(st, "Reconciled");
+  CHECK(field(rec, "status") == "True");
+  CHECK(field(rec, "message") ==
+        "all desired objects are applied; 2 resources have fields that are ignored, see status.problems");
+  const Value& problems = *st.find("problems");
+  REQUIRE(problems.size() == 2);
+  CHECK(field(&problems.as_array()[0], "reason") == "FieldIgnored");
+  CHECK(field(&problems.as_array()[0], "message") == "spec.scrapeProtocols: not supported; ignored");
+  // An error among them: Reconciled False, counted alone, listed first.
+  in.problems.push_back({"ServiceMonitor", "c", "s", "spec.endpoints[0].port", "bad"});
+  st = agent_status(in, Value(), "t");
+  rec = cond(st, "Reconciled");
+  CHECK(field(rec, "status") == "False");
+  CHECK(field(rec, "reason") == "InvalidMembers");
+  CHECK(field(rec, "message") == "1 resource has a problem; see status.problems");
+  CHECK(field(&st.find("problems")->as_array()[0], "reason") == "Skipped");
+  CHECK(field(&st.find("problems")->as_array()[0], "name") == "s");
+  CHECK(field(&st.find("problems")->as_array()[0], "namespace") == "c");
+  CHECK(field(&st.find("problems")->as_array()[2], "reason") == "FieldIgnored");
+}
+
 TEST_CASE("workloads without ready replicas make Ready False", "[actors][status]") {
   std::vector<Value> observed = {
       model::parse_json(

@@ -1,7 +1,7 @@
 // deploy/target-allocator as shipped: its config file loads, the Deployment
 // runs the program with it, and its RBAC is exactly what the allocator
-// reads and writes. (tests/k8s/sim/deploy_operator_test.cpp applies all of
-// deploy/, this directory included, to simcluster with kubectl.)
+// reads and writes. (tests/k8s/sim/deploy_kustomize_test.cpp applies its
+// overlay, deploy/overlays/target-allocator, to simcluster with kubectl.)
 #include <catch2/catch.hpp>
 
 #include <map>

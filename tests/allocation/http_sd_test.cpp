@@ -84,7 +84,8 @@ Poll poll(const HttpSdConfig& c) {
   got.http_sd = actors::fetch_http_sd(state.http_sd()[0]);
   Poll out;
   auto fx = state.apply(got);
-  if (!fx.logs.empty()) out.error = fx.logs[0].substr(fx.logs[0].find(": ") + 2);
+  // The logged poll failure as "URL: error".
+  if (!fx.logs.empty()) out.error = fx.logs[0].value("url") + ": " + fx.logs[0].value("error");
   allocation::runtime::Input reallocate;
   state.apply(reallocate);
   for (const auto& t : state.allocator().targets()) out.targets.push_back(t);

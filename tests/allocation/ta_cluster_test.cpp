@@ -180,7 +180,8 @@ std::string service_monitor(const std::string& name, const std::string& team) {
 
 TEST_CASE("target-allocator serves jobs rendered from selected ServiceMonitors", "[allocation][cluster]") {
   simtest::SimFixture sim;
-  k8s::sim::load_manifests(sim.cluster, {"deploy/crds"});  // tests run from the source tree
+  k8s::sim::load_manifests(sim.cluster,
+                           {"deploy/crds", "deploy/prometheus-operator-crds"});  // tests run from the source tree
   k8s::sim::Server api(sim.cluster, {});
   api.start();
   sim.create("services",
@@ -263,7 +264,7 @@ model::Value served_basic_auth(Allocator& ta, const std::string& job) {
 
 TEST_CASE("target-allocator renders ServiceMonitor credentials from watched Secrets", "[allocation][cluster]") {
   simtest::SimFixture sim;
-  k8s::sim::load_manifests(sim.cluster, {"deploy/crds"});
+  k8s::sim::load_manifests(sim.cluster, {"deploy/crds", "deploy/prometheus-operator-crds"});
   k8s::sim::Server api(sim.cluster, {});
   api.start();
   sim.create("servicemonitors", R"({"apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor",
@@ -351,7 +352,7 @@ std::string scrape_config(const std::string& name, const std::string& scrape_cla
 
 TEST_CASE("target-allocator serves ScrapeConfig jobs with their scrape class", "[allocation][cluster]") {
   simtest::SimFixture sim;
-  k8s::sim::load_manifests(sim.cluster, {"deploy/crds"});
+  k8s::sim::load_manifests(sim.cluster, {"deploy/crds", "deploy/prometheus-operator-crds"});
   k8s::sim::Server api(sim.cluster, {});
   api.start();
   sim.create("services",

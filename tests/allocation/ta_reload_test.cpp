@@ -74,7 +74,7 @@ TEST_CASE("a live config reload adds and removes jobs while Prometheus polls a S
           "[allocation][cluster][prometheus][reload]") {
   REQUIRE(fs::exists("/usr/bin/prometheus"));
   simtest::SimFixture sim;
-  k8s::sim::load_manifests(sim.cluster, {"deploy/crds"});
+  k8s::sim::load_manifests(sim.cluster, {"deploy/crds", "deploy/prometheus-operator-crds"});
   k8s::sim::Server api(sim.cluster, {});
   api.start();
   sim.create("services", R"({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},

@@ -17,7 +17,6 @@ inline actors::ta::RuntimeOptions runtime_options(const std::string& config_text
   o.config_path = "ta.yaml";
   o.server.host = "127.0.0.1";
   o.server.port = 0;
-  o.log = [](const std::string&) {};
   o.config_reload_interval = std::chrono::milliseconds(0);  // ta.yaml is not a file; tests that reload set one
   return o;
 }

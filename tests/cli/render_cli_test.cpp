@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "golden_util.hpp"
+#include "model/codec.hpp"
 #include "model/parse.hpp"
 
 namespace {
@@ -103,6 +104,25 @@ spec:
         "ServiceMonitor mon/broken: spec.selector.matchExpressions[0].operator: unknown operator \"Like\" (want In, "
         "NotIn, Exists or DoesNotExist)\n");
   CHECK(r.out.find("name: agent-config") != std::string::npos);
+}
+
+TEST_CASE("a field the agent cannot honour is a warning line and the render succeeds", "[cli]") {
+  std::string in = std::string(kAgent) + R"(---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web, namespace: mon}
+spec: {selector: {}, endpoints: [{port: web}], scrapeClass: tls}
+)";
+  Run r = run("render -f -", in);
+  CHECK(r.code == 0);
+  CHECK(r.err ==
+        "warning: ServiceMonitor mon/web: spec.scrapeClass: not supported by the Grafana Agent (a GrafanaAgent has "
+        "no scrape classes; the monitor renders without one); ignored\n");
+  std::string agent_yml;
+  for (const auto& d : model::parse_documents(r.out, "stdout"))
+    if (const auto* data = d.value.find("data"); data && data->find("agent.yml"))
+      agent_yml = model::base64_decode(data->find("agent.yml")->as_string()).value_or("");
+  CHECK(agent_yml.find("job_name: serviceMonitor/mon/web/0") != std::string::npos);
 }
 
 TEST_CASE("an invalid root renders nothing of its own - other roots still render", "[cli]") {

@@ -195,7 +195,7 @@ TEST_CASE("drift made while the operator was down is repaired after a restart", 
       sts->find("spec")->find("template")->find("spec")->find("containers")->as_array()[0].find("image")->as_string());
   CHECK(f.controller().stats().writer.writes == 2);  // exactly the two tampered objects
   std::size_t drift_lines = 0;
-  for (const auto& l : f.log()) drift_lines += l.find(": drift: ") != std::string::npos;
+  for (const auto& l : f.log()) drift_lines += l.find(" reason=\"drift: ") != std::string::npos;
   CHECK(drift_lines == 2);
 }
 

@@ -72,9 +72,10 @@ TEST_CASE("run finds its cluster through KUBECONFIG and authenticates with an ex
   auto r = run_operator(dir, kc);
   INFO(r.err);
   CHECK(r.code == 1);
-  CHECK(r.err.find("cluster from kubeconfig " + kc) != std::string::npos);
-  CHECK(r.err.find("  GrafanaAgent: HTTP 404") != std::string::npos);
-  CHECK(r.err.find("  Secret:") == std::string::npos);
+  CHECK(r.err.find("msg=\"cluster configuration loaded\" server=" + sim.server.url()) != std::string::npos);
+  CHECK(r.err.find(" source=\"kubeconfig " + kc) != std::string::npos);
+  CHECK(r.err.find("kind=GrafanaAgent error=\"HTTP 404") != std::string::npos);
+  CHECK(r.err.find("kind=Secret ") == std::string::npos);
   CHECK(r.err.find("plugin run 1") != std::string::npos);  // the plugin's stderr passes through
   CHECK(r.err.find("exec-admin-token") == std::string::npos);
   CHECK(dir.read("count") == "1\n");  // one run, cached for every informer
@@ -87,9 +88,9 @@ TEST_CASE("run re-runs the exec plugin once when its token is refused", "[e2e][e
   dir.write("token", "fresh-token");
   auto r = run_operator(dir, dir.write("kubeconfig", exec_kubeconfig(dir, sim.server.url())));
   INFO(r.err);
-  CHECK(r.err.find("  GrafanaAgent: HTTP 404") != std::string::npos);
-  CHECK(r.err.find("  Secret:") == std::string::npos);
-  CHECK(r.err.find("HTTP 401") == std::string::npos);
+  CHECK(r.err.find("kind=GrafanaAgent error=\"HTTP 404") != std::string::npos);
+  CHECK(r.err.find("kind=Secret ") == std::string::npos);
+  CHECK(r.err.find("status=401") == std::string::npos);
   CHECK(dir.read("count") == "2\n");  // the start-up run, then one after the first 401
 }
 

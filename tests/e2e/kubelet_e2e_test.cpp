@@ -4,6 +4,7 @@
 // relabelled, given and stripped of addresses, and removed; repairs what
 // others change; writes nothing it does not need to (after a restart
 // either); and only writes while it leads.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <httplib.h>
@@ -95,9 +96,10 @@ void require_listed(OperatorFixture& f, const Strings& want, const std::map<std:
   REQUIRE(f.wait_idle());
 }
 
-bool logged(OperatorFixture& f, const std::string& text) {
+// True when one log line holds every one of the given parts.
+bool logged(OperatorFixture& f, std::initializer_list<std::string_view> parts) {
   for (const auto& l : f.log())
-    if (l.find(text) != std::string::npos) return true;
+    if (std::all_of(parts.begin(), parts.end(), [&](std::string_view p) { return l.find(p) != l.npos; })) return true;
   return false;
 }
 
@@ -145,7 +147,7 @@ TEST_CASE("the kubelet Service follows Nodes added, relabelled, stripped of and 
   SECTION("a Node stripped of its addresses is left out and reported, then taken back") {
     f.apply_yaml(node("n2", {"Hostname=n2"}));
     require_listed(f, {"10.0.0.1 n1", "10.0.0.3 n3"}, {{"kubelet-ipv4-0", {"10.0.0.1 n1", "10.0.0.3 n3"}}});
-    CHECK(logged(f, "kubelet service: skipping Node n2: status.addresses: no InternalIP or ExternalIP address"));
+    CHECK(logged(f, {"component=kubelet-service", "skipping a Node", "object=\"Node n2\"", "field=status.addresses"}));
     bool event = testutil::eventually([&] {
       for (const Value& e : f.list("Event", kNs))
         if (model::string_at(e, {"involvedObject", "name"}) == "n2" &&
@@ -157,7 +159,7 @@ TEST_CASE("the kubelet Service follows Nodes added, relabelled, stripped of and 
     f.apply_yaml(node("n2", {"InternalIP=10.0.0.2"}));
     require_listed(f, {"10.0.0.1 n1", "10.0.0.2 n2", "10.0.0.3 n3"},
                    {{"kubelet-ipv4-0", {"10.0.0.1 n1", "10.0.0.2 n2", "10.0.0.3 n3"}}});
-    CHECK(logged(f, "kubelet service: Node n2 has an address again"));
+    CHECK(logged(f, {"msg=\"Node has an address again\"", "object=\"Node n2\""}));
   }
 
   SECTION("an IPv6 Node gets a slice of its own, which goes with it; removed Nodes leave") {
@@ -183,8 +185,9 @@ TEST_CASE("the kubelet Service follows Nodes added, relabelled, stripped of and 
                        warnings);
     require_listed(f, {"10.0.0.1 n1", "10.0.0.3 n3", "192.0.2.2 n2"},
                    {{"kubelet-ipv4-0", {"10.0.0.1 n1", "10.0.0.3 n3", "192.0.2.2 n2"}}});
-    CHECK(logged(f, "kubelet service: created Endpoints kube-system/kubelet"));
-    CHECK(logged(f, "kubelet service: updated EndpointSlice kube-system/kubelet-ipv4-0 (drift: endpoints)"));
+    CHECK(logged(f, {"component=kubelet-service", "msg=created", "object=\"Endpoints kube-system/kubelet\""}));
+    CHECK(logged(
+        f, {"msg=updated", "object=\"EndpointSlice kube-system/kubelet-ipv4-0\"", "reason=\"drift: endpoints\""}));
   }
 
   SECTION("a restarted operator writes nothing") {

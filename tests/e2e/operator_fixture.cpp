@@ -8,6 +8,7 @@
 #include "k8s/client/config.hpp"
 #include "k8s/client/curl_transport.hpp"
 #include "k8s/sim/loader.hpp"
+#include "model/log_format.hpp"
 #include "model/parse.hpp"
 
 namespace e2e {
@@ -27,7 +28,7 @@ struct OperatorFixture::Runtime {
 };
 
 OperatorFixture::OperatorFixture(FixtureOptions o) : opts_(std::move(o)), cluster_(clock_) {
-  std::vector<std::string> paths{source_dir() + "/deploy/crds"};
+  std::vector<std::string> paths{source_dir() + "/deploy/crds", source_dir() + "/deploy/prometheus-operator-crds"};
   if (opts_.load_examples) paths.push_back(source_dir() + "/deploy/examples");
   k8s::sim::load_manifests(cluster_, paths);
   server_ = std::make_unique<k8s::sim::Server>(cluster_, opts_.server);
@@ -67,9 +68,9 @@ void OperatorFixture::start_operator(std::optional<actors::ControllerOptions> o)
     }
   }
   Runtime* rt = rt_.get();
-  co.log = [rt](const std::string& line) {
+  co.log = [rt](const model::LogEntry& e) {
     std::lock_guard<std::mutex> lock(rt->mu);
-    rt->log.push_back(line);
+    rt->log.push_back(model::log_text(e));
   };
   controller_ = std::make_unique<actors::Controller>(*rt_->sys, *rt_->client, std::move(co));
   controller_->start();

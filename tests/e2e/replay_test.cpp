@@ -103,7 +103,8 @@ TEST_CASE("a journal across a restart replays without what was deleted meanwhile
   REQUIRE(after.code == 0);
   CHECK(after.out == second.renders.at(second_seq));
   CHECK(after.out != first.renders.at(first_seq));  // the checkout job is gone from the config
-  CHECK(after.err.find("base: start marker after seq") != std::string::npos);
+  CHECK(after.err.find("level=info component=replay msg=replayed ") != std::string::npos);
+  CHECK(after.err.find(" base=\"start marker after seq") != std::string::npos);
   auto explain = k8s::sim::run({bin, "replay", journal, "--explain", "monitoring/grafana-agent"});
   REQUIRE(explain.code == 0);
   CHECK(explain.out.find("ServiceMonitor shop/checkout") == std::string::npos);

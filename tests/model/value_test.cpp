@@ -34,6 +34,29 @@ TEST_CASE("emitted yaml reads back equal", "[emit]") {
   CHECK(docs[0].value == v);
 }
 
+TEST_CASE("keys longer than YAML's implicit-key limit as written read back equal", "[emit]") {
+  // 300 control bytes are 1,200 characters once escaped; 1,100 plain ones
+  // are over the limit as they are.
+  for (const std::string& key : {std::string(300, '\x01'), std::string(1100, 'k'), std::string(999, 'k')}) {
+    Value v = Value::obj({{key, Value::obj({{"b", 2}})}, {"a", 1}});
+    std::string y = model::to_yaml(v);
+    auto docs = model::parse_documents(y, "long-key");
+    REQUIRE(docs.size() == 1);
+    CHECK(docs[0].value == v);
+  }
+}
+
+TEST_CASE("the YAML escapes for U+0085 and U+00A0 decode to UTF-8", "[parse]") {
+  // yaml-cpp alone gives the Latin-1 bytes 0x85 and 0xA0 here.
+  auto docs = model::parse_documents("a: \"\\_x\\N\"\nb: !!str \"\\u00e0\\_\"\nc: '\\_'\n", "escapes");
+  REQUIRE(docs.size() == 1);
+  CHECK(docs[0].value.find("a")->as_string() == "\xC2\xA0x\xC2\x85");
+  CHECK(docs[0].value.find("b")->as_string() == "\xC3\xA0\xC2\xA0");
+  CHECK(docs[0].value.find("c")->as_string() == "\\_");  // single quotes have no escapes
+  auto back = model::parse_documents(model::to_yaml(docs[0].value), "emitted");
+  CHECK(back.at(0).value == docs[0].value);
+}
+
 TEST_CASE("json and yaml give the same tree", "[parse]") {
   auto j = model::parse_documents(R"({"a": [1, "x", {"b": null}], "c": 2.5})", "j");
   auto y = model::parse_documents("a: [1, x, {b: null}]\nc: 2.5\n", "y");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "model/log_format.hpp"
 #include "model/parse.hpp"
 #include "model/yaml_emit.hpp"
 #include "sd/aggregator.hpp"
@@ -90,7 +91,7 @@ TEST_CASE("one fan-out at a time, served from the last merge while fresh", "[sd]
   REQUIRE(p.action == Poll::Action::start);
   REQUIRE(p.fetch.size() == 3);
   CHECK(agg.poll(t0 + 5ms).action == Poll::Action::wait);  // single flight
-  std::vector<std::string> logs;
+  std::vector<model::LogEntry> logs;
   // Answers arrive in any order; a hanging pod does not drop the others.
   CHECK_FALSE(agg.answer(ok(kB, "10.0.1.1:80", node_exporter("n3")), t0 + 10ms, logs));
   CHECK_FALSE(agg.answer(ok(kA, "10.0.0.2:80", node_exporter("n2")), t0 + 12ms, logs));
@@ -98,8 +99,9 @@ TEST_CASE("one fan-out at a time, served from the last merge while fresh", "[sd]
   CHECK(agg.answer(hung, t0 + 5000ms, logs));
   CHECK_FALSE(agg.in_flight());
   REQUIRE(logs.size() == 1);
-  CHECK(logs[0] ==
-        "integrations sd: GrafanaAgent mon/a pod 10.0.0.1:80: timeout: Operation timed out after 5000 milliseconds");
+  CHECK(model::log_text(logs[0]) ==
+        "level=warn component=integrations-sd msg=\"pod answer failed\" object=\"GrafanaAgent mon/a\" "
+        "pod=10.0.0.1:80 reason=timeout error=\"Operation timed out after 5000 milliseconds\"");
   CHECK(agg.failures().at({kA, "timeout"}) == 1);
   CHECK(model::parse_json(agg.body(std::nullopt), "x").as_array().size() == 2);
   CHECK(agg.poll(t0 + 5500ms).action == Poll::Action::serve);  // fresh
@@ -116,7 +118,9 @@ TEST_CASE("one fan-out at a time, served from the last merge while fresh", "[sd]
   p = agg.poll(t0 + 7200ms);
   agg.answer(ok(kA, "10.0.0.1:80", node_exporter("n1")), t0 + 7210ms, logs);
   REQUIRE(logs.size() == 1);
-  CHECK(logs[0] == "integrations sd: GrafanaAgent mon/a pod 10.0.0.1:80: answers again");
+  CHECK(model::log_text(logs[0]) ==
+        "level=info component=integrations-sd msg=\"pod answers again\" object=\"GrafanaAgent mon/a\" "
+        "pod=10.0.0.1:80");
 }
 
 TEST_CASE("a changed pod set is fanned out at once, and an answer from outside the fan-out is ignored", "[sd]") {
@@ -128,7 +132,7 @@ TEST_CASE("a changed pod set is fanned out at once, and an answer from outside t
   agg.set_pods(kA, {"10.0.0.1:80"});
   p = agg.poll(t0 + 1ms);  // within the window, but the pods changed
   REQUIRE(p.action == Poll::Action::start);
-  std::vector<std::string> logs;
+  std::vector<model::LogEntry> logs;
   CHECK_FALSE(agg.answer(ok(kA, "10.9.9.9:80", node_exporter("x")), t0 + 2ms, logs));
   CHECK(agg.in_flight());
   CHECK(agg.answer(ok(kA, "10.0.0.1:80", node_exporter("n1")), t0 + 3ms, logs));
@@ -144,7 +148,7 @@ TEST_CASE("a late answer from an earlier fan-out never counts for a later one", 
   const TimePoint t0{};
   REQUIRE(agg.poll(t0).action == Poll::Action::start);
   std::uint64_t first = agg.fanout();
-  std::vector<std::string> logs;
+  std::vector<model::LogEntry> logs;
   CHECK(agg.expire(t0 + 5020ms, logs).size() == 1);  // the deadline: timed out
   REQUIRE(agg.poll(t0 + 5021ms).action == Poll::Action::start);
   PodAnswer late = ok(kA, "10.0.0.1:80", node_exporter("stale"));
@@ -166,7 +170,7 @@ TEST_CASE("a pod set changed during a fan-out drops leavers and makes the merge 
   std::uint64_t before = agg.generation();
   agg.set_pods(kA, {"10.0.0.1:80", "10.0.0.3:80"});  // .2 leaves, .3 arrives mid-flight
   CHECK(agg.generation() > before);
-  std::vector<std::string> logs;
+  std::vector<model::LogEntry> logs;
   agg.answer(ok(kA, "10.0.0.2:80", node_exporter("n2")), t0 + 1ms, logs);
   CHECK(agg.answer(ok(kA, "10.0.0.1:80", node_exporter("n1")), t0 + 2ms, logs));
   std::string body = agg.body(std::nullopt);

@@ -4,6 +4,7 @@
 // answers with the assignment at the seq it applied.
 #define CAF_SUITE allocation_shell
 #include "actors/allocation/allocation_actor.hpp"
+#include "model/log_format.hpp"
 #include "shell_fixture.hpp"
 
 using namespace actors;
@@ -46,7 +47,7 @@ struct fixture : test_coordinator_fixture<> {
     AllocationHooks h;
     h.publish = [this](const allocation::runtime::State&) { ++published; };
     h.sources = [this](const allocation::runtime::State&) { ++source_changes; };
-    h.log = [this](const std::string& l) { logs.push_back(l); };
+    h.log = [this](const model::LogEntry& e) { logs.push_back(model::log_text(e)); };
     h.config = [this](bool applied, std::int64_t) { configs.push_back(applied); };
     alloc = spawn_allocation_actor(sys, h);
     run();
@@ -111,8 +112,11 @@ CAF_TEST(reloads are reported through the config hook and a rejected one keeps t
   from_journal(stamped(1, config(kConfig)));
   expect_reallocate_request();
   from_journal(stamped(2, config("collectors: [x")));
-  CAF_REQUIRE_EQUAL(logs.size(), 1u);
-  CAF_CHECK(logs[0].rfind("config ta.yaml: reload rejected: ", 0) == 0);
+  CAF_REQUIRE_EQUAL(logs.size(), 2u);  // the first config loaded, the second rejected
+  CAF_CHECK(logs[0].rfind("level=info component=config msg=loaded file=ta.yaml generation=1 ", 0) == 0);
+  CAF_CHECK(logs[1].rfind("level=error component=config msg=\"reload rejected; the previous config keeps serving\" "
+                          "file=ta.yaml error=",
+                          0) == 0);
   from_journal(stamped(3, config("collectors: [x]")));
   CAF_REQUIRE_EQUAL(configs.size(), 3u);
   CAF_CHECK(configs[0]);

@@ -3,6 +3,7 @@
 // expects in order; the backoff fires only when the test advances the clock.
 #define CAF_SUITE kubelet_shell
 #include "actors/kubelet_actor.hpp"
+#include "model/log_format.hpp"
 #include "model/object_fields.hpp"
 #include "shell_fixture.hpp"
 
@@ -34,7 +35,7 @@ struct fixture : shells::api_fixture {
     kc.settings.service.ns = "kube-system";
     kc.settings.service.name = "kubelet";
     kc.settings.backoff = k8s::Backoff{std::chrono::milliseconds(100), std::chrono::milliseconds(1000)};
-    kc.log = [this](const std::string& line) { logs.push_back(line); };
+    kc.log = [this](const model::LogEntry& e) { logs.push_back(model::log_text(e)); };
     kubelet = spawn_kubelet_actor(sys, kc);
   }
   ~fixture() override {
@@ -135,8 +136,9 @@ CAF_TEST(a Node without an address gets a Warning Event and is logged) {
   CAF_CHECK_EQUAL(model::string_at(ev, {"involvedObject", "name"}), "b");
   CAF_CHECK_EQUAL(model::string_at(ev, {"reason"}), "NodeAddressUnknown");
   CAF_CHECK_EQUAL(logs.at(0),
-                  "kubelet service: skipping Node b: status.addresses: no InternalIP or ExternalIP address; the Node "
-                  "is left out of the kubelet Service");
+                  "level=warn component=kubelet-service msg=\"skipping a Node without a usable address\" "
+                  "object=\"Node b\" field=status.addresses problem=\"no InternalIP or ExternalIP address; the "
+                  "Node is left out of the kubelet Service\"");
   expect_done();
   expect_done();
   expect_done();

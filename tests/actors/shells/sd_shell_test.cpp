@@ -5,6 +5,7 @@
 // hooks, and a deleted Endpoints empties the answer.
 #define CAF_SUITE sd_shell
 #include "actors/sd_actor.hpp"
+#include "model/log_format.hpp"
 #include "shell_fixture.hpp"
 
 using namespace actors;
@@ -41,7 +42,7 @@ struct fixture : shells::api_fixture {
   fixture() {
     api->hold = true;
     SdConfig cfg{api, 5000ms, 1000ms};
-    cfg.log = [this](const std::string& l) { logs.push_back(l); };
+    cfg.log = [this](const model::LogEntry& e) { logs.push_back(model::log_text(e)); };
     cfg.on_failure = [this](const sd::AgentKey& a, const std::string& why) {
       failures.push_back(a.first + "/" + a.second + " " + why);
     };
@@ -130,7 +131,9 @@ CAF_TEST(a failing pod is counted and logged once and never fails the poll) {
   }
   CAF_CHECK_EQUAL(failures, (std::vector<std::string>{"mon/alpha status", "mon/alpha status"}));
   CAF_REQUIRE_EQUAL(logs.size(), 1u);  // once per change of the pod's state
-  CAF_CHECK_EQUAL(logs[0], "integrations sd: GrafanaAgent mon/alpha pod 10.0.0.2:8080: status: HTTP status 500");
+  CAF_CHECK_EQUAL(logs[0],
+                  "level=warn component=integrations-sd msg=\"pod answer failed\" object=\"GrafanaAgent mon/alpha\" "
+                  "pod=10.0.0.2:8080 reason=status error=\"HTTP status 500\"");
 }
 
 CAF_TEST(a pod the transport never answers is timed out at the fan - out deadline) {
@@ -148,9 +151,9 @@ CAF_TEST(a pod the transport never answers is timed out at the fan - out deadlin
   CAF_CHECK(body_of(h).find("n1:12345") != std::string::npos);
   CAF_CHECK_EQUAL(failures, (std::vector<std::string>{"mon/alpha timeout"}));
   CAF_REQUIRE_EQUAL(logs.size(), 1u);
-  CAF_CHECK_EQUAL(
-      logs[0],
-      "integrations sd: GrafanaAgent mon/alpha pod 10.0.0.2:8080: timeout: no answer by the fan-out's deadline");
+  CAF_CHECK_EQUAL(logs[0],
+                  "level=warn component=integrations-sd msg=\"pod answer failed\" object=\"GrafanaAgent mon/alpha\" "
+                  "pod=10.0.0.2:8080 reason=timeout error=\"no answer by the fan-out's deadline\"");
   api->answer_held(sd_answer("late"));  // too late: not part of any fan-out now
   consume_messages();
   CAF_CHECK_EQUAL(failures.size(), 1u);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "allocation/runtime/replay.hpp"
@@ -120,7 +121,10 @@ TEST_CASE("the allocator fold reports a bad config and stays unconfigured", "[al
   auto fx = st.apply(config_input("config:\n  scrape_configs:\n    - job_name: a\n      consul_sd_configs: []\n"));
   CHECK_FALSE(st.configured());
   REQUIRE(fx.logs.size() == 1);
-  CHECK_THAT(fx.logs[0], Catch::StartsWith("config ta.yaml: config.scrape_configs[0].consul_sd_configs"));
+  CHECK(fx.logs[0].level == model::LogLevel::error);
+  CHECK(fx.logs[0].msg == "config rejected");
+  CHECK(fx.logs[0].value("file") == "ta.yaml");
+  CHECK_THAT(fx.logs[0].value("error"), Catch::StartsWith("config.scrape_configs[0].consul_sd_configs"));
   CHECK_FALSE(st.apply(Input{}).reallocated);
 }
 
@@ -221,8 +225,9 @@ TEST_CASE("a recorded allocator journal replays to the live assignment at every 
   CHECK(seqs[1] < seqs[2]);
 
   // The binary's replay prints the assignment and explains a target.
+  const std::string log = write_file("ta-replay-log", "");
   const std::string cmd = std::string(AO_BIN_DIR "/target-allocator replay ") + journal + " --until " +
-                          std::to_string(seqs[1]) + " --explain web/10.2.0.7:80 2>&1";
+                          std::to_string(seqs[1]) + " --explain web/10.2.0.7:80 2>" + log;
   FILE* p = ::popen(cmd.c_str(), "r");
   REQUIRE(p);
   std::string out;
@@ -235,10 +240,18 @@ TEST_CASE("a recorded allocator journal replays to the live assignment at every 
   CHECK_THAT(out, Catch::Contains("target web/10.2.0.7:80 is on col-"));
   CHECK_THAT(out, Catch::Contains("ranked collectors (rendezvous score, best first)"));
   CHECK_THAT(out, Catch::Contains("last moved "));
+  // Its log (stderr) tells what the fold saw, each entry with its seq.
+  std::ifstream log_in(log);
+  const std::string logged((std::istreambuf_iterator<char>(log_in)), std::istreambuf_iterator<char>());
+  CHECK_THAT(logged, Catch::Contains(" level=info component=config msg=loaded file=ta.yaml generation=1 "));
+  CHECK_THAT(logged,
+             Catch::Contains(" component=discovery msg=\"targets changed\" job=web targets=40 previous=0 seq="));
+  CHECK_THAT(logged, Catch::Contains(" component=collectors msg=\"collectors changed\" collectors=4 added=col-3 seq="));
   CHECK_THAT(out, Catch::Contains(" watch collectors "));
   rt.reset();
   std::filesystem::remove(kubeconfig);
   std::filesystem::remove(journal);
+  std::filesystem::remove(log);
 }
 
 TEST_CASE("the allocator journal masks the config's credentials and keeps the previous run", "[allocation][runtime]") {

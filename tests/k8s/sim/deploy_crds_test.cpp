@@ -1,4 +1,5 @@
-// Applies our own CRDs (deploy/crds) to simcluster with the real kubectl,
+// Applies our own CRDs (deploy/crds) and prometheus-operator's
+// (deploy/prometheus-operator-crds) to simcluster with the real kubectl,
 // then every example manifest, upstream's and ours.
 #include <catch2/catch.hpp>
 
@@ -16,18 +17,23 @@ using testutil::yaml_files;
 
 TEST_CASE("kubectl applies deploy/crds and every example manifest against them", "[k8s][kubectl][crd]") {
   KubectlEnv env;
-  // `create`, as deploy/README.md says for clusters without server-side
-  // apply: upstream's ScrapeConfig CRD is shipped unchanged, and
-  // client-side apply would copy all of it into an annotation.
-  auto crds = env.kubectl({"create", "-f", testutil::source_path("deploy/crds")});
-  INFO(crds.err);
-  REQUIRE(crds.code == 0);
-  const std::string scrape_configs = testutil::source_path("deploy/crds/monitoring.coreos.com_scrapeconfigs.yaml");
-  for (const auto& file : yaml_files(testutil::source_path("deploy/crds"))) {
+  // `create`, as deploy/README.md says for prometheus-operator's CRDs:
+  // upstream's ScrapeConfig CRD is shipped unchanged, and client-side apply
+  // would copy all of it into an annotation.
+  for (const char* dir : {"deploy/crds", "deploy/prometheus-operator-crds"}) {
+    auto crds = env.kubectl({"create", "-f", testutil::source_path(dir)});
+    INFO(crds.err);
+    REQUIRE(crds.code == 0);
+  }
+  const std::string scrape_configs =
+      testutil::source_path("deploy/prometheus-operator-crds/monitoring.coreos.com_scrapeconfigs.yaml");
+  std::vector<std::string> crd_files = yaml_files(testutil::source_path("deploy/crds"));
+  for (const auto& f : yaml_files(testutil::source_path("deploy/prometheus-operator-crds"))) crd_files.push_back(f);
+  for (const auto& file : crd_files) {
     INFO(file);
     auto again = env.kubectl({"apply", "-f", file});
     if (file != scrape_configs) {
-      CHECK(again.code == 0);  // our own CRDs still work with client-side apply
+      CHECK(again.code == 0);  // the others still work with client-side apply
       continue;
     }
     // As a real API server does: the last-applied annotation is over 256 KiB.

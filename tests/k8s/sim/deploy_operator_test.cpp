@@ -1,10 +1,8 @@
-// deploy/ as a user applies it: the CRDs, then the whole tree recursively
-// (kubectl skips the Dockerfile and READMEs) to simcluster with the real
-// kubectl. Checks the operator's objects exist with the settings the
+// deploy/ as a user applies it (deploy/README.md) to simcluster with the
+// real kubectl. Checks the operator's objects exist with the settings the
 // Deployment promises, and that its RBAC is exactly what the operator needs.
+// (tests/k8s/sim/deploy_kustomize_test.cpp covers every overlay.)
 #include <catch2/catch.hpp>
-
-#include <filesystem>
 
 #include <set>
 #include <sstream>
@@ -111,23 +109,23 @@ Value get_json(KubectlEnv& env, std::vector<std::string> args) {
   return model::parse_json(r.out);
 }
 
-// As deploy/README.md installs: the CRDs with `create` (simcluster has no
-// server-side apply, and upstream's ScrapeConfig CRD is too large for
-// client-side apply's annotation), then every other folder with apply.
+// As deploy/README.md installs: the bundle (our CRDs and the operator),
+// prometheus-operator's CRDs with `create` (too large for client-side
+// apply, and simcluster has no server-side apply), then the target
+// allocator's overlay and the examples.
 void apply_deploy(KubectlEnv& env) {
-  auto crds = env.kubectl({"create", "-f", testutil::source_path("deploy/crds")});
-  INFO(crds.err);
-  REQUIRE(crds.code == 0);
-  std::vector<std::string> args{"apply", "-R"};
-  for (const auto& entry : std::filesystem::directory_iterator(testutil::source_path("deploy")))
-    if (entry.is_directory() && entry.path().filename() != "crds")
-      args.insert(args.end(), {"-f", entry.path().string()});
-  REQUIRE(args.size() >= 8);  // operator, target-allocator, examples at least
-  auto all = env.kubectl(args);
-  INFO(all.out);
-  INFO(all.err);
-  REQUIRE(all.code == 0);
-  REQUIRE(all.err.empty());  // no warnings (unknown fields) either
+  for (std::vector<std::string> args : {std::vector<std::string>{"apply", "-f", "bundle.yaml"},
+                                        std::vector<std::string>{"create", "-k", "prometheus-operator-crds"},
+                                        std::vector<std::string>{"apply", "-k", "overlays/target-allocator"},
+                                        std::vector<std::string>{"apply", "-k", "examples"}}) {
+    args.back() = testutil::source_path("deploy/" + args.back());
+    auto r = env.kubectl(args);
+    INFO(args.back());
+    INFO(r.out);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    REQUIRE(r.err.empty());  // no warnings (unknown fields) either
+  }
 }
 
 bool has_arg(const Value& container, const std::string& arg) {
@@ -191,7 +189,7 @@ void check_deployment(const Value& d) {
 
 }  // namespace
 
-TEST_CASE("kubectl applies all of deploy/ and the operator objects exist", "[k8s][kubectl][deploy]") {
+TEST_CASE("kubectl installs deploy/ and the operator objects exist", "[k8s][kubectl][deploy]") {
   KubectlEnv env;
   apply_deploy(env);
   get_json(env, {"namespace", kNs});

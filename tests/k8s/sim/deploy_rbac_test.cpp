@@ -242,7 +242,8 @@ std::function<bool()> disturb_operator(SimRbac& s) {
 
 Outcome run_operator(const std::vector<Value>& rbac, const std::string& expect) {
   SimRbac s;
-  s.load({testutil::source_path("deploy/crds"), testutil::source_path("deploy/operator/00-namespace.yaml"),
+  s.load({testutil::source_path("deploy/crds"), testutil::source_path("deploy/prometheus-operator-crds"),
+          testutil::source_path("deploy/operator/00-namespace.yaml"),
           testutil::source_path("deploy/examples/00-namespaces.yaml")});
   for (const Value& doc : rbac) s.apply(doc);
   seed_operator(s);
@@ -338,25 +339,35 @@ bool allocator_converged(SimRbac& s, int port) {
 
 Outcome run_allocator(const std::vector<Value>& rbac, const std::string& expect) {
   SimRbac s;
-  s.load({testutil::source_path("deploy/crds"), testutil::source_path("deploy/target-allocator/00-namespace.yaml")});
+  s.load({testutil::source_path("deploy/crds"), testutil::source_path("deploy/prometheus-operator-crds"),
+          testutil::source_path("deploy/target-allocator/00-namespace.yaml")});
   for (const Value& doc : rbac) s.apply(doc);
   s.apply_yaml(kAllocatorObjects);
   std::ofstream(s.file("config.yaml")) << kAllocatorConfig;
-  std::string log = s.file("allocator.log");
-  int port = testutil::unused_port();
-  auto ta = testutil::spawn(
-      {bin("target-allocator"), "--config-file", s.file("config.yaml"), "--kubeconfig-path",
-       s.kubeconfig_for("observability", "target-allocator"), "--listen-addr", "127.0.0.1:" + std::to_string(port),
-       "--collector-namespace", "observability", "--leader-elect", "--leader-elect-retry-period", "200ms"},
-      log);
-  auto give_up = [&] { return !expect.empty() && s.denied(expect); };
+  // unused_port() only finds a port that was free: a parallel test can
+  // take it before the allocator binds it, so a lost port is tried again.
+  std::string log;
+  auto port_taken = [&] { return read_log(log).find("cannot listen on") != std::string::npos; };
   Outcome out;
-  bool converged = testutil::poll_until([&] { return allocator_converged(s, port); }, give_up, 60s);
-  // The wait costs nothing when the denial comes; 90 s because four allocators
-  // share two loaded cores here, and 30 s once ran out on a CI-like run.
-  out.done = expect.empty() ? converged : testutil::poll_until(give_up, nullptr, 90s);
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    log = s.file("allocator-" + std::to_string(attempt) + ".log");
+    int port = testutil::unused_port();
+    auto ta = testutil::spawn(
+        {bin("target-allocator"), "--config-file", s.file("config.yaml"), "--kubeconfig-path",
+         s.kubeconfig_for("observability", "target-allocator"), "--listen-addr", "127.0.0.1:" + std::to_string(port),
+         "--collector-namespace", "observability", "--leader-elect", "--leader-elect-retry-period", "200ms"},
+        log);
+    auto give_up = [&] { return (!expect.empty() && s.denied(expect)) || port_taken(); };
+    bool converged = testutil::poll_until([&] { return allocator_converged(s, port); }, give_up, 60s);
+    // The wait costs nothing when the denial comes; 90 s because four
+    // allocators share two loaded cores here, and 30 s once ran out on a
+    // CI-like run.
+    out.done = expect.empty() ? converged : testutil::poll_until(give_up, nullptr, 90s);
+    ta.reset();
+    if (!port_taken()) break;
+    out.done = false;
+  }
   out.denials = s.denials();
-  ta.reset();
   out.log = read_log(log);
   return out;
 }

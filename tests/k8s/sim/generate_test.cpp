@@ -25,7 +25,8 @@ const char* kSpec =
 struct Generated {
   simtest::SimFixture f;
   explicit Generated(const std::string& spec) {
-    k8s::sim::load_manifests(f.cluster, {testutil::source_path("deploy/crds")});
+    k8s::sim::load_manifests(
+        f.cluster, {testutil::source_path("deploy/crds"), testutil::source_path("deploy/prometheus-operator-crds")});
     k8s::sim::generate_cluster(f.cluster, k8s::sim::parse_generate_spec(spec));
   }
   std::string list(const std::string& path) {
@@ -113,7 +114,8 @@ TEST_CASE("generate needs the CRDs and gives the same lists for the same seed", 
 
 TEST_CASE("generate joins namespaces that exist already", "[k8s][generate]") {
   simtest::SimFixture f;
-  k8s::sim::load_manifests(f.cluster, {testutil::source_path("deploy/crds")});
+  k8s::sim::load_manifests(
+      f.cluster, {testutil::source_path("deploy/crds"), testutil::source_path("deploy/prometheus-operator-crds")});
   f.create("namespaces", R"({"metadata":{"name":"monitoring","labels":{"mine":"yes"}}})", "");
   auto spec = k8s::sim::parse_generate_spec("namespaces=2,agents=1,metrics_instances=1,service_monitors=2");
   std::size_t all = k8s::sim::generate_objects(spec).size();

@@ -103,7 +103,8 @@ TEST_CASE("simcluster --generate serves the same synthetic cluster on every run"
   for (int run = 0; run < 2; ++run) {
     std::string kubeconfig = dir + "/kubeconfig" + std::to_string(run);
     k8s::sim::Child sim({bin, "--listen", "127.0.0.1:0", "--kubeconfig-out", kubeconfig, "--crds",
-                         testutil::source_path("deploy/crds"), "--generate",
+                         testutil::source_path("deploy/crds"), testutil::source_path("deploy/prometheus-operator-crds"),
+                         "--generate",
                          "namespaces=5,agents=2,metrics_instances=3,service_monitors=40,pod_monitors=10,secrets=8,"
                          "pods=10,probes=2,seed=3"});
     REQUIRE(sim.read_until([](const std::string& out) { return out.find('\n') != std::string::npos; },
