@@ -193,20 +193,20 @@ PodMonitor decode_pod_monitor(const Value& obj, FieldErrors& errors) {
   return pm;
 }
 
-Probe decode_probe(const Value& obj, FieldErrors& errors) {
-  Reader root(&obj, "", &errors);
-  Probe p;
-  p.meta = decode_meta(root);
-  Reader spec = root.object("spec");
-  p.job_name = spec.str_or("jobName");
+namespace {
+
+// spec.prober: url, scheme, path and proxy.
+void decode_prober(const Reader& spec, Probe& p) {
   Reader prober = spec.object("prober");
   p.prober_url = prober.str_or("url");
   p.prober_scheme = decode_scheme(prober);
   p.has_prober_path = prober.str("path").has_value();
   p.prober_path = prober.str_or("path");
   p.prober_proxy = decode_proxy(prober);
-  p.module = spec.str_or("module");
-  p.params = decode_probe_params(spec);
+}
+
+// spec.targets: staticConfig or ingress.
+void decode_probe_targets(const Reader& spec, Probe& p) {
   Reader targets = spec.object("targets");
   Reader st = targets.object("staticConfig");
   if (st.present()) {
@@ -219,6 +219,30 @@ Probe decode_probe(const Value& obj, FieldErrors& errors) {
         ProbeIngressTargets{decode_selector(ing, "selector"), decode_namespace_selector(ing, "namespaceSelector"),
                             decode_relabelings(ing, "relabelingConfigs")};
   }
+}
+
+// Checked after every field is read, so these errors come last.
+void check_probe(const Reader& spec, const Probe& p) {
+  if (!p.static_targets && !p.ingress_targets) spec.error("targets", "one of staticConfig or ingress is required");
+  const std::string url = spec.path_of("prober") + ".url";
+  if (p.prober_url.empty())
+    spec.error_at(url, "is required");
+  else if (p.prober_url.find('/') != std::string::npos)
+    spec.error_at(url, "must be host[:port] without scheme or path, got \"" + p.prober_url + "\"");
+}
+
+}  // namespace
+
+Probe decode_probe(const Value& obj, FieldErrors& errors) {
+  Reader root(&obj, "", &errors);
+  Probe p;
+  p.meta = decode_meta(root);
+  Reader spec = root.object("spec");
+  p.job_name = spec.str_or("jobName");
+  decode_prober(spec, p);
+  p.module = spec.str_or("module");
+  p.params = decode_probe_params(spec);
+  decode_probe_targets(spec, p);
   p.interval = spec.str_or("interval");
   p.scrape_timeout = spec.str_or("scrapeTimeout");
   p.tls_config = decode_tls(spec, "tlsConfig", false);
@@ -236,11 +260,7 @@ Probe decode_probe(const Value& obj, FieldErrors& errors) {
                          {"oauth2", p.oauth2.has_value()},
                          {"authorization", p.authorization.has_value()},
                          {"bearerTokenSecret", p.bearer_token_secret.has_value()}});
-  if (!p.static_targets && !p.ingress_targets) spec.error("targets", "one of staticConfig or ingress is required");
-  if (p.prober_url.empty())
-    spec.error_at(prober.path_of("url"), "is required");
-  else if (p.prober_url.find('/') != std::string::npos)
-    prober.error("url", "must be host[:port] without scheme or path, got \"" + p.prober_url + "\"");
+  check_probe(spec, p);
   return p;
 }
 

@@ -8,19 +8,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <queue>
 #include <stdexcept>
 #include <thread>
 #include <tuple>
-
-#include "model/http_sd.hpp"
-#include "model/labels.hpp"
-#include "model/render.hpp"
-#include "sd/endpoints.hpp"
 
 namespace sd {
 
@@ -29,6 +26,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr std::uint64_t kListenerTag = 1ull << 63;
 constexpr std::uint64_t kWakeTag = 1ull << 62;
+constexpr std::chrono::milliseconds kAcceptPause{100};
 
 int listen_loopback(int& port) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -59,68 +57,6 @@ std::string response_text(const StandinBehaviour& b) {
 
 }  // namespace
 
-namespace {
-
-// One integration's target as an integrations-next agent on `hostname`
-// labels it.
-model::HttpSdGroup standin_group(const std::string& hostname, const std::string& name) {
-  return {{hostname + ":12345"},
-          {{"job", "integrations/" + name},
-           {"instance", hostname},
-           {"agent_hostname", hostname},
-           {"__metrics_path__", "/integrations/" + name + "/metrics"},
-           {"__meta_agent_integration_name", name},
-           {"__meta_agent_integration_instance", hostname},
-           {"__meta_agent_integration_autoscrape", "0"}}};  // integrations-next writes 1/0
-}
-
-}  // namespace
-
-std::string standin_sd_body(const std::string& hostname, const std::vector<std::string>& integrations,
-                            const std::vector<std::pair<std::string, std::string>>& extra) {
-  std::vector<model::HttpSdGroup> groups;
-  for (const std::string& name : integrations) {
-    groups.push_back(standin_group(hostname, name));
-    for (const auto& [k, v] : extra) groups.back().labels[k] = v;
-  }
-  return model::encode_http_sd(groups);
-}
-
-std::string standin_sd_body_for(const model::Value& config, const std::string& host) {
-  std::vector<model::HttpSdGroup> groups;
-  const model::Value* integrations = config.find("integrations");
-  if (!integrations || !integrations->is_object()) return "[]";
-  for (const auto& [key, list] : integrations->as_object()) {
-    if (key.size() < 9 || key.substr(key.size() - 8) != "_configs" || !list.is_array()) continue;
-    std::string name = key.substr(0, key.size() - 8);
-    for (const model::Value& item : list.as_array()) {
-      groups.push_back(standin_group(host, name));
-      if (const model::Value* extra = item.find("extra_labels"); extra && extra->is_object())
-        for (const auto& [k, v] : extra->as_object())
-          if (v.is_string()) groups.back().labels[k] = v.as_string();
-    }
-  }
-  return model::encode_http_sd(groups);
-}
-
-model::Value standin_endpoints(const std::string& ns, const std::string& agent,
-                               const std::vector<std::string>& addresses) {
-  using model::Value;
-  Value subsets = Value::array();
-  for (const std::string& a : addresses) {
-    std::size_t colon = a.rfind(':');
-    subsets.push(Value::obj(
-        {{"addresses", Value::arr({Value::obj({{"ip", a.substr(0, colon)}})})},
-         {"ports", Value::arr({Value::obj({{"name", kPortName}, {"port", std::stoi(a.substr(colon + 1))}})})}}));
-  }
-  Value labels = Value::obj({{model::kManagedByLabel, model::kManagedByValue},
-                             {model::kAgentNameLabel, agent},
-                             {model::kTypeLabel, kIntegrationsType}});
-  Value meta = Value::obj({{"name", agent + "-integrations"}, {"namespace", ns}, {"labels", std::move(labels)}});
-  return Value::obj(
-      {{"apiVersion", "v1"}, {"kind", "Endpoints"}, {"metadata", std::move(meta)}, {"subsets", std::move(subsets)}});
-}
-
 struct StandinPods::Loop {
   struct Conn {
     std::size_t pod = 0;
@@ -141,6 +77,10 @@ struct StandinPods::Loop {
   std::atomic<bool> stopping{false};
   std::atomic<std::uint64_t>* requests = nullptr;
   std::atomic<std::uint64_t>* connections = nullptr;
+  std::atomic<std::uint64_t>* accept_failures = nullptr;
+  // Listeners taken out of the epoll set while the process is out of file
+  // descriptors: a level-triggered listener would wake the loop forever.
+  std::vector<std::pair<Clock::time_point, std::size_t>> paused;
   std::thread thread;
 
   void watch(int fd, std::uint64_t tag, std::uint32_t events, int op = EPOLL_CTL_ADD) {
@@ -153,6 +93,8 @@ struct StandinPods::Loop {
   int wait_ms();
   void fire_timers();
   void accept_from(std::size_t pod);
+  void pause_listener(std::size_t pod);
+  void resume_listeners();
   void on_readable(int fd);
   void start_request(int fd, Conn& c);
   void respond(int fd, std::uint64_t serial);
@@ -181,12 +123,17 @@ void StandinPods::Loop::run() {
 }
 
 int StandinPods::Loop::wait_ms() {
-  if (timers.empty()) return 1000;
-  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(std::get<0>(timers.top()) - Clock::now());
-  return static_cast<int>(std::max<std::int64_t>(0, left.count() + 1));
+  std::optional<Clock::time_point> next;
+  if (!timers.empty()) next = std::get<0>(timers.top());
+  for (const auto& [when, pod] : paused)
+    if (!next || when < *next) next = when;
+  if (!next) return 1000;
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*next - Clock::now());
+  return static_cast<int>(std::clamp<std::int64_t>(left.count() + 1, 0, 1000));
 }
 
 void StandinPods::Loop::fire_timers() {
+  resume_listeners();
   while (!timers.empty() && std::get<0>(timers.top()) <= Clock::now()) {
     auto [when, fd, serial] = timers.top();
     timers.pop();
@@ -197,7 +144,13 @@ void StandinPods::Loop::fire_timers() {
 void StandinPods::Loop::accept_from(std::size_t pod) {
   while (true) {
     int fd = ::accept4(listeners[pod], nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) return;
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+      accept_failures->fetch_add(1);  // EMFILE, ENFILE, ENOBUFS, ENOMEM: try again later
+      pause_listener(pod);
+      return;
+    }
     connections->fetch_add(1);
     Conn& c = conns[fd];
     c = Conn{};
@@ -205,6 +158,20 @@ void StandinPods::Loop::accept_from(std::size_t pod) {
     c.serial = next_serial++;
     watch(fd, static_cast<std::uint64_t>(fd), EPOLLIN);
   }
+}
+
+void StandinPods::Loop::pause_listener(std::size_t pod) {
+  ::epoll_ctl(epoll_fd, EPOLL_CTL_DEL, listeners[pod], nullptr);
+  paused.emplace_back(Clock::now() + kAcceptPause, pod);
+}
+
+void StandinPods::Loop::resume_listeners() {
+  auto now = Clock::now();
+  std::erase_if(paused, [&](const std::pair<Clock::time_point, std::size_t>& p) {
+    if (p.first > now) return false;
+    watch(listeners[p.second], kListenerTag | p.second, EPOLLIN);
+    return true;
+  });
 }
 
 void StandinPods::Loop::on_readable(int fd) {
@@ -217,6 +184,7 @@ void StandinPods::Loop::on_readable(int fd) {
       it->second.in.append(buf, static_cast<std::size_t>(n));
       continue;
     }
+    if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
     drop(fd);  // closed by the client (or failed)
     return;
@@ -260,6 +228,7 @@ void StandinPods::Loop::flush(int fd, Conn& c) {
       c.sent += static_cast<std::size_t>(n);
       continue;
     }
+    if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       watch(fd, static_cast<std::uint64_t>(fd), EPOLLIN | EPOLLOUT, EPOLL_CTL_MOD);
       return;
@@ -289,6 +258,7 @@ StandinPods::StandinPods(std::vector<StandinBehaviour> pods) : loop_(std::make_u
   l.behaviours = std::move(pods);
   l.requests = &requests_;
   l.connections = &connections_;
+  l.accept_failures = &accept_failures_;
   l.epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
   l.wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (l.epoll_fd < 0 || l.wake_fd < 0) throw std::runtime_error("stand-in pods: epoll/eventfd failed");

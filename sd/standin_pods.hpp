@@ -8,7 +8,8 @@
 // pods cost a thousand sockets, not a thousand threads. Connections are
 // kept alive between requests. The constructor throws std::runtime_error
 // when a socket cannot be bound; the destructor stops and joins. Behaviours
-// may be replaced while running (thread-safe).
+// may be replaced while running (thread-safe). Interrupted calls are
+// retried; running out of file descriptors pauses accepting, not serving.
 #pragma once
 
 #include <atomic>
@@ -61,12 +62,16 @@ class StandinPods {
   std::uint64_t requests() const { return requests_.load(); }
   // Connections accepted, over all pods (fewer than requests: keep-alive).
   std::uint64_t connections() const { return connections_.load(); }
+  // accept() calls that failed for want of resources (EMFILE, ENFILE,
+  // ENOBUFS, ENOMEM). Each pauses that pod's listener for 100 ms instead
+  // of spinning on it; the pending connections wait in the backlog.
+  std::uint64_t accept_failures() const { return accept_failures_.load(); }
 
  private:
   struct Loop;
   std::unique_ptr<Loop> loop_;
   std::vector<std::string> addresses_;
-  std::atomic<std::uint64_t> requests_{0}, connections_{0};
+  std::atomic<std::uint64_t> requests_{0}, connections_{0}, accept_failures_{0};
 };
 
 }  // namespace sd

@@ -1,8 +1,9 @@
 #include "actors/core/kubelet_machine.hpp"
 
+#include "actors/core/kubelet_report.hpp"
+
 #include <set>
 
-#include "actors/core/sha256.hpp"
 #include "model/object_fields.hpp"
 #include "model/parse.hpp"
 
@@ -34,53 +35,6 @@ bool fence_holds(Ctx& c) {
   c.st.leader = false;
   ++c.st.stats.fenced;
   return false;
-}
-
-// A Warning Event on the Node; named after the problem, so a repeat by a
-// new leader is a harmless 409.
-model::Value node_event(const KubeletState& st, const model::Problem& p, const std::string& uid) {
-  std::string now = st.settings.now_rfc3339 ? st.settings.now_rfc3339() : "";
-  std::string digest = sha256_hex(p.str()).substr(0, 16);
-  model::Value ref = model::Value::obj({{"apiVersion", "v1"}, {"kind", "Node"}, {"name", p.name}});
-  if (!uid.empty()) ref.set("uid", uid);
-  return model::Value::obj(
-      {{"apiVersion", "v1"},
-       {"kind", "Event"},
-       {"metadata", model::Value::obj({{"name", p.name + "." + digest}, {"namespace", st.settings.service.ns}})},
-       {"involvedObject", std::move(ref)},
-       {"reason", "NodeAddressUnknown"},
-       {"message", p.path + ": " + p.message},
-       {"type", "Warning"},
-       {"count", 1},
-       {"source", model::Value::obj({{"component", "agent-operator"}})},
-       {"firstTimestamp", now},
-       {"lastTimestamp", now}});
-}
-
-// Each skipped Node once per distinct problem, and again when it is back.
-void report_nodes(Ctx& c, const model::KubeletObjects& objs) {
-  KubeletState& st = c.st;
-  std::map<std::string, std::string> now;
-  for (const model::Problem& p : objs.problems) {
-    std::string text = p.str();
-    now[p.name] = text;
-    auto it = st.reported.find(p.name);
-    if (it != st.reported.end() && it->second == text) continue;
-    c.log(model::log_warn(kComponent, "skipping a Node without a usable address")
-              .object("Node", "", p.name)
-              .with("field", p.path)
-              .with("problem", p.message));
-    if (!st.settings.emit_events) continue;
-    auto node = st.nodes.find(p.name);
-    std::string uid = node == st.nodes.end() ? "" : model::meta_string(node->second, "uid");
-    c.add(WriterEffect::Type::event).body = node_event(st, p, uid);
-    ++st.stats.events;
-  }
-  for (const auto& [node, text] : st.reported)
-    if (!now.count(node))
-      c.log(model::log_info(kComponent, st.nodes.count(node) ? "Node has an address again" : "Node is gone")
-                .object("Node", "", node));
-  st.reported = std::move(now);
 }
 
 // Our slices that are no longer wanted (fewer Nodes, or an address family gone).
@@ -117,7 +71,7 @@ void plan(Ctx& c) {
   st.stats.nodes = nodes.size();
   st.stats.addresses = objs.addresses.size();
   st.stats.skipped = objs.problems.size();
-  report_nodes(c, objs);
+  for (WriterEffect& e : report_kubelet_nodes(st, objs)) c.fx.push_back(std::move(e));
   std::vector<model::Value> desired = objs.all(), observed;
   for (const auto& [id, obj] : st.observed) observed.push_back(obj);
   PlanInput in{kubelet_key(st), "", &desired, &observed, false, &st.written, nullptr};
