@@ -90,9 +90,7 @@ void start_fanout(sd_pointer self, const std::vector<sd::PodTarget>& pods) {
   SdActorState& st = self->state;
   st.fanout_started = self->clock().now();
   ++st.stats.fanouts;
-  // A little past the pods' own timeout: normally the transport ends every
-  // request first; this bounds a poll even when it does not.
-  self->delayed_send(self, st.cfg.pod_timeout + std::chrono::milliseconds(20), deadline_atom::value, st.agg.fanout());
+  self->delayed_send(self, st.cfg.pod_timeout + kSdDeadlineSlack, deadline_atom::value, st.agg.fanout());
   sd_actor handle = caf::actor_cast<sd_actor>(self);
   for (const sd::PodTarget& pod : pods) {
     k8s::Request req;

@@ -4,7 +4,7 @@
 // while it is fresh, parked behind the fan-out in flight (single flight),
 // or starts one: one GET per pod on the transport's curl multi loop, all
 // at once, each with its own timeout and body limit. A fan-out ends at the
-// latest at its deadline (the pods' timeout + 20 ms); pods still silent
+// latest at its deadline (the pods' timeout + kSdDeadlineSlack); pods still silent
 // then count as timeouts, and their late answers are ignored.
 // Contract: never blocks; a pod that fails, hangs or answers garbage is
 // logged once per change of its state and counted per GrafanaAgent and
@@ -25,6 +25,12 @@
 namespace actors {
 
 inline constexpr const char* kPodSdPath = "/agent/api/v1/metrics/integrations/sd";
+// How far past the pods' timeout a fan-out may run. The transport's loops
+// start a fan-out's requests one after another, the last ones up to ~20 ms
+// late on 1,000 pods, and each request's own timeout counts from its start;
+// the deadline counts from the fan-out's start, so a poll waits at most
+// the pod timeout (plus a timer tick), however long the queue was.
+inline constexpr std::chrono::milliseconds kSdDeadlineSlack{2};
 
 struct SdConfig {
   std::shared_ptr<k8s::Transport> transport;

@@ -2,15 +2,17 @@
 // pods on loopback (sd/standin_pods), the SD aggregator actor on the real
 // curl transport behind the operator's HTTP server, and P concurrent
 // pollers GETting /operator/api/v1/metrics/integrations/sd for D seconds.
-// Reports latency percentiles, fan-outs, and whether every response held
-// every answering pod's targets; then times one serial fan-out (one
+// Reports latency percentiles, fan-outs, and whether every distinct body
+// held every answering pod's targets (checked after the run, see BodyLedger); then times one serial fan-out (one
 // request at a time, the way a naive aggregator would) over the same pods.
 //
 //   sd_fanout [--pods 1000] [--pollers 50] [--seconds 20] [--delay-ms 10]
 //             [--slow-pct 0] [--slow-ms 200] [--hang-pct 0] [--timeout-ms 1000]
 //             [--freshness-ms 0] [--serial 1] [--loops 4] [--idle PODS] [--dns-epoch 600]
-//             [--gzip 0]
+//             [--gzip 0] [--inline-check 0]
 // --gzip 1: the pollers send Accept-Encoding: gzip, as Prometheus does.
+// --inline-check 1: each poller also parses every new body as it arrives
+// (how the driver checked before 2026-11-27; see benchmarks/README.md).
 // SD_FANOUT_LOG=1 prints the aggregator's log lines (pod state changes) to stderr.
 #include <arpa/inet.h>
 #include <httplib.h>
@@ -52,6 +54,7 @@ namespace {
 struct Options {
   int pods = 1000, pollers = 50, seconds = 20, delay_ms = 10, slow_pct = 0, slow_ms = 200, hang_pct = 0;
   int timeout_ms = 1000, freshness_ms = 0, serial = 1, loops = 4, idle = -1, dns_epoch_s = 600, gzip = 0;
+  int inline_check = 0;
 };
 
 Options parse(int argc, char** argv) {
@@ -87,6 +90,8 @@ Options parse(int argc, char** argv) {
       o.serial = v;
     else if (k == "--gzip")
       o.gzip = v;
+    else if (k == "--inline-check")
+      o.inline_check = v;
     else {
       std::cerr << "unknown flag " << k << "\n";
       std::exit(2);
@@ -207,11 +212,44 @@ class LeanClient {
   int fd_ = -1;
 };
 
+// Every distinct body the pollers saw, by ETag. Checking a body means
+// parsing 844 KB; 50 pollers doing it as each fan-out lands used to share
+// the two cores with the server still sending that answer to the others,
+// so the tail measured the checker. Now the first poller to see an ETag
+// keeps a copy, the others compare their bytes with it (a memcmp), and
+// every kept body is parsed and checked after the run.
+class BodyLedger {
+ public:
+  void record(const std::string& etag, const std::string& body) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto [it, fresh] = bodies_.try_emplace(etag, body);
+    if (!fresh && it->second != body) ++mismatched_;
+  }
+  // Bodies that lack an answering pod's target; gzip ones are inflated.
+  int incomplete(bool gzip, const std::vector<std::string>& answering, std::size_t& sent, std::size_t& json) const {
+    int bad = 0;
+    for (const auto& [etag, body] : bodies_) {
+      std::string text = gzip ? model::gzip_decompress(body).value_or("") : body;
+      sent = body.size();
+      json = text.size();
+      if (!complete(text, answering)) ++bad;
+    }
+    return bad;
+  }
+  std::size_t distinct() const { return bodies_.size(); }
+  int mismatched() const { return mismatched_; }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::string> bodies_;
+  int mismatched_ = 0;
+};
+
 void run_pollers(const Options& o, int port, const std::vector<std::string>& answering) {
   std::mutex mu;
   std::vector<double> latencies;
-  std::atomic<int> incomplete{0}, errors{0};
-  std::atomic<std::size_t> sent_bytes{0}, json_bytes{0};  // of the last answer checked
+  std::atomic<int> errors{0};
+  BodyLedger ledger;
   auto until = steady_clock::now() + seconds(o.seconds);
   std::vector<std::thread> threads;
   for (int p = 0; p < o.pollers; ++p)
@@ -219,8 +257,7 @@ void run_pollers(const Options& o, int port, const std::vector<std::string>& ans
       ::pthread_setname_np(::pthread_self(), "poller");  // tells the pollers from the server in perf
       LeanClient c(port, o.gzip != 0);
       std::vector<double> mine;
-      std::string body, etag;
-      std::string checked;  // the ETag of the last complete body
+      std::string body, etag, seen;
       while (steady_clock::now() < until) {
         auto t0 = steady_clock::now();
         int status = c.get(actors::kIntegrationsSdPath, body, etag);
@@ -229,25 +266,27 @@ void run_pollers(const Options& o, int port, const std::vector<std::string>& ans
           ++errors;
           continue;
         }
-        // The check is costly (pods x body); a body with an ETag already
-        // checked is the same bytes.
-        if (etag == checked) continue;
-        sent_bytes = body.size();
-        if (o.gzip) body = model::gzip_decompress(body).value_or("");
-        json_bytes = body.size();
-        if (complete(body, answering))
-          checked = etag;
-        else
-          ++incomplete;
+        if (etag != seen) {
+          ledger.record(etag, body);
+          // The old way, kept to measure what it cost: every poller
+          // parses each new body as it lands.
+          if (o.inline_check && !complete(o.gzip ? model::gzip_decompress(body).value_or("") : body, answering))
+            ++errors;
+        }
+        seen = etag;
       }
       std::lock_guard<std::mutex> lock(mu);
       latencies.insert(latencies.end(), mine.begin(), mine.end());
     });
   for (auto& t : threads) t.join();
-  std::printf("polls %zu  errors %d  incomplete %d  latency ms p50 %.1f  p90 %.1f  p99 %.1f  max %.1f\n",
-              latencies.size(), errors.load(), incomplete.load(), percentile(latencies, 0.5),
-              percentile(latencies, 0.9), percentile(latencies, 0.99), percentile(latencies, 1.0));
-  std::printf("answer: %zu bytes sent for %zu bytes of JSON\n", sent_bytes.load(), json_bytes.load());
+  std::size_t sent = 0, json = 0;
+  int incomplete = ledger.incomplete(o.gzip != 0, answering, sent, json);
+  std::printf("polls %zu  errors %d  latency ms p50 %.1f  p90 %.1f  p99 %.1f  max %.1f\n", latencies.size(),
+              errors.load(), percentile(latencies, 0.5), percentile(latencies, 0.9), percentile(latencies, 0.99),
+              percentile(latencies, 1.0));
+  std::printf("bodies %zu distinct: %d incomplete, %d polls with other bytes under the same ETag\n", ledger.distinct(),
+              incomplete, ledger.mismatched());
+  std::printf("answer: %zu bytes sent for %zu bytes of JSON\n", sent, json);
 }
 
 void serial_fanout(const Options& o, const sd::StandinPods& pods) {

@@ -146,7 +146,7 @@ CAF_TEST(a pod the transport never answers is timed out at the fan - out deadlin
   advance_time(5000ms);  // the pods' timeout: not yet the deadline
   consume_messages();
   CAF_CHECK(self->mailbox().empty());
-  advance_time(20ms);
+  advance_time(actors::kSdDeadlineSlack);
   consume_messages();
   CAF_CHECK(body_of(h).find("n1:12345") != std::string::npos);
   CAF_CHECK_EQUAL(failures, (std::vector<std::string>{"mon/alpha timeout"}));

@@ -58,9 +58,8 @@ TEST_CASE("a new user installs the bundle with kubectl and runs the operator thr
   ok(env, {"apply", "-k", testutil::source_path("deploy/examples")});
 
   std::string log = env.write_file("operator.log", "");
-  auto op = testutil::spawn({"env", "KUBECONFIG=" + env.kubeconfig(), bin("agent-operator"), "run",
-                             "--listen", "127.0.0.1:0"},
-                            log);
+  auto op = testutil::spawn(
+      {"env", "KUBECONFIG=" + env.kubeconfig(), bin("agent-operator"), "run", "--listen", "127.0.0.1:0"}, log);
   // The examples' GrafanaAgent becomes a StatefulSet and its config Secret.
   bool reconciled = testutil::poll_until(
       [&] {
