@@ -2,12 +2,15 @@
 // ServiceMonitors (2 endpoints each), 1,000 PodMonitors, 200 Probes and
 // 1,000 Secrets, times a scale factor (--scale N). Reports parse, decode
 // and render wall time, peak RSS and the size of the rendered agent.yml.
+// --write-yaml FILE / --write-json FILE write the input and exit, for
+// timing `agent-operator render -f FILE` end to end (benchmarks/README.md).
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -86,9 +89,12 @@ double ms_since(Clock::time_point t) {
 
 int main(int argc, char** argv) {
   int scale = 1, iterations = 5;
+  std::string write_yaml, write_json;  // the input, for timing `agent-operator render -f` on it
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--scale") == 0) scale = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--iterations") == 0) iterations = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--write-yaml") == 0) write_yaml = argv[i + 1];
+    if (std::strcmp(argv[i], "--write-json") == 0) write_json = argv[i + 1];
   }
   std::string text = cluster(scale);
   // The same cluster as one JSON List: the controller's input format.
@@ -97,6 +103,11 @@ int main(int argc, char** argv) {
     model::Value list = model::Value::obj({{"apiVersion", "v1"}, {"kind", "List"}, {"items", model::Value::array()}});
     for (auto& d : model::parse_documents(text, "bench")) list.find("items")->push(std::move(d.value));
     json = model::to_json(list);
+  }
+  if (!write_yaml.empty() || !write_json.empty()) {
+    if (!write_yaml.empty()) std::ofstream(write_yaml, std::ios::binary) << text;
+    if (!write_json.empty()) std::ofstream(write_json, std::ios::binary) << json;
+    return 0;
   }
   std::vector<double> parse_ms, decode_ms, render_ms, json_ms, emit_ms, gzip_ms, gzip_fast_ms, cold_cached_ms,
       warm_cached_ms;

@@ -4,15 +4,18 @@
 
 namespace model {
 
-Value Value::obj(std::initializer_list<Member> members) {
+Value Value::obj(std::initializer_list<ValueMemberInit> members) {
   Object o;
   o.reserve(members.size());
-  for (const auto& m : members) o.push_back(m);
+  for (const ValueMemberInit& m : members) o.emplace_back(std::move(m.key), std::move(m.value));
   return Value(std::move(o));
 }
 
-Value Value::arr(std::initializer_list<Value> items) {
-  return Value(Array(items));
+Value Value::arr(std::initializer_list<ValueInit> items) {
+  Array a;
+  a.reserve(items.size());
+  for (const ValueInit& i : items) a.push_back(std::move(i.value));
+  return Value(std::move(a));
 }
 
 Value Value::strings(const std::vector<std::string>& items) {

@@ -14,6 +14,9 @@
 
 namespace model {
 
+struct ValueInit;
+struct ValueMemberInit;
+
 class Value {
  public:
   enum class Type : std::uint8_t { null, boolean, integer, number, string, array, object };
@@ -36,8 +39,9 @@ class Value {
   static Value object() { return Value(Object{}); }
   static Value array() { return Value(Array{}); }
   // Builds an object from literal members, e.g. Value::obj({{"a", 1}}).
-  static Value obj(std::initializer_list<Member> members);
-  static Value arr(std::initializer_list<Value> items);
+  // Each member's value is constructed once and moved into place.
+  static Value obj(std::initializer_list<ValueMemberInit> members);
+  static Value arr(std::initializer_list<ValueInit> items);
   static Value strings(const std::vector<std::string>& items);
 
   Type type() const { return static_cast<Type>(v_.index()); }
@@ -83,6 +87,22 @@ class Value {
 
  private:
   std::variant<std::monostate, bool, std::int64_t, double, std::string, Array, Object> v_;
+};
+
+// One element of a braced list given to Value::obj() or Value::arr(). The
+// elements of an initializer_list are const, so a plain Member would be
+// copied out of it, subtree and all; a mutable field may be moved from.
+struct ValueInit {
+  template <class T>
+  ValueInit(T&& v) : value(std::forward<T>(v)) {}  // NOLINT(google-explicit-constructor): braced lists
+  mutable Value value;
+};
+
+struct ValueMemberInit {
+  template <class T>
+  ValueMemberInit(std::string_view k, T&& v) : key(k), value(std::forward<T>(v)) {}
+  mutable std::string key;
+  mutable Value value;
 };
 
 }  // namespace model
