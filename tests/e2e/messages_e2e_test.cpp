@@ -86,7 +86,7 @@ TEST_CASE("the writer's log lines say what happened, and no drift for the operat
   CHECK(count_lines(f, {"drift"}) == 1);
 }
 
-TEST_CASE("Events name the failing resources and spec.paused; spec errors are no reconcile errors",
+TEST_CASE("Events name the failing resources and spec.paused, and spec errors are no reconcile errors",
           "[e2e][events][metrics]") {
   actors::OperatorMetrics metrics;  // outlives the fixture's controller
   OperatorFixture f({.start_operator = false});
