@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "actors/core/list_failure.hpp"
 #include "actors/elector_actor.hpp"
 #include "model/render.hpp"
 #include "sd/endpoints.hpp"
@@ -161,7 +162,7 @@ void Controller::start_informer(const std::string& kind, k8s::ReflectorOptions r
   auto progress = progress_;
   {
     std::lock_guard<std::mutex> lock(progress->mu);
-    progress->pending[label] = "";
+    progress->pending[label] = {};
   }
   auto on_synced = [this, journal, progress, label] {
     {
@@ -170,24 +171,24 @@ void Controller::start_informer(const std::string& kind, k8s::ReflectorOptions r
     }
     if (++synced_count_ == reflectors_.size()) caf::anon_send(journal, synced_atom::value);
   };
-  auto on_error = [log = opts_.log, label, progress](const k8s::Result& r) {
+  auto on_error = [log = opts_.log, label, progress, res](const k8s::Result& r) {
     std::string what = "HTTP " + std::to_string(r.status) + " " + r.error;
-    // A retry loop (the API server unreachable) repeats this line; the
-    // process log rate-limits identical ones.
-    log(model::log_warn("informer", "list or watch failed; retrying")
-            .with("kind", label)
-            .with("status", r.status)
-            .with("error", r.error));
+    core::ListedResource listed{res->group, res->plural};
+    // A retry loop (the API server unreachable, a CRD missing) repeats this
+    // line; the process log rate-limits identical ones.
+    log(core::list_failure_entry(label, listed, r.status, r.error));
     std::lock_guard<std::mutex> lock(progress->mu);
-    if (auto it = progress->pending.find(label); it != progress->pending.end()) it->second = what;
+    if (auto it = progress->pending.find(label); it != progress->pending.end())
+      it->second = {what, core::list_failure_cause(listed, r.status)};
   };
   reflectors_.emplace_back(label, std::make_unique<k8s::Reflector>(client_, *res, ro, sink, on_synced, on_error));
 }
 
-std::vector<std::pair<std::string, std::string>> Controller::unsynced() const {
+std::vector<Controller::Unsynced> Controller::unsynced() const {
   std::lock_guard<std::mutex> lock(progress_->mu);
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& [kind, error] : progress_->pending) out.emplace_back(kind, error.empty() ? "no answer yet" : error);
+  std::vector<Unsynced> out;
+  for (const auto& [kind, last] : progress_->pending)
+    out.push_back({kind, last.first.empty() ? "no answer yet" : last.first, last.second});
   return out;
 }
 
@@ -267,6 +268,13 @@ void Controller::add_metrics_hooks(JournalConfig& jc, WriterConfig& wc, RootConf
     m->count_write(kind, action);
     if (inner_write) inner_write(kind, action, code);
   };
+  wc.on_reconcile = [m](core::ReconcileOutcome o, double seconds) {
+    using core::ReconcileOutcome;
+    ReconcileResult r = o == ReconcileOutcome::success   ? ReconcileResult::success
+                        : o == ReconcileOutcome::requeue ? ReconcileResult::requeue
+                                                         : ReconcileResult::error;
+    m->observe_reconcile("grafanaagent", r, seconds);
+  };
   auto depth = std::make_shared<std::atomic<int>>(0);
   rc.on_queued = [m, depth] {
     m->count_queue_add("grafanaagent");
@@ -294,8 +302,6 @@ void Controller::add_metrics_hooks(JournalConfig& jc, WriterConfig& wc, RootConf
                              {"MetricsIntegration", c.metrics_integrations},
                              {"IntegrationMonitor", c.integration_monitors}})
         m->set_hierarchy_members(agent, kind, static_cast<double>(n));
-      bool ok = fx.root_valid && !model::has_errors(fx.problems);
-      m->observe_reconcile("grafanaagent", ok ? ReconcileResult::success : ReconcileResult::error, out.render_seconds);
     }
     if (inner_render) inner_render(out);
   };

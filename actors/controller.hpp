@@ -109,8 +109,12 @@ class Controller {
   void stop();
   bool synced() const { return synced_count_.load() == reflectors_.size() && !reflectors_.empty(); }
   // The kinds whose informer has not listed yet, each with its last error
-  // ("HTTP 404 ..."), for a start-up that does not finish.
-  std::vector<std::pair<std::string, std::string>> unsynced() const;
+  // ("HTTP 404 ...") and its likely cause (core::list_failure_cause, "" when
+  // unknown), for a start-up that does not finish.
+  struct Unsynced {
+    std::string kind, error, cause;
+  };
+  std::vector<Unsynced> unsynced() const;
   ControllerStats stats();
   // Polls until the controller is quiet: no new journal events, no writes
   // in flight and nothing new for `quiet`. False on timeout.
@@ -152,7 +156,7 @@ class Controller {
   std::atomic<std::size_t> synced_count_{0};
   struct SyncProgress {
     mutable std::mutex mu;
-    std::map<std::string, std::string> pending;  // kind -> last error ("" = none yet)
+    std::map<std::string, std::pair<std::string, std::string>> pending;  // kind -> last error and cause ("" = none yet)
   };
   std::shared_ptr<SyncProgress> progress_ = std::make_shared<SyncProgress>();
   bool started_ = false;

@@ -81,8 +81,9 @@ void perform(Kubelet self, core::WriterEffects effects) {
       case T::log:
         if (cfg.log) cfg.log(fx.entry);
         break;
-      case T::status_patch:  // the machine has no status to patch and no owner to confirm
+      case T::status_patch:  // the machine has no status to patch, no owner to confirm
       case T::confirm_owner:
+      case T::reconciled:  // and no GrafanaAgent reconcile to count
         break;
     }
   }

@@ -95,6 +95,9 @@ void perform(Writer self, core::WriterEffects effects) {
       case T::log:
         cfg.log(fx.entry);
         break;
+      case T::reconciled:
+        if (cfg.on_reconcile) cfg.on_reconcile(fx.outcome, fx.seconds);
+        break;
     }
   }
 }

@@ -37,6 +37,9 @@ struct WriterConfig {
   // Metrics hook: kind, action ("create", "update", "recreate", "remove",
   // "status", "event"), HTTP status (0 = transport error).
   std::function<void(const std::string&, const std::string&, int)> on_write = {};
+  // Metrics hook: a reconcile settled (core::ReconcileOutcome) and the
+  // seconds its render took.
+  std::function<void(core::ReconcileOutcome, double)> on_reconcile = {};
 };
 
 writer_actor spawn_writer(caf::actor_system& sys, WriterConfig cfg);

@@ -239,6 +239,7 @@ WriterEffects on_kubelet_call_done(KubeletState& st, std::uint64_t batch, const 
   Identity id{a.kind, a.ns, a.name};
   if (a.type == ActionType::remove) {
     st.observed.erase(id);
+    st.written.erase(id);  // re-created later, it is new, not "deleted by someone else"
   } else {
     try {
       st.observed[id] = model::parse_json(r.body, "response");
@@ -250,7 +251,7 @@ WriterEffects on_kubelet_call_done(KubeletState& st, std::uint64_t batch, const 
   }
   const char* done = a.type == ActionType::create ? "created" : a.type == ActionType::remove ? "deleted" : "updated";
   model::LogEntry entry = model::log_info(kComponent, done).object(a.kind, a.ns, a.name);
-  if (a.type != ActionType::create) entry.with("reason", a.reason);
+  if (!a.reason.empty()) entry.with("reason", a.reason);  // none for a new object
   c.log(std::move(entry));
   run_next(c);
   return std::move(c.fx);

@@ -134,6 +134,46 @@ Value agent_status(const StatusInput& in, const Value& previous, const std::stri
 
 namespace {
 
+// `s` cut to at most `max` bytes, never inside a UTF-8 sequence, marked
+// with "..." when cut.
+std::string fit(std::string s, std::size_t max) {
+  if (s.size() <= max) return s;
+  std::size_t end = max - 3;
+  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
+  return s.substr(0, end) + "...";
+}
+
+}  // namespace
+
+std::string failure_event_message(const StatusInput& in, const std::string& reason, const std::string& message) {
+  if (reason != "InvalidSpec" && reason != "InvalidMembers") return fit(message, kMaxEventMessage);
+  std::vector<std::string> errors;
+  for (const auto& p : in.problems)
+    if (!p.warning) errors.push_back(p.str());
+  if (errors.empty()) return fit(message, kMaxEventMessage);
+  std::size_t n = resources_with(in, false);
+  std::string out = reason == "InvalidSpec"
+                        ? "invalid spec: "
+                        : std::to_string(n) + (n == 1 ? " resource has" : " resources have") + " problems: ";
+  auto more = [&](std::size_t rest) {
+    return rest ? "; and " + std::to_string(rest) + " more in status.problems" : std::string();
+  };
+  for (std::size_t i = 0; i < errors.size(); ++i) {
+    std::string next = (i ? "; " : "") + errors[i];
+    // Room stays for the count of those after this one.
+    std::string after = more(errors.size() - i - 1);
+    if (out.size() + next.size() + after.size() <= kMaxEventMessage) {
+      out += next;
+      continue;
+    }
+    if (i == 0) return fit(out + next, kMaxEventMessage - after.size()) + after;
+    return out + more(errors.size() - i);
+  }
+  return out;
+}
+
+namespace {
+
 std::int64_t int_at(const Value& obj, const char* a, const char* b) {
   const Value* x = obj.find(a);
   const Value* y = x ? x->find(b) : nullptr;

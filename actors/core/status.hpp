@@ -22,6 +22,8 @@
 namespace actors::core {
 
 inline constexpr std::size_t kMaxStatusProblems = 50;
+// Kubernetes refuses Event messages (notes) over 1 KiB.
+inline constexpr std::size_t kMaxEventMessage = 1024;
 
 struct StatusInput {
   std::int64_t generation = 0;
@@ -36,6 +38,13 @@ struct StatusInput {
 
 // `previous` is the object's current .status (null when absent).
 model::Value agent_status(const StatusInput& in, const model::Value& previous, const std::string& now_rfc3339);
+
+// The Warning Event's message for Reconciled=False with `reason` and the
+// condition's `message`: for InvalidSpec and InvalidMembers the failing
+// resources each by kind, namespace/name, field and problem, as many as fit
+// in kMaxEventMessage bytes, then how many more status.problems lists;
+// otherwise (WriteFailed names its write) the message itself, cut to fit.
+std::string failure_event_message(const StatusInput& in, const std::string& reason, const std::string& message);
 
 // Why owned workloads are not ready ("" when all are), read from the status
 // the API server (or kubelet) reports on observed StatefulSets, DaemonSets

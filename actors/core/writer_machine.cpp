@@ -22,6 +22,15 @@ struct Ctx {
   void log(model::LogEntry e) { add(WriterEffect::Type::log, {}).entry = std::move(e); }
 };
 
+// Counts the open reconcile of `rw`, once.
+void settle(Ctx& c, const RootKey& key, RootWrites& rw, ReconcileOutcome outcome) {
+  if (!rw.reconcile_open) return;
+  rw.reconcile_open = false;
+  WriterEffect& fx = c.add(WriterEffect::Type::reconciled, key);
+  fx.outcome = outcome;
+  fx.seconds = rw.out ? rw.out->render_seconds : 0;
+}
+
 // "created", "updated", "recreated", "deleted".
 std::string done_name(ActionType t) {
   std::string name = action_name(t);
@@ -70,11 +79,11 @@ StatusInput status_input(const RootWrites& rw) {
   return in;
 }
 
-// A Warning Event on the GrafanaAgent; its name is derived from the
-// message, so the same failure is reported once (409 on a repeat).
-model::Value warning_event(const RootKey& key, const RootOutput& out, const model::Value& cond,
-                           const std::string& now) {
-  std::string reason = model::string_at(cond, {"reason"}), message = model::string_at(cond, {"message"});
+// An Event on the GrafanaAgent. Its name is derived from what it says and
+// the generation, so the same news is reported once: a repeat (by this
+// replica after a failed status patch, or by a new leader) is a 409.
+model::Value agent_event(const RootKey& key, const RootOutput& out, const std::string& type, const std::string& reason,
+                         const std::string& message, const std::string& now) {
   std::string digest = sha256_hex(reason + "\n" + message + "\n" + std::to_string(out.generation));
   return model::Value::obj(
       {{"apiVersion", "v1"},
@@ -87,14 +96,48 @@ model::Value warning_event(const RootKey& key, const RootOutput& out, const mode
                                              {"uid", out.uid}})},
        {"reason", reason},
        {"message", message},
-       {"type", "Warning"},
+       {"type", type},
        {"count", 1},
        {"source", model::Value::obj({{"component", "agent-operator"}})},
        {"firstTimestamp", now},
        {"lastTimestamp", now}});
 }
 
-// After a batch: the status patch and, on failure, an Event.
+void add_event(Ctx& c, const RootKey& key, model::Value event) {
+  c.add(WriterEffect::Type::event, key).body = std::move(event);
+  ++c.st.stats.events;
+}
+
+// A Normal Event when spec.paused turns true (Paused) or false again
+// (Resumed), judged from the status we last wrote or read, so a new leader
+// that finds the status already saying Paused raises none.
+void report_pause(Ctx& c, const RootKey& key, RootWrites& rw, const model::Value& base, const std::string& now) {
+  const model::Value* before = find_condition(base, "Reconciled");
+  bool was_paused = before && model::string_at(*before, {"reason"}) == "Paused";
+  bool paused = rw.out->effects.paused;
+  if (paused == was_paused) return;
+  if (paused)
+    add_event(c, key,
+              agent_event(key, *rw.out, "Normal", "Paused", "spec.paused is true: nothing is applied or pruned", now));
+  else
+    add_event(c, key, agent_event(key, *rw.out, "Normal", "Resumed", "spec.paused is false: applying again", now));
+}
+
+// A Warning Event when Reconciled is False for a failure; its message
+// names the failing resources (failure_event_message).
+void report_failure(Ctx& c, const RootKey& key, RootWrites& rw, const model::Value& status, const std::string& now) {
+  const model::Value* rec = find_condition(status, "Reconciled");
+  if (!rec || model::string_at(*rec, {"status"}) != "False") return;
+  std::string reason = model::string_at(*rec, {"reason"});
+  if (reason == "Paused") return;  // a Normal Event (report_pause)
+  std::string message = failure_event_message(status_input(rw), reason, model::string_at(*rec, {"message"}));
+  std::string signature = reason + "|" + message;
+  if (signature == rw.last_event) return;
+  rw.last_event = signature;
+  add_event(c, key, agent_event(key, *rw.out, "Warning", reason, message, now));
+}
+
+// After a batch: the status patch and the Events it calls for.
 void report_status(Ctx& c, const RootKey& key, RootWrites& rw) {
   WriterState& st = c.st;
   if (!rw.out || !rw.out->effects.root_present || !st.settings.write_status || !st.leader || !fence_holds(c)) return;
@@ -102,6 +145,7 @@ void report_status(Ctx& c, const RootKey& key, RootWrites& rw) {
   std::string now = st.settings.now_rfc3339 ? st.settings.now_rfc3339() : "";
   model::Value status = agent_status(status_input(rw), base, now);
   if (status == rw.written_status || status == rw.out->previous_status) return;
+  model::Value before = base;
   rw.written_status = status;
   model::Value patch = model::Value::obj({{"status", status}});
   // A merge patch keeps what it omits: problems that are fixed must be
@@ -109,13 +153,9 @@ void report_status(Ctx& c, const RootKey& key, RootWrites& rw) {
   if (!status.find("problems")) patch.find("status")->set("problems", model::Value());
   c.add(WriterEffect::Type::status_patch, key).body = std::move(patch);
   ++st.stats.status_writes;
-  const model::Value* rec = find_condition(status, "Reconciled");
-  if (!st.settings.emit_events || !rec || model::string_at(*rec, {"status"}) != "False") return;
-  std::string signature = model::string_at(*rec, {"reason"}) + "|" + model::string_at(*rec, {"message"});
-  if (signature == rw.last_event) return;
-  rw.last_event = signature;
-  c.add(WriterEffect::Type::event, key).body = warning_event(key, *rw.out, *rec, now);
-  ++st.stats.events;
+  if (!st.settings.emit_events) return;
+  report_pause(c, key, rw, before, now);
+  report_failure(c, key, rw, status, now);
 }
 
 void plan_root(Ctx& c, const RootKey& key);
@@ -127,6 +167,7 @@ void finish_batch(Ctx& c, const RootKey& key, RootWrites& rw, bool ok) {
   if (ok) {
     rw.attempt = 0;
     rw.write_error.clear();
+    settle(c, key, rw, ReconcileOutcome::success);
   }
   report_status(c, key, rw);
   if (rw.replan && !rw.retry_scheduled) {
@@ -175,7 +216,9 @@ void on_failure(Ctx& c, const RootKey& key, RootWrites& rw, const Action& a, con
             .with("error", r.error)
             .with("error_class", k8s::error_class_name(r.error_class)));
   // A conflict is routine (someone else wrote first): re-read, not an error to report.
-  if (r.error_class != k8s::ErrorClass::retry_reconcile) rw.write_error = error;
+  bool conflict = r.error_class == k8s::ErrorClass::retry_reconcile;
+  if (!conflict) rw.write_error = error;
+  settle(c, key, rw, conflict ? ReconcileOutcome::requeue : ReconcileOutcome::error);
   switch (r.error_class) {
     case k8s::ErrorClass::retry_reconcile:
       // Always re-read (a stale copy would conflict forever); after three
@@ -204,7 +247,10 @@ void plan_root(Ctx& c, const RootKey& key) {
   }
   const Effects& fx = rw.out->effects;
   if (!fx.root_present) return;
-  if (fx.paused) return report_status(c, key, rw);
+  if (fx.paused) {
+    settle(c, key, rw, ReconcileOutcome::success);
+    return report_status(c, key, rw);
+  }
   std::vector<model::Value> observed;
   for (const auto& [id, obj] : rw.observed) observed.push_back(obj);
   PlanInput in{key, rw.out->uid, &fx.desired, &observed, fx.root_valid, &rw.written, &fx.held};
@@ -212,6 +258,7 @@ void plan_root(Ctx& c, const RootKey& key) {
   ++st.stats.plans;
   st.stats.skipped += plan.unchanged;
   if (plan.empty()) return finish_batch(c, key, rw, true);
+  rw.reconcile_open = true;  // a drift repair counts as a reconcile too
   rw.queue = std::move(plan.actions);
   rw.in_flight = true;
   run_next(c, key, rw);
@@ -254,6 +301,18 @@ void forget_generation(WriterState& st, const RootKey& key, const std::string& u
 
 }  // namespace
 
+const char* outcome_name(ReconcileOutcome o) {
+  switch (o) {
+    case ReconcileOutcome::success:
+      return "success";
+    case ReconcileOutcome::requeue:
+      return "requeue";
+    case ReconcileOutcome::error:
+      return "error";
+  }
+  return "?";
+}
+
 WriterState make_writer(WriterSettings settings) {
   WriterState st;
   st.leader = settings.leader;
@@ -270,6 +329,7 @@ WriterEffects on_desired(WriterState& st, RootOutputPtr out) {
     return {};
   }
   st.roots[key].out = std::move(out);
+  st.roots[key].reconcile_open = true;
   plan_root(c, key);
   return std::move(c.fx);
 }
@@ -292,6 +352,7 @@ WriterEffects on_call_done(WriterState& st, const RootKey& key, std::uint64_t ba
   Identity id{a.kind, a.ns, a.name};
   if (a.type == ActionType::remove) {
     rw.observed.erase(id);
+    rw.written.erase(id);  // re-created later, it is new, not "deleted by someone else"
   } else {
     try {
       rw.observed[id] = model::parse_json(r.body, "response");
@@ -301,7 +362,9 @@ WriterEffects on_call_done(WriterState& st, const RootKey& key, std::uint64_t ba
     rw.written_rv[id] = numeric_resource_version(rw.observed[id]);
     rw.written[id] = without_server_fields(rw.observed[id]);
   }
-  c.log(write_entry(model::LogLevel::info, done_name(a.type), key, a).with("reason", a.reason));
+  model::LogEntry done = write_entry(model::LogLevel::info, done_name(a.type), key, a);
+  if (!a.reason.empty()) done.with("reason", a.reason);
+  c.log(std::move(done));
   run_next(c, key, rw);
   return std::move(c.fx);
 }
@@ -316,10 +379,13 @@ WriterEffects on_observed(WriterState& st, const Event& e, const std::set<RootKe
   id = {e.kind, std::get<1>(id), std::get<2>(id)};
   for (const RootKey& key : owners) {
     RootWrites& rw = st.roots[key];
+    // An event from before our own write (the echo of an earlier write, or
+    // of our delete before a re-create) would plan that write again. One
+    // without a numeric resourceVersion cannot be judged and is taken as new.
+    auto w = rw.written_rv.find(id);
+    std::uint64_t rv = numeric_resource_version(*e.object);
+    if (w != rw.written_rv.end() && rv > 0 && rv < w->second) continue;
     if (e.type != EventType::deleted) {
-      // An event from before our own write would plan that write again.
-      auto w = rw.written_rv.find(id);
-      if (w != rw.written_rv.end() && numeric_resource_version(*e.object) < w->second) continue;
       rw.observed[id] = *e.object;
       plan_root(c, key);
     } else if (rw.observed.erase(id) && rw.out && st.synced && st.leader) {
@@ -358,10 +424,12 @@ WriterEffects on_reread(WriterState& st, const RootKey& key, const Identity& id,
   if (r.error_class == k8s::ErrorClass::ok) {
     try {
       rw.observed[id] = model::parse_json(r.body, "response");
+      rw.written_rv[id] = numeric_resource_version(rw.observed[id]);  // older informer events are stale now
     } catch (const model::ParseError&) {
     }
   } else if (r.status == 404) {
     rw.observed.erase(id);
+    rw.written_rv.erase(id);
   }
   rw.in_flight = false;
   finish_batch(c, key, rw, false);

@@ -57,6 +57,14 @@ struct CallAnswer {
   std::string body, error;
 };
 
+// What one reconcile came to, for controller_runtime_reconcile_total: a
+// reconcile is a root's output and the writes it leads to, settled once per
+// output (or per drift repair) by the leader. Spec errors are terminal and
+// reported on the status, so the reconcile itself succeeded; a conflict
+// re-reads and replans (requeue); a failed API write is an error.
+enum class ReconcileOutcome { success, requeue, error };
+const char* outcome_name(ReconcileOutcome o);
+
 struct WriterEffect {
   enum class Type {
     call,           // perform `action` (create, update or remove) for batch `batch`
@@ -67,6 +75,7 @@ struct WriterEffect {
     event,          // create the Event `body`
     wrote,          // metrics: `action` answered with `status`
     log,            // `entry`
+    reconciled,     // metrics: a reconcile ended with `outcome`; its render took `seconds`
   };
   Type type;
   RootKey root;
@@ -78,6 +87,8 @@ struct WriterEffect {
   Identity id;
   model::Value body;
   model::LogEntry entry;
+  ReconcileOutcome outcome = ReconcileOutcome::success;
+  double seconds = 0;
 };
 using WriterEffects = std::vector<WriterEffect>;
 
@@ -101,6 +112,7 @@ struct RootWrites {
   std::uint64_t batch = 0;                       // tags answers of the current batch
   bool in_flight = false, replan = false, retry_scheduled = false;
   bool backoff_after_reread = false;  // many conflicts in a row: replan after a backoff
+  bool reconcile_open = false;        // a new output or repair whose outcome is not yet counted
   unsigned attempt = 0;
   std::string write_error;
   model::Value written_status;  // the status we last wrote

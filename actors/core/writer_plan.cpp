@@ -20,32 +20,69 @@ Identity identity(const Value& v) {
 
 namespace {
 
-std::optional<std::string> difference_at(const Value& want, const Value& have, const std::string& path) {
+std::optional<Difference> difference_at(const Value& want, const Value& have, const std::string& path) {
   auto join = [&](const std::string& k) { return path.empty() ? k : path + "." + k; };
   if (want.is_object() && have.is_object()) {
     for (const auto& [k, v] : want.as_object()) {
       const Value* h = have.find(k);
-      if (!h) return join(k);
+      if (!h) return Difference{join(k), &v, nullptr};
       if (auto d = difference_at(v, *h, join(k))) return d;
     }
     return std::nullopt;
   }
   if (want.is_array() && have.is_array()) {
-    if (want.size() != have.size()) return path;
+    if (want.size() != have.size()) return Difference{path, &want, &have};
     for (std::size_t i = 0; i < want.size(); ++i)
       if (auto d = difference_at(want.as_array()[i], have.as_array()[i], path + "[" + std::to_string(i) + "]"))
         return d;
     return std::nullopt;
   }
   if (want == have) return std::nullopt;
-  return path;
+  return Difference{path, &want, &have};
+}
+
+// Values that may be shown in a log line: short scalars of objects other
+// than Secrets, outside data and the places a user's spec may carry a
+// credential (container env, args and command; annotations).
+bool showable(const std::string& kind, const std::string& path, const Value& v) {
+  if (kind == "Secret") return false;
+  for (std::string_view part : {"data", "stringData", "binaryData"})
+    if (path.rfind(std::string(part) + ".", 0) == 0 || path == part) return false;
+  for (std::string_view part : {".env", ".args", ".command", "annotations"})
+    if (path.find(part) != std::string::npos) return false;
+  if (v.is_string()) return v.as_string().size() <= 64;
+  return v.is_number() || v.is_bool() || v.is_null();
+}
+
+// A scalar as a user would write it: strings unquoted (they end up quoted
+// in a log line anyway), except the empty one.
+std::string shown(const Value& v) {
+  if (v.is_string()) return v.as_string().empty() ? "\"\"" : v.as_string();
+  return model::to_json(v);
 }
 
 }  // namespace
 
 // The server may add defaults (fields absent from `want`), not change ours.
-std::optional<std::string> first_difference(const Value& want, const Value& have) {
+std::optional<Difference> find_difference(const Value& want, const Value& have) {
   return difference_at(want, have, "");
+}
+
+std::optional<std::string> first_difference(const Value& want, const Value& have) {
+  auto d = find_difference(want, have);
+  if (!d) return std::nullopt;
+  return d->path;
+}
+
+std::string drift_reason(const std::string& kind, const Difference& d) {
+  std::string out = "drift: " + d.path;
+  if (!d.have) return out + " removed by someone else";
+  out += " changed by someone else";
+  if (d.want->is_array() && d.have->is_array())
+    return out + " (want " + std::to_string(d.want->size()) + " items, have " + std::to_string(d.have->size()) + ")";
+  if (showable(kind, d.path, *d.want) && showable(kind, d.path, *d.have))
+    out += " (want " + shown(*d.want) + ", have " + shown(*d.have) + ")";
+  return out;
 }
 
 bool covered(const Value& want, const Value& have) {
@@ -89,17 +126,46 @@ const ImmutableField kImmutable[] = {
     {"Service", "clusterIP", "spec.clusterIP"},
 };
 
+using Path = std::initializer_list<std::string_view>;
+
+// The keys of `written`'s labels or annotations at `path` that `want` does
+// not set.
+std::vector<std::string> foreign_keys(const Value& written, const Value& want, Path path) {
+  std::vector<std::string> out;
+  const Value* have = model::find_path(written, path);
+  if (!have || !have->is_object()) return out;
+  const Value* ours = model::find_path(want, path);
+  for (const auto& [k, v] : have->as_object())
+    if (!ours || !ours->is_object() || !ours->find(k)) out.push_back(k);
+  return out;
+}
+
 // What the object should look like when its hash matches: our last write
 // as the server answered it (server defaults included) when we know it and
-// it is of this hash, else the desired object itself.
-const Value& baseline(const PlanInput& in, const Identity& id, const Value& want, const std::string& hash) {
-  if (in.written) {
-    auto it = in.written->find(id);
-    if (it != in.written->end() &&
-        model::string_at(it->second, {"metadata", "annotations", kConfigHashAnnotation}) == hash)
-      return it->second;
+// it is of this hash, else the desired object itself. An update carries
+// the labels and annotations others added (update_body); they are left out
+// of the baseline, as their owners may change them later (the Deployment
+// controller's revision annotation follows our template change) without
+// that being drift. `scratch` holds the copy when one is needed.
+const Value& baseline(const PlanInput& in, const Identity& id, const Value& want, const std::string& hash,
+                      Value& scratch) {
+  if (!in.written) return want;
+  auto it = in.written->find(id);
+  if (it == in.written->end() ||
+      model::string_at(it->second, {"metadata", "annotations", kConfigHashAnnotation}) != hash)
+    return want;
+  const Value* base = &it->second;
+  for (Path path :
+       {Path{"metadata", "labels"}, Path{"metadata", "annotations"}, Path{"spec", "template", "metadata", "labels"},
+        Path{"spec", "template", "metadata", "annotations"}}) {
+    std::vector<std::string> foreign = foreign_keys(*base, want, path);
+    if (foreign.empty()) continue;
+    if (base != &scratch) base = &(scratch = it->second);
+    Value* keys = &scratch;
+    for (std::string_view p : path) keys = keys->find(p);
+    for (const auto& k : foreign) keys->erase(k);
   }
-  return want;
+  return *base;
 }
 
 // Labels and annotations others added stay (a `kubectl rollout restart`
@@ -206,20 +272,24 @@ Plan plan_writes(const PlanInput& in) {
     Value want = with_config_hash(*d);
     auto it = observed.find(id);
     if (it == observed.end()) {
-      plan.actions.push_back(make_action(ActionType::create, id, std::move(want), "not found"));
+      // A new object needs no reason; one we wrote before was deleted.
+      bool ours = in.written && in.written->count(id);
+      plan.actions.push_back(
+          make_action(ActionType::create, id, std::move(want), ours ? "deleted by someone else" : ""));
       continue;
     }
     const Value& have = *it->second;
     observed.erase(it);
     std::string hash = model::string_at(want, {"metadata", "annotations", kConfigHashAnnotation});
     if (model::string_at(have, {"metadata", "annotations", kConfigHashAnnotation}) == hash) {
-      auto drift = first_difference(baseline(in, id, want, hash), have);
+      Value scratch;
+      auto drift = find_difference(baseline(in, id, want, hash, scratch), have);
       if (!drift) {
         ++plan.unchanged;
         continue;
       }
-      plan.actions.push_back(
-          make_action(ActionType::update, id, update_body(std::move(want), have), "drift: " + *drift));
+      std::string reason = drift_reason(std::get<0>(id), *drift);
+      plan.actions.push_back(make_action(ActionType::update, id, update_body(std::move(want), have), reason));
     } else if (auto field = immutable_change(have, want)) {
       plan.actions.push_back(
           make_action(ActionType::recreate, id, std::move(want), "immutable " + *field + " changed"));

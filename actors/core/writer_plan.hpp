@@ -48,7 +48,9 @@ struct Action {
   ActionType type;
   std::string kind, ns, name;
   model::Value object;  // desired (with hash) for create/update/recreate; observed for remove
-  std::string reason;   // why, for logs and the replay view
+  // Why, for logs: empty for a new object; "deleted by someone else" for
+  // one we wrote before; the field for drift (drift_reason).
+  std::string reason;
 };
 
 struct Plan {
@@ -82,6 +84,19 @@ bool covered(const model::Value& want, const model::Value& have);
 // The first field path ("spec.replicas", "data[agent.yml]"-style dotted)
 // of `want` that is missing or different in `have`; nullopt when covered.
 std::optional<std::string> first_difference(const model::Value& want, const model::Value& have);
+// The same, with both values (pointers into the arguments; `have` null
+// when the field is missing there).
+struct Difference {
+  std::string path;
+  const model::Value* want = nullptr;
+  const model::Value* have = nullptr;
+};
+std::optional<Difference> find_difference(const model::Value& want, const model::Value& have);
+// "drift: spec.replicas changed by someone else (want 1, have 7)", or
+// "... removed by someone else". Values are shown only when short scalars
+// outside Secrets, data, env, args, command and annotations, so no
+// credential reaches a log; otherwise the path alone.
+std::string drift_reason(const std::string& kind, const Difference& d);
 // The object without status and server-maintained metadata.
 model::Value without_server_fields(model::Value obj);
 // metadata.resourceVersion as a number, to tell an informer event older

@@ -275,17 +275,15 @@ bool start_controller(actors::Controller& controller, const model::Log& log) {
   return false;
 }
 
-// Each kind that never listed, with its last error, and what that error
-// usually means.
+// Each kind that never listed, with its last error and what that error
+// most likely means (a CRD not installed, RBAC, credentials, no answer).
 void log_unsynced(const actors::Controller& controller, std::chrono::milliseconds timeout, const model::Log& log) {
-  log(model::log_error("operator", "informers did not sync in time; exiting")
-          .with("sync_timeout_ms", timeout.count())
-          .with("hint",
-                "HTTP 404: the CRDs are not installed: deploy/crds, and deploy/prometheus-operator-crds where "
-                "prometheus-operator is absent (deploy/README.md); HTTP 403: the RBAC does not grant the list; "
-                "HTTP 0 or no answer: the API server is unreachable"));
-  for (const auto& [kind, error] : controller.unsynced())
-    log(model::log_error("informer", "not synced").with("kind", kind).with("error", error));
+  log(model::log_error("operator", "informers did not sync in time; exiting").with("sync_timeout_ms", timeout.count()));
+  for (const auto& u : controller.unsynced()) {
+    model::LogEntry e = model::log_error("informer", "not synced").with("kind", u.kind).with("error", u.error);
+    if (!u.cause.empty()) e.with("cause", u.cause);
+    log(e);
+  }
 }
 
 // The integrations pods' transport: no API server, no credentials (a pod

@@ -230,7 +230,8 @@ TEST_CASE("someone else's edit of the Endpoints is drift and is written back", "
   CHECK(api.calls == std::vector<std::string>{"update Endpoints kube-system/kubelet"});
   CHECK(endpoint_ips(api) == std::vector<std::string>{"10.0.0.1", "10.0.0.2"});
   CHECK(logged(run, {"msg=updated", "object=\"Endpoints kube-system/kubelet\"",
-                     "reason=\"drift: subsets[0].addresses[0].ip\""}));
+                     "reason=\"drift: subsets[0].addresses[0].ip changed by someone else (want 10.0.0.1, have "
+                     "192.0.2.1)\""}));
   echo(st, api);
   // A deleted object is created again.
   Value svc = api.objects.at({"Service", "kube-system", "kubelet"});

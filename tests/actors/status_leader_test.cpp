@@ -142,3 +142,30 @@ TEST_CASE("lease times are written as metav1 MicroTime in UTC", "[actors][leader
   CHECK(micro_time(1714564800123) == "2024-05-01T12:00:00.123000Z");
   CHECK(micro_time(1709251199999) == "2024-02-29T23:59:59.999000Z");
 }
+
+TEST_CASE("the failure Event's message lists failing resources and fits in 1 KiB", "[actors][status][events]") {
+  StatusInput in;
+  in.root_valid = false;
+  in.problems.push_back({"GrafanaAgent", "mon", "alpha", "spec.metrics.shards", "must be positive"});
+  CHECK(failure_event_message(in, "InvalidSpec", "ignored") ==
+        "invalid spec: GrafanaAgent mon/alpha: spec.metrics.shards: must be positive");
+  // WriteFailed names its write already; only cut to size.
+  CHECK(failure_event_message(in, "WriteFailed", "create StatefulSet mon/alpha: HTTP 422") ==
+        "create StatefulSet mon/alpha: HTTP 422");
+  std::string long_error(3000, 'x');
+  CHECK(failure_event_message(in, "WriteFailed", long_error).size() == kMaxEventMessage);
+  // One problem longer than the limit, in multi-byte UTF-8: cut between
+  // characters, and the count of the rest kept.
+  StatusInput members;
+  std::string wide;
+  for (int i = 0; i < 600; ++i) wide += "\xc3\xa9";  // é
+  members.problems.push_back({"Probe", "a", "p1", "spec.x", wide});
+  members.problems.push_back({"Probe", "a", "p2", "spec.x", "short"});
+  std::string m = failure_event_message(members, "InvalidMembers", "2 resources have problems; see status.problems");
+  CHECK(m.size() <= kMaxEventMessage);
+  CHECK(m.rfind("2 resources have problems: Probe a/p1: spec.x: ", 0) == 0);
+  CHECK(m.find("...; and 1 more in status.problems") != std::string::npos);
+  std::string before_dots = m.substr(0, m.find("..."));
+  CHECK((static_cast<unsigned char>(before_dots.back()) & 0xC0) != 0xC0);  // no sequence left open
+  CHECK(before_dots.back() == '\xa9');
+}

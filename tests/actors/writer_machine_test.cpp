@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include "actors/core/status.hpp"
 #include "actors/core/writer_machine.hpp"
 #include "actors_fixtures.hpp"
+#include "model/object_fields.hpp"
 #include "model/yaml_emit.hpp"
 
 using namespace actors::core;
@@ -26,11 +28,41 @@ data: {agent.yml: )" + value + "}\n"));
   return out;
 }
 
+// The effects that act on the cluster or the writer's timers; log lines
+// and reconcile counts have their own tests (log_entries, outcomes).
 std::vector<WriterEffect::Type> types(const WriterEffects& fx) {
   std::vector<WriterEffect::Type> out;
   for (const auto& e : fx)
-    if (e.type != WriterEffect::Type::log) out.push_back(e.type);
+    if (e.type != WriterEffect::Type::log && e.type != WriterEffect::Type::reconciled) out.push_back(e.type);
   return out;
+}
+
+std::vector<std::string> outcomes(const WriterEffects& fx) {
+  std::vector<std::string> out;
+  for (const auto& e : fx)
+    if (e.type == WriterEffect::Type::reconciled) out.push_back(outcome_name(e.outcome));
+  return out;
+}
+
+std::vector<model::LogEntry> log_entries(const WriterEffects& fx) {
+  std::vector<model::LogEntry> out;
+  for (const auto& e : fx)
+    if (e.type == WriterEffect::Type::log) out.push_back(e.entry);
+  return out;
+}
+
+std::vector<model::Value> events(const WriterEffects& fx) {
+  std::vector<model::Value> out;
+  for (const auto& e : fx)
+    if (e.type == WriterEffect::Type::event) out.push_back(e.body);
+  return out;
+}
+
+// The answer to a create or update: the object as sent, at `rv`.
+CallAnswer written_at(const WriterEffect& call, const std::string& rv) {
+  model::Value obj = call.action.object;
+  obj.find("metadata")->set("resourceVersion", rv);
+  return CallAnswer{201, k8s::ErrorClass::ok, model::to_json(obj), ""};
 }
 
 CallAnswer answer(int status, k8s::ErrorClass error_class, std::string body = "{}") {
@@ -182,4 +214,158 @@ TEST_CASE("the writer machine keeps a newer GrafanaAgent's output when the old o
   CHECK(types(fx) == std::vector<T>{T::wrote});
   CHECK(writer_stats(st).writes == 1);
   CHECK(writer_stats(st).roots == 1);
+}
+
+// "created", not "create ...: not found".
+TEST_CASE("the writer machine logs a new object as created, with no reason", "[actors][writer][log]") {
+  WriterState st = make_writer({.write_status = false, .emit_events = false});
+  on_synced(st);
+  WriterEffects fx = on_desired(st, output("YQ=="));
+  REQUIRE(types(fx) == std::vector<T>{T::call});
+  auto logs = log_entries(on_call_done(st, kAlpha, fx.back().batch, written_at(fx.back(), "5")));
+  REQUIRE(logs.size() == 1);
+  CHECK(logs[0].msg == "created");
+  CHECK(logs[0].value("object") == "Secret mon/alpha-config");
+  for (const auto& f : logs[0].fields) CHECK(f.key != "reason");
+}
+
+// The watch echoes each write; nothing of it is drift, and neither is the
+// echo of our delete that arrives after the re-create.
+TEST_CASE("the writer machine plans nothing for the echo of its own writes", "[actors][writer]") {
+  WriterState st = make_writer({.write_status = false, .emit_events = false});
+  on_synced(st);
+  WriterEffects fx = on_desired(st, output("YQ=="));
+  const WriterEffect call = fx.back();
+  on_call_done(st, kAlpha, call.batch, written_at(call, "5"));
+  model::Value echo = model::parse_json(written_at(call, "5").body, "echo");
+  CHECK(on_observed(st, event(EventType::added, "Secret", echo), {kAlpha}).empty());
+  model::Value older = echo;
+  older.find("metadata")->set("resourceVersion", "4");
+  CHECK(on_observed(st, event(EventType::deleted, "Secret", older), {kAlpha}).empty());
+  // Someone else's delete, after our write, is restored once the owner is confirmed.
+  model::Value later = echo;
+  later.find("metadata")->set("resourceVersion", "6");
+  CHECK(types(on_observed(st, event(EventType::deleted, "Secret", later), {kAlpha})) ==
+        std::vector<T>{T::confirm_owner});
+}
+
+namespace {
+
+RootOutputPtr with_problems(std::size_t n, std::int64_t generation = 1) {
+  auto out = std::const_pointer_cast<RootOutput>(output("YQ=="));
+  out->generation = generation;
+  for (std::size_t i = 0; i < n; ++i)
+    out->effects.problems.push_back(
+        {"ServiceMonitor", "app", "sm-" + std::to_string(i), "spec.endpoints[0].port", "port is not a name"});
+  out->effects.problems.push_back({"PodMonitor", "app", "pm", "spec.x", "unknown field", true});  // a warning
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the Warning Event names the failing resources, within 1 KiB", "[actors][writer][events]") {
+  WriterState st = make_writer({.emit_events = true});
+  on_synced(st);
+  WriterEffects fx = on_desired(st, with_problems(2));
+  fx = on_call_done(st, kAlpha, fx.back().batch, written_at(fx.back(), "5"));
+  auto ev = events(fx);
+  REQUIRE(ev.size() == 1);
+  CHECK(model::string_at(ev[0], {"type"}) == "Warning");
+  CHECK(model::string_at(ev[0], {"reason"}) == "InvalidMembers");
+  CHECK(model::string_at(ev[0], {"message"}) ==
+        "2 resources have problems: ServiceMonitor app/sm-0: spec.endpoints[0].port: port is not a name; "
+        "ServiceMonitor app/sm-1: spec.endpoints[0].port: port is not a name");
+  // Many: as many as fit, then how many more.
+  fx = on_desired(st, with_problems(100, 2));
+  ev = events(fx);
+  REQUIRE(ev.size() == 1);
+  std::string message = model::string_at(ev[0], {"message"});
+  CHECK(message.size() <= kMaxEventMessage);
+  CHECK(message.rfind("100 resources have problems: ServiceMonitor app/sm-0: ", 0) == 0);
+  CHECK(message.find(" more in status.problems") != std::string::npos);
+  CHECK(message.find("PodMonitor") == std::string::npos);  // warnings are not failures
+}
+
+namespace {
+
+RootOutputPtr paused(bool is_paused, std::int64_t generation, const model::Value& previous_status) {
+  auto out = std::const_pointer_cast<RootOutput>(output("YQ=="));
+  out->effects.paused = is_paused;
+  out->generation = generation;
+  out->previous_status = previous_status;
+  return out;
+}
+
+const WriterEffect* find_effect(const WriterEffects& fx, T type) {
+  for (const auto& e : fx)
+    if (e.type == type) return &e;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("spec.paused raises a Normal Event once, and its end another", "[actors][writer][events]") {
+  WriterState st = make_writer({.emit_events = true});
+  on_synced(st);
+  WriterEffects fx = on_desired(st, paused(true, 1, model::Value()));
+  CHECK(types(fx) == std::vector<T>{T::status_patch, T::event});
+  auto ev = events(fx);
+  REQUIRE(ev.size() == 1);
+  CHECK(model::string_at(ev[0], {"type"}) == "Normal");  // not a Warning
+  CHECK(model::string_at(ev[0], {"reason"}) == "Paused");
+  std::string name = model::string_at(ev[0], {"metadata", "name"});
+  CHECK(name.rfind("alpha.", 0) == 0);
+  const WriterEffect* patch = find_effect(fx, T::status_patch);
+  REQUIRE(patch);
+  model::Value status = *patch->body.find("status");
+  if (status.find("problems") && status.find("problems")->is_null()) status.erase("problems");  // as stored
+  // Still paused: no second Event; a new leader that reads this status raises none either.
+  CHECK(events(on_desired(st, paused(true, 1, status))).empty());
+  WriterState next_leader = make_writer({.emit_events = true});
+  on_synced(next_leader);
+  CHECK(events(on_desired(next_leader, paused(true, 1, status))).empty());
+  // Resumed: the writes go out, then a Normal Event says so.
+  fx = on_desired(st, paused(false, 2, status));
+  REQUIRE(types(fx) == std::vector<T>{T::call});
+  fx = on_call_done(st, kAlpha, fx.back().batch, written_at(fx.back(), "5"));
+  ev = events(fx);
+  REQUIRE(ev.size() == 1);
+  CHECK(model::string_at(ev[0], {"type"}) == "Normal");
+  CHECK(model::string_at(ev[0], {"reason"}) == "Resumed");
+  // The name is a function of the news and the generation: a repeat by
+  // another replica is a harmless 409.
+  WriterState other = make_writer({.emit_events = true});
+  on_synced(other);
+  CHECK(model::string_at(events(on_desired(other, paused(true, 1, model::Value())))[0], {"metadata", "name"}) == name);
+}
+
+// Spec errors are terminal and reported on the status: the reconcile
+// succeeded. A conflict is a requeue, a failed API write an error.
+TEST_CASE("the writer machine counts each reconcile once, spec errors as success", "[actors][writer][metrics]") {
+  WriterState st = make_writer({.write_status = false, .emit_events = false});
+  on_synced(st);
+  WriterEffects fx = on_desired(st, with_problems(3));
+  CHECK(outcomes(fx).empty());  // settled when the writes are done
+  fx = on_call_done(st, kAlpha, fx.back().batch, written_at(fx.back(), "5"));
+  CHECK(outcomes(fx) == std::vector<std::string>{"success"});
+  CHECK(outcomes(on_desired(st, with_problems(3))) == std::vector<std::string>{"success"});  // nothing to write
+
+  fx = on_desired(st, output("Yg=="));
+  REQUIRE(types(fx) == std::vector<T>{T::call});
+  fx = on_call_done(st, kAlpha, fx.back().batch, answer(409, k8s::ErrorClass::retry_reconcile));
+  CHECK(outcomes(fx) == std::vector<std::string>{"requeue"});
+  fx = on_reread(st, kAlpha, fx.back().id, answer(404, k8s::ErrorClass::retry_reconcile));
+  REQUIRE(types(fx) == std::vector<T>{T::call});
+  fx = on_call_done(st, kAlpha, fx.back().batch, answer(422, k8s::ErrorClass::terminal));
+  CHECK(outcomes(fx) == std::vector<std::string>{"error"});
+  fx = on_desired(st, output("Yw=="));
+  fx = on_call_done(st, kAlpha, fx.back().batch, answer(503, k8s::ErrorClass::retry_call));
+  CHECK(outcomes(fx) == std::vector<std::string>{"error"});
+  // The retry after the backoff is a reconcile of its own, as
+  // controller-runtime's requeue is.
+  fx = on_retry(st, kAlpha);
+  REQUIRE(types(fx) == std::vector<T>{T::call});
+  CHECK(outcomes(fx).empty());
+  CHECK(outcomes(on_call_done(st, kAlpha, fx.back().batch, written_at(fx.back(), "9"))) ==
+        std::vector<std::string>{"success"});
 }

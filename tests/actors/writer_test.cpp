@@ -171,7 +171,7 @@ TEST_CASE("tampered objects with an intact hash are drift, also without a record
     Plan plan = plan_writes({kAlpha, "uid-alpha", &desired, &observed, true});
     REQUIRE(plan.actions.size() == 1);
     CHECK(plan.actions[0].type == ActionType::update);
-    CHECK(plan.actions[0].reason == "drift: spec.replicas");
+    CHECK(plan.actions[0].reason == "drift: spec.replicas changed by someone else (want 1, have 5)");
     // The update is fenced by the planned-from resourceVersion and keeps
     // what others added.
     const model::Value& body = plan.actions[0].object;
@@ -181,10 +181,22 @@ TEST_CASE("tampered objects with an intact hash are drift, also without a record
   }
   SECTION("image changed") {
     auto& containers = *sts->find("spec")->find("template")->find("spec")->find("containers");
+    std::string image = model::string_at(containers.as_array()[0], {"image"});
+    REQUIRE_FALSE(image.empty());
     containers.as_array()[0].set("image", "evil:latest");
     Plan plan = plan_writes({kAlpha, "uid-alpha", &desired, &observed, true});
     REQUIRE(plan.actions.size() == 1);
-    CHECK(plan.actions[0].reason == "drift: spec.template.spec.containers[0].image");
+    CHECK(plan.actions[0].reason == "drift: spec.template.spec.containers[0].image changed by someone else (want " +
+                                        image + ", have evil:latest)");
+  }
+  SECTION("a container argument changed: named, its value not shown") {
+    auto& containers = *sts->find("spec")->find("template")->find("spec")->find("containers");
+    auto& args = *containers.as_array()[0].find("args");
+    REQUIRE(args.size() > 0);
+    args.as_array()[0] = model::Value("--password=hunter2");
+    Plan plan = plan_writes({kAlpha, "uid-alpha", &desired, &observed, true});
+    REQUIRE(plan.actions.size() == 1);
+    CHECK(plan.actions[0].reason == "drift: spec.template.spec.containers[0].args[0] changed by someone else");
   }
   SECTION("config data replaced") {
     auto& data = *secret->find("data");
@@ -193,13 +205,15 @@ TEST_CASE("tampered objects with an intact hash are drift, also without a record
     Plan plan = plan_writes({kAlpha, "uid-alpha", &desired, &observed, true});
     REQUIRE(plan.actions.size() == 1);
     CHECK(plan.actions[0].kind == "Secret");
-    CHECK(plan.actions[0].reason == "drift: data." + key);
+    // A Secret's values are never shown, only the key that changed.
+    CHECK(plan.actions[0].reason == "drift: data." + key + " changed by someone else");
   }
   SECTION("our label removed") {
     sts->find("metadata")->find("labels")->erase(model::kManagedByLabel);
     Plan plan = plan_writes({kAlpha, "uid-alpha", &desired, &observed, true});
     REQUIRE(plan.actions.size() == 1);
-    CHECK(plan.actions[0].reason == std::string("drift: metadata.labels.") + model::kManagedByLabel);
+    CHECK(plan.actions[0].reason ==
+          std::string("drift: metadata.labels.") + model::kManagedByLabel + " removed by someone else");
   }
 }
 
@@ -218,9 +232,79 @@ TEST_CASE("the last write, when known, is the drift baseline", "[actors][writer]
   sts->find("spec")->set("revisionHistoryLimit", 3);
   Plan plan = plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written});
   REQUIRE(plan.actions.size() == 1);
-  CHECK(plan.actions[0].reason == "drift: spec.revisionHistoryLimit");
+  CHECK(plan.actions[0].reason == "drift: spec.revisionHistoryLimit changed by someone else (want 10, have 3)");
   written[identity(*sts)].find("metadata")->find("annotations")->set(kConfigHashAnnotation, "older");
   CHECK(plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written}).empty());
+}
+
+// Labels and annotations others added ride along in our updates; their
+// owners changing them later (the Deployment controller bumps its revision
+// annotation after our template change) is not drift, ours changing is.
+TEST_CASE("others' labels and annotations in our last write are not the drift baseline", "[actors][writer]") {
+  std::vector<model::Value> desired = render_alpha("1");
+  std::vector<model::Value> none;
+  std::vector<model::Value> observed = apply_plan(plan_writes({kAlpha, "uid-alpha", &desired, &none, true}));
+  model::Value* sts = find_kind(observed, "StatefulSet");
+  REQUIRE(sts);
+  sts->find("metadata")->find("annotations")->set("deployment.kubernetes.io/revision", "1");
+  std::map<Identity, model::Value> written;
+  for (const auto& o : observed) written[identity(o)] = without_server_fields(o);
+  sts->find("metadata")->find("annotations")->set("deployment.kubernetes.io/revision", "2");
+  CHECK(plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written}).empty());
+  sts->find("metadata")->find("annotations")->erase("deployment.kubernetes.io/revision");
+  CHECK(plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written}).empty());
+  sts->find("metadata")->find("labels")->erase(model::kManagedByLabel);
+  Plan plan = plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written});
+  REQUIRE(plan.actions.size() == 1);
+  CHECK(plan.actions[0].reason ==
+        std::string("drift: metadata.labels.") + model::kManagedByLabel + " removed by someone else");
+}
+
+// A new object needs no reason in the "created" line; one we wrote and
+// someone deleted says so.
+TEST_CASE("a create says why only when it restores an object we wrote", "[actors][writer]") {
+  std::vector<model::Value> desired = render_alpha("1");
+  std::vector<model::Value> none;
+  Plan first = plan_writes({kAlpha, "uid-alpha", &desired, &none, true});
+  REQUIRE_FALSE(first.empty());
+  for (const Action& a : first.actions) CHECK(a.reason.empty());
+  std::vector<model::Value> observed = apply_plan(first);
+  std::map<Identity, model::Value> written;
+  for (const auto& o : observed) written[identity(o)] = without_server_fields(o);
+  std::erase_if(observed, [](const model::Value& o) { return model::string_at(o, {"kind"}) == "Service"; });
+  Plan restore = plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written});
+  REQUIRE_FALSE(restore.empty());
+  for (const Action& a : restore.actions) {
+    CHECK(a.type == ActionType::create);
+    CHECK(a.kind == "Service");
+    CHECK(a.reason == "deleted by someone else");
+  }
+}
+
+TEST_CASE("drift_reason shows short values, never a Secret's, env's or annotation's", "[actors][writer]") {
+  model::Value want = doc("{spec: {replicas: 2, paused: false, name: a}}");
+  model::Value have = doc("{spec: {replicas: 3, paused: true, name: b}}");
+  auto d = find_difference(want, have);
+  REQUIRE(d);
+  CHECK(drift_reason("StatefulSet", *d) == "drift: spec.replicas changed by someone else (want 2, have 3)");
+  CHECK(drift_reason("Secret", *d) == "drift: spec.replicas changed by someone else");
+  for (std::string shape : {"{data: {k: @}}", "{stringData: {k: @}}", "{spec: {containers: [{env: [{value: @}]}]}}",
+                            "{spec: {containers: [{command: [@]}]}}", "{metadata: {annotations: {k: @}}}"}) {
+    INFO(shape);
+    std::string w = shape, h = shape;
+    w.replace(w.find('@'), 1, "a");
+    h.replace(h.find('@'), 1, "b");
+    auto e = find_difference(doc(w), doc(h));
+    REQUIRE(e);
+    CHECK(drift_reason("ConfigMap", *e).find("(want") == std::string::npos);
+  }
+  std::string long_value(65, 'x');
+  auto l = find_difference(model::Value::obj({{"image", long_value}}), model::Value::obj({{"image", "y"}}));
+  REQUIRE(l);
+  CHECK(drift_reason("Deployment", *l) == "drift: image changed by someone else");
+  auto gone = find_difference(doc("{a: {b: 1}}"), doc("{a: {}}"));
+  REQUIRE(gone);
+  CHECK(drift_reason("Service", *gone) == "drift: a.b removed by someone else");
 }
 
 TEST_CASE("first_difference names the first field that differs", "[actors][writer]") {

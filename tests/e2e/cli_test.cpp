@@ -146,6 +146,11 @@ TEST_CASE("run exits 1, without crashing, when the API server is unreachable", "
     INFO(r.err);
     CHECK(r.code == 1);
     CHECK(r.err.find("msg=\"informers did not sync in time; exiting\" sync_timeout_ms=2000") != std::string::npos);
+    // The kinds whose list got no answer at all say why; which kinds had
+    // tried by then depends on the informers' backoff.
+    CHECK(r.err.find("error=\"HTTP 0 ") != std::string::npos);
+    CHECK(r.err.find("cause=\"the API server is unreachable\"") != std::string::npos);
+    CHECK(r.err.find("CRD") == std::string::npos);
   }
 }
 
@@ -168,7 +173,12 @@ TEST_CASE("run names the kinds that never listed and why, when the CRDs are miss
   CHECK(r.err.find("msg=\"not synced\" kind=GrafanaAgent error=\"HTTP 404") != std::string::npos);
   CHECK(r.err.find("msg=\"not synced\" kind=ServiceMonitor error=\"HTTP 404") != std::string::npos);
   CHECK(r.err.find("kind=Secret ") == std::string::npos);  // built-in kinds listed fine
-  CHECK(r.err.find("the CRDs are not installed") != std::string::npos);
+  // Each missing CRD by name, with where to get it; not "unreachable".
+  CHECK(r.err.find("msg=\"CRD not installed; retrying\" kind=GrafanaAgent crd=grafanaagents.monitoring.grafana.com "
+                   "status=404 hint=\"apply deploy/crds (deploy/README.md)\"") != std::string::npos);
+  CHECK(r.err.find("cause=\"the CRD servicemonitors.monitoring.coreos.com is not installed: apply "
+                   "deploy/prometheus-operator-crds where prometheus-operator is absent") != std::string::npos);
+  CHECK(r.err.find("unreachable") == std::string::npos);
 }
 
 TEST_CASE("run exits 0 on SIGTERM before its informers have synced", "[e2e][cli]") {

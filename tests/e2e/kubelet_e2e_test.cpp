@@ -186,8 +186,8 @@ TEST_CASE("the kubelet Service follows Nodes added, relabelled, stripped of and 
     require_listed(f, {"10.0.0.1 n1", "10.0.0.3 n3", "192.0.2.2 n2"},
                    {{"kubelet-ipv4-0", {"10.0.0.1 n1", "10.0.0.3 n3", "192.0.2.2 n2"}}});
     CHECK(logged(f, {"component=kubelet-service", "msg=created", "object=\"Endpoints kube-system/kubelet\""}));
-    CHECK(logged(
-        f, {"msg=updated", "object=\"EndpointSlice kube-system/kubelet-ipv4-0\"", "reason=\"drift: endpoints\""}));
+    CHECK(logged(f, {"msg=updated", "object=\"EndpointSlice kube-system/kubelet-ipv4-0\"",
+                     "reason=\"drift: endpoints changed by someone else (want 3 items, have 2)\""}));
   }
 
   SECTION("a restarted operator writes nothing") {
