@@ -2,6 +2,7 @@
 // aliases (upstream's Grafana Agent Operator spellings, and the target
 // allocator's where the concept is shared), value, default and help.
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 
@@ -35,9 +36,9 @@ Set duration_into(std::chrono::milliseconds& out) {
 
 Set positive_into(double& out) {
   return [&out](const std::string& v) {
-    std::size_t used = 0;
-    double n = std::stod(v, &used);
-    if (used != v.size() || !(n > 0)) throw std::invalid_argument("want a positive number, got \"" + v + "\"");
+    char* end = nullptr;
+    double n = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !(n > 0)) throw std::invalid_argument("want a positive number, got \"" + v + "\"");
     out = n;
   };
 }
