@@ -102,6 +102,29 @@ TEST_CASE("upstream's operator Deployment arguments run unchanged against simclu
   CHECK(op.terminate() == 0);
 }
 
+// A migration starts byte-compatible: --upstream-compat reaches run's
+// renders (here: no integrations-mode label, docs/differences.md row 4).
+TEST_CASE("run --upstream-compat renders as upstream does", "[e2e][cli][upstream]") {
+  OperatorFixture f({.start_operator = false});
+  testutil::TempDir dir("ao-upstream");
+  std::string kc = dir.write("kubeconfig", f.server().kubeconfig());
+  auto mode_label = [&] {
+    auto ds = f.get("DaemonSet", "monitoring", "grafana-agent-integrations-ds");
+    if (!ds) return std::string("<none>");
+    const model::Value* labels = ds->find("metadata")->find("labels");
+    const model::Value* mode = labels ? labels->find("operator.agent.grafana.com/integrations-mode") : nullptr;
+    return mode ? mode->as_string() : std::string();
+  };
+  {
+    k8s::sim::Child op({bin(), "run", "--listen=0", "--kubeconfig", kc});
+    CHECK(testutil::eventually([&] { return mode_label() == "daemonset"; }));
+    CHECK(op.terminate() == 0);
+  }
+  k8s::sim::Child op({bin(), "run", "--listen=0", "--kubeconfig", kc, "--upstream-compat"});
+  CHECK(testutil::eventually([&] { return mode_label().empty(); }));
+  CHECK(op.terminate() == 0);
+}
+
 TEST_CASE("upstream's separate health server serves the health paths, /metrics stays on the metrics address",
           "[e2e][cli][upstream]") {
   OperatorFixture f({.start_operator = false});
@@ -124,5 +147,28 @@ TEST_CASE("upstream's separate health server serves the health paths, /metrics s
     auto sts = f.get("StatefulSet", "monitoring", "grafana-agent");
     return sts && model::string_at(*sts, {"metadata", "labels", "team"}) == "obs";
   }));
+  CHECK(op.terminate() == 0);
+}
+
+// A migration starts byte-compatible: --upstream-compat reaches run's
+// renders (here: no integrations-mode label, docs/differences.md row 4).
+TEST_CASE("run --upstream-compat renders as upstream does", "[e2e][cli][upstream]") {
+  OperatorFixture f({.start_operator = false});
+  testutil::TempDir dir("ao-upstream");
+  std::string kc = dir.write("kubeconfig", f.server().kubeconfig());
+  auto mode_label = [&] {
+    auto ds = f.get("DaemonSet", "monitoring", "grafana-agent-integrations-ds");
+    if (!ds) return std::string("<none>");
+    const model::Value* labels = ds->find("metadata")->find("labels");
+    const model::Value* mode = labels ? labels->find("operator.agent.grafana.com/integrations-mode") : nullptr;
+    return mode ? mode->as_string() : std::string();
+  };
+  {
+    k8s::sim::Child op({bin(), "run", "--listen=0", "--kubeconfig", kc});
+    CHECK(testutil::eventually([&] { return mode_label() == "daemonset"; }));
+    CHECK(op.terminate() == 0);
+  }
+  k8s::sim::Child op({bin(), "run", "--listen=0", "--kubeconfig", kc, "--upstream-compat"});
+  CHECK(testutil::eventually([&] { return mode_label().empty(); }));
   CHECK(op.terminate() == 0);
 }
