@@ -17,6 +17,7 @@
 #include "../eventually.hpp"
 #include "../scratch.hpp"
 #include "k8s/sim/process.hpp"
+#include "model/codec.hpp"
 #include "model/object_fields.hpp"
 #include "operator_fixture.hpp"
 
@@ -102,29 +103,6 @@ TEST_CASE("upstream's operator Deployment arguments run unchanged against simclu
   CHECK(op.terminate() == 0);
 }
 
-// A migration starts byte-compatible: --upstream-compat reaches run's
-// renders (here: no integrations-mode label, docs/differences.md row 4).
-TEST_CASE("run --upstream-compat renders as upstream does", "[e2e][cli][upstream]") {
-  OperatorFixture f({.start_operator = false});
-  testutil::TempDir dir("ao-upstream");
-  std::string kc = dir.write("kubeconfig", f.server().kubeconfig());
-  auto mode_label = [&] {
-    auto ds = f.get("DaemonSet", "monitoring", "grafana-agent-integrations-ds");
-    if (!ds) return std::string("<none>");
-    const model::Value* labels = ds->find("metadata")->find("labels");
-    const model::Value* mode = labels ? labels->find("operator.agent.grafana.com/integrations-mode") : nullptr;
-    return mode ? mode->as_string() : std::string();
-  };
-  {
-    k8s::sim::Child op({bin(), "run", "--listen=0", "--kubeconfig", kc});
-    CHECK(testutil::eventually([&] { return mode_label() == "daemonset"; }));
-    CHECK(op.terminate() == 0);
-  }
-  k8s::sim::Child op({bin(), "run", "--listen=0", "--kubeconfig", kc, "--upstream-compat"});
-  CHECK(testutil::eventually([&] { return mode_label().empty(); }));
-  CHECK(op.terminate() == 0);
-}
-
 TEST_CASE("upstream's separate health server serves the health paths, /metrics stays on the metrics address",
           "[e2e][cli][upstream]") {
   OperatorFixture f({.start_operator = false});
@@ -151,24 +129,27 @@ TEST_CASE("upstream's separate health server serves the health paths, /metrics s
 }
 
 // A migration starts byte-compatible: --upstream-compat reaches run's
-// renders (here: no integrations-mode label, docs/differences.md row 4).
+// renders (here: selector rules without the labelpresent check,
+// docs/differences.md row 7).
 TEST_CASE("run --upstream-compat renders as upstream does", "[e2e][cli][upstream]") {
   OperatorFixture f({.start_operator = false});
   testutil::TempDir dir("ao-upstream");
   std::string kc = dir.write("kubeconfig", f.server().kubeconfig());
-  auto mode_label = [&] {
-    auto ds = f.get("DaemonSet", "monitoring", "grafana-agent-integrations-ds");
-    if (!ds) return std::string("<none>");
-    const model::Value* labels = ds->find("metadata")->find("labels");
-    const model::Value* mode = labels ? labels->find("operator.agent.grafana.com/integrations-mode") : nullptr;
-    return mode ? mode->as_string() : std::string();
+  auto agent_yml = [&] {
+    auto secret = f.get("Secret", "monitoring", "grafana-agent-config");
+    const model::Value* data = secret ? secret->find("data") : nullptr;
+    const model::Value* yml = data ? data->find("agent.yml") : nullptr;
+    return yml ? model::base64_decode(yml->as_string()).value_or("") : std::string();
   };
+  auto has = [&](const char* text) { return agent_yml().find(text) != std::string::npos; };
   {
     k8s::sim::Child op({bin(), "run", "--listen=0", "--kubeconfig", kc});
-    CHECK(testutil::eventually([&] { return mode_label() == "daemonset"; }));
+    CHECK(testutil::eventually([&] { return has("job_name: serviceMonitor/shop/checkout/0"); }));
+    CHECK(has("_labelpresent_"));
     CHECK(op.terminate() == 0);
   }
   k8s::sim::Child op({bin(), "run", "--listen=0", "--kubeconfig", kc, "--upstream-compat"});
-  CHECK(testutil::eventually([&] { return mode_label().empty(); }));
+  CHECK(
+      testutil::eventually([&] { return has("job_name: serviceMonitor/shop/checkout/0") && !has("_labelpresent_"); }));
   CHECK(op.terminate() == 0);
 }
