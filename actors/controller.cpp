@@ -36,6 +36,8 @@ std::shared_ptr<core::JournalSink> open_sink(const ControllerOptions& o, const s
   core::FileJournalOptions fo;
   fo.path = o.journal_path;
   fo.fsync = o.fsync;
+  fo.max_bytes = o.journal_max_bytes;
+  fo.keep_files = o.journal_max_files;
   fo.log = o.log;
   fo.header.operator_version = o.operator_version;
   fo.header.flags["secrets"] = o.journal_include_secrets ? "included" : "redacted";

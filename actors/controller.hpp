@@ -42,6 +42,9 @@ struct ControllerOptions {
   // same key (--journal-redaction-key-file) makes journals comparable.
   std::string journal_redaction_key;
   core::FsyncPolicy fsync = core::FsyncPolicy::on_flush;
+  // Rotation (--journal-max-size, --journal-max-files): core::FileJournalOptions.
+  std::uint64_t journal_max_bytes = core::FileJournalOptions{}.max_bytes;
+  int journal_max_files = core::FileJournalOptions{}.keep_files;
   std::string operator_version = "0.1.0";
   std::string watch_namespace;  // -namespace: "" = all namespaces
   std::string agent_selector;   // -agent-selector: label selector on GrafanaAgents

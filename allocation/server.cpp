@@ -176,14 +176,19 @@ void AllocationServer::Impl::install_routes(httplib::Server& server, bool unmask
   auto get = [&](const std::string& pattern, std::string_view path, httplib::Server::Handler handler) {
     this->get(server, pattern, path, std::move(handler));
   };
-  get("/livez", "/livez",
-      [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
-  get("/readyz", "/readyz", [this](const httplib::Request&, httplib::Response& res) {
+  // /-/healthy and /-/ready as Prometheus and the Grafana Agent spell them,
+  // so probes written for either work; timed under /livez and /readyz.
+  auto live = [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); };
+  auto ready = [this](const httplib::Request&, httplib::Response& res) {
     const bool published = snapshot.load() != nullptr;
     const bool standby = require_leadership && !leading.load();
     res.status = published && !standby ? 200 : 503;
     res.set_content(!published ? "no allocation yet\n" : standby ? "standby: not the leader\n" : "ok\n", "text/plain");
-  });
+  };
+  get("/livez", "/livez", live);
+  get("/-/healthy", "/livez", live);
+  get("/readyz", "/readyz", ready);
+  get("/-/ready", "/readyz", ready);
   get("/metrics", "/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(metrics.render(), "text/plain; version=0.0.4; charset=utf-8");
   });

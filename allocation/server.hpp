@@ -1,5 +1,6 @@
 // The target allocator's HTTP server: /scrape_configs, /jobs,
-// /jobs/{job}/targets[?collector_id=], /metrics, /livez and /readyz.
+// /jobs/{job}/targets[?collector_id=], /metrics, /livez and /readyz (also as
+// /-/healthy and /-/ready, the Prometheus spellings).
 // Contract: publish() turns the allocator's current state into an immutable
 // Snapshot (every body prebuilt; per-collector bodies come from a
 // ResponseCache, so unchanged ones are shared, not rebuilt) and swaps it in

@@ -88,7 +88,9 @@ std::vector<std::string> lost_updates(SimProcess& sim, const EditScript& script)
 
 std::vector<std::string> replay_differs(const std::string& journal, const std::vector<model::Value>& owned) {
   auto r = k8s::sim::run({bin_dir() + "/agent-operator", "replay", journal});
-  if (r.code != 0) return {"agent-operator replay exited " + std::to_string(r.code) + ": " + r.err};
+  // Exit 1 is a member the soak's edits left invalid (a deleted Secret):
+  // replay reports it as render does, and the objects are still printed.
+  if (r.code != 0 && r.code != 1) return {"agent-operator replay exited " + std::to_string(r.code) + ": " + r.err};
   std::vector<model::Value> desired;
   for (auto& doc : model::parse_documents(r.out, "replay")) desired.push_back(std::move(doc.value));
   if (desired.empty()) return {"the replay wants no objects"};

@@ -133,7 +133,7 @@ Replica::~Replica() {
 void Replica::start() {
   // sh only redirects and sets POD_NAME (the Lease identity); exec keeps the pid.
   std::string cmd = "exec env POD_NAME=" + name_ + " " + bin_dir() + "/agent-operator run --kubeconfig " + kubeconfig_ +
-                    " --journal " + journal() + " --leader-elect --leader-election-namespace agent-operator";
+                    " --listen=0 --journal " + journal() + " --leader-elect --leader-election-namespace agent-operator";
   for (const auto& f : flags_) cmd += " " + f;
   cmd += " >>" + log() + " 2>&1";
   child_ = std::make_unique<k8s::sim::Child>(std::vector<std::string>{"sh", "-c", cmd});

@@ -35,7 +35,7 @@ for _ in $(seq 100); do [ -s "$work/kubeconfig" ] && break; sleep 0.1; done
 chmod 0644 "$work/kubeconfig"
 timeout 15 $docker run --rm --network host --read-only --cap-drop ALL --security-opt no-new-privileges \
   -v "$work/kubeconfig:/etc/agent-operator/kubeconfig:ro" agent-operator:verify \
-  --kubeconfig /etc/agent-operator/kubeconfig >"$work/run.log" 2>&1 || true
+  --kubeconfig /etc/agent-operator/kubeconfig --listen=0 >"$work/run.log" 2>&1 || true
 kc=(kubectl --kubeconfig "$work/kubeconfig" -n monitoring)
 "${kc[@]}" get secret grafana-agent-config grafana-agent-secrets >/dev/null
 "${kc[@]}" get statefulset grafana-agent >/dev/null

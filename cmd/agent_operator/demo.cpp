@@ -7,6 +7,8 @@
 #include <fstream>
 #include <future>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -17,6 +19,7 @@
 #include "k8s/sim/cluster.hpp"
 #include "k8s/sim/loader.hpp"
 #include "k8s/sim/server.hpp"
+#include "model/listen_address.hpp"
 #include "model/object_fields.hpp"
 #include "model/parse.hpp"
 #include "operator.hpp"
@@ -46,29 +49,55 @@ struct DemoFlags {
   std::string sim_listen = "127.0.0.1:0";
 };
 
-DemoFlags parse_demo(int argc, char** argv) {
+std::vector<Flag> demo_flags(DemoFlags& f) {
+  std::vector<Flag> t;
+  auto crds_given = std::make_shared<bool>(false);
+  t.push_back({{"kubeconfig-out"},
+               "FILE",
+               f.kubeconfig_out,
+               "write a kubeconfig for the demo cluster here",
+               [&f](const std::string& v) { f.kubeconfig_out = v; }});
+  t.push_back({{"crds"},
+               "PATH",
+               "deploy/crds and deploy/prometheus-operator-crds",
+               "CRDs to install (repeatable)",
+               [&f, crds_given](const std::string& v) {
+                 if (!std::exchange(*crds_given, true)) f.crds.clear();
+                 f.crds.push_back(v);
+               },
+               true});
+  t.push_back({{"load"},
+               "PATH",
+               "deploy/examples",
+               "manifests to load (repeatable)",
+               [&f](const std::string& v) { f.load.push_back(v); },
+               true});
+  t.push_back(
+      {{"sim-listen"}, "HOST:PORT", f.sim_listen, "where the embedded simcluster listens", [&f](const std::string& v) {
+         if (!model::parse_listen_address(v)) throw std::invalid_argument("want HOST:PORT, got \"" + v + "\"");
+         f.sim_listen = v;
+       }});
+  for (Flag& flag : operator_flags(f.op, "127.0.0.1:0")) t.push_back(std::move(flag));
+  return t;
+}
+
+// nullopt when --help was asked for (the help is printed).
+std::optional<DemoFlags> parse_demo(int argc, char** argv) {
   DemoFlags f;
-  Args a(argc, argv);
-  bool crds_given = false;
-  auto add_crds = [&](std::string path) {
-    if (!std::exchange(crds_given, true)) f.crds.clear();
-    f.crds.push_back(std::move(path));
-  };
-  while (a.next()) {
-    if (a.is("kubeconfig-out"))
-      f.kubeconfig_out = a.value();
-    else if (a.is("crds"))
-      add_crds(a.value());
-    else if (a.is("load"))
-      f.load.push_back(a.value());
-    else if (a.is("sim-listen"))
-      f.sim_listen = a.value();
-    else if (!parse_operator_flag(a, f.op))
-      a.unknown();
+  f.op.listen = "127.0.0.1:0";
+  Command c{"agent-operator demo [flags]",
+            "Runs the controller against an embedded simcluster loaded with deploy/crds, "
+            "deploy/prometheus-operator-crds and deploy/examples, writes a kubeconfig for kubectl and reports what "
+            "was reconciled. Takes run's flags except --kubeconfig.",
+            demo_flags(f),
+            {},
+            kOperatorExitCodes};
+  if (parse(c, argc, argv) == Parsed::help) {
+    std::cout << help_text(c);
+    return std::nullopt;
   }
-  if (f.op.listen.empty()) f.op.listen = "127.0.0.1:0";
   if (f.load.empty()) f.load.push_back(manifests("examples"));
-  if (!f.op.kubeconfig.empty()) throw std::invalid_argument("demo runs its own cluster; drop --kubeconfig");
+  if (!f.op.kubeconfig.empty()) throw UsageError("--kubeconfig: demo runs its own cluster; drop it");
   return f;
 }
 
@@ -99,7 +128,9 @@ void print_agents(const k8s::ClusterConfig& cc) {
 }  // namespace
 
 int demo(int argc, char** argv) {
-  DemoFlags f = parse_demo(argc, argv);
+  std::optional<DemoFlags> parsed = parse_demo(argc, argv);
+  if (!parsed) return 0;
+  DemoFlags& f = *parsed;
   block_signals();
   k8s::sim::SystemClock clock;
   k8s::sim::Cluster cluster(clock);
@@ -107,9 +138,9 @@ int demo(int argc, char** argv) {
   paths.insert(paths.end(), f.load.begin(), f.load.end());
   std::size_t loaded = k8s::sim::load_manifests(cluster, paths);
   k8s::sim::ServerOptions so;
-  auto colon = f.sim_listen.rfind(':');
-  so.host = f.sim_listen.substr(0, colon);
-  so.port = std::stoi(f.sim_listen.substr(colon + 1));
+  model::ListenAddress sim = *model::parse_listen_address(f.sim_listen);
+  so.host = sim.host;
+  so.port = sim.port;
   k8s::sim::Server server(cluster, so);
   server.start();
   {

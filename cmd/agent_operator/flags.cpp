@@ -4,34 +4,6 @@
 
 namespace cli {
 
-bool Args::next() {
-  if (++i_ >= argc_) return false;
-  flag_ = argv_[i_];
-  std::string body = flag_;
-  while (!body.empty() && body.front() == '-') body.erase(body.begin());
-  inline_value_.reset();
-  if (auto eq = body.find('='); eq != std::string::npos) {
-    inline_value_ = body.substr(eq + 1);
-    body = body.substr(0, eq);
-  }
-  name_ = flag_.rfind("-", 0) == 0 ? body : "";
-  return true;
-}
-
-bool Args::is(const char* name) const {
-  return !name_.empty() && name_ == name;
-}
-
-std::string Args::value() {
-  if (inline_value_) return *inline_value_;
-  if (i_ + 1 >= argc_) throw std::invalid_argument("flag " + flag_ + " needs a value");
-  return argv_[++i_];
-}
-
-void Args::unknown() const {
-  throw std::invalid_argument((name_.empty() ? "unexpected argument \"" : "unknown flag \"") + flag_ + "\"");
-}
-
 std::chrono::milliseconds parse_duration(const std::string& flag, const std::string& text) {
   std::size_t pos = 0;
   double n = 0;
@@ -52,7 +24,9 @@ std::chrono::milliseconds parse_duration(const std::string& flag, const std::str
     ms = n * 60'000;
   else if (unit == "h")
     ms = n * 3'600'000;
-  if (ms < 0) throw std::invalid_argument(flag + ": \"" + text + "\" is not a duration (e.g. 100ms, 10s, 2m)");
+  if (ms < 0)
+    throw std::invalid_argument((flag.empty() ? "" : flag + ": ") + "\"" + text +
+                                "\" is not a duration (e.g. 100ms, 10s, 2m)");
   return std::chrono::milliseconds(static_cast<long long>(ms));
 }
 

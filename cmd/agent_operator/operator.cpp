@@ -23,176 +23,11 @@
 
 namespace cli {
 
-namespace {
-
-// The key file's bytes, less trailing whitespace (a mounted Secret or an
-// `echo` adds a newline).
-std::string read_redaction_key(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument("--journal-redaction-key-file: cannot read " + path);
-  std::string key((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  while (!key.empty() && std::isspace(static_cast<unsigned char>(key.back()))) key.pop_back();
-  if (key.size() < actors::core::kMinRedactionKeyBytes)
-    throw std::invalid_argument("--journal-redaction-key-file: " + path + " holds " + std::to_string(key.size()) +
-                                " bytes; a key needs at least " + std::to_string(actors::core::kMinRedactionKeyBytes));
-  return key;
-}
-
-model::selector_text::LabelSelector kubelet_node_selector(const std::string& text) {
-  try {
-    return model::selector_text::parse_label_selector(text);
-  } catch (const model::selector_text::SyntaxError& e) {
-    throw std::invalid_argument(std::string("--kubelet-selector: ") + e.what());
-  }
-}
-
-}  // namespace
-
-bool parse_operator_flag(Args& a, OperatorFlags& f) {
-  if (a.is("kubeconfig")) {
-    f.kubeconfig = a.value();
-  } else if (a.is("context")) {
-    f.context = a.value();
-  } else if (a.is("journal")) {
-    f.journal = a.value();
-  } else if (a.is("journal-secrets")) {
-    std::string v = a.value();
-    if (v != "include" && v != "redact") throw std::invalid_argument("--journal-secrets: want include or redact");
-    f.journal_include_secrets = v == "include";
-  } else if (a.is("journal-redaction-key-file")) {
-    f.journal_redaction_key = read_redaction_key(a.value());
-  } else if (a.is("journal-fsync")) {
-    std::string v = a.value();
-    if (v == "never")
-      f.fsync = actors::core::FsyncPolicy::never;
-    else if (v == "batch")
-      f.fsync = actors::core::FsyncPolicy::on_flush;
-    else if (v == "always")
-      f.fsync = actors::core::FsyncPolicy::every_append;
-    else
-      throw std::invalid_argument("--journal-fsync: want never, batch or always");
-  } else if (a.is("listen") || a.is("metrics-listen-address") || a.is("health-listen-address")) {
-    f.listen = a.value();
-  } else if (a.is("namespace")) {
-    f.watch_namespace = a.value();
-  } else if (a.is("agent-selector")) {
-    f.agent_selector = a.value();
-  } else if (a.is("kubelet-service")) {
-    f.kubelet_service = model::parse_kubelet_service(a.value());
-  } else if (a.is("kubelet-selector")) {
-    f.kubelet_selector = a.value();
-    kubelet_node_selector(f.kubelet_selector);  // a bad one is a start-up error
-  } else if (a.is("labels")) {
-    if (!parse_labels(a.value(), f.labels)) throw std::invalid_argument("--labels: want k=v,k2=v2");
-  } else if (a.is("debounce")) {
-    f.debounce = parse_duration("--debounce", a.value());
-  } else if (a.is("qps")) {
-    f.qps = std::stod(a.value());
-  } else if (a.is("burst")) {
-    f.burst = std::stod(a.value());
-  } else if (a.is("for")) {
-    f.run_for = parse_duration("--for", a.value());
-  } else if (a.is("secret-grace-period")) {
-    f.secret_grace = parse_duration("--secret-grace-period", a.value());
-  } else if (a.is("sync-timeout")) {
-    f.sync_timeout = parse_duration("--sync-timeout", a.value());
-  } else if (a.is("leader-elect")) {
-    f.leader_elect = true;
-  } else if (a.is("lease-duration")) {
-    f.leader.lease_duration = parse_duration("--lease-duration", a.value());
-  } else if (a.is("renew-deadline")) {
-    f.leader.renew_deadline = parse_duration("--renew-deadline", a.value());
-  } else if (a.is("retry-period")) {
-    f.leader.retry_period = parse_duration("--retry-period", a.value());
-  } else if (a.is("leader-election-namespace")) {
-    f.leader_namespace = a.value();
-  } else if (a.is("leader-election-id")) {
-    f.leader.name = a.value();
-  } else if (a.is("integrations-sd-timeout")) {
-    f.sd_timeout = parse_duration("--integrations-sd-timeout", a.value());
-    if (f.sd_timeout.count() <= 0) throw std::invalid_argument("--integrations-sd-timeout: must be positive");
-  } else if (a.is("integrations-sd-url")) {
-    f.sd_url = check_sd_url(a.value());
-  } else if (a.is("integrations-sd-freshness")) {
-    f.sd_freshness = parse_duration("--integrations-sd-freshness", a.value());
-  } else if (a.is("v") || a.is("verbose")) {
-    f.log_level = model::LogLevel::debug;
-  } else {
-    return parse_log_flag(a, f.log_level, f.log_format);
-  }
-  return true;
-}
-
-bool parse_log_flag(Args& a, model::LogLevel& level, model::LogFormat& format) {
-  if (a.is("log-level") || a.is("log.level")) {
-    std::string v = a.value();
-    auto l = model::parse_log_level(v);
-    if (!l) throw std::invalid_argument(model::log_level_error(a.is("log.level") ? "-log.level" : "--log-level", v));
-    level = *l;
-  } else if (a.is("log-format") || a.is("log.format")) {
-    std::string v = a.value();
-    auto fmt = model::parse_log_format(v);
-    if (!fmt)
-      throw std::invalid_argument(model::log_format_error(a.is("log.format") ? "-log.format" : "--log-format", v));
-    format = *fmt;
-  } else {
-    return false;
-  }
-  return true;
-}
-
 actors::log::ProcessLogOptions log_options(const OperatorFlags& f) {
   actors::log::ProcessLogOptions o;
   o.level = f.log_level;
   o.format = f.log_format;
   return o;
-}
-
-std::string check_sd_url(const std::string& url) {
-  bool scheme = url.rfind("http://", 0) == 0 || url.rfind("https://", 0) == 0;
-  std::size_t host = url.find("://") + 3;
-  if (!scheme || host >= url.size() || url[host] == '/' || url.find_first_of("?# ") != std::string::npos)
-    throw std::invalid_argument("--integrations-sd-url: want an http:// or https:// URL without a query, got \"" + url +
-                                "\"");
-  return url;
-}
-
-std::string operator_flags_usage() {
-  return "\nflags of run and demo:\n"
-         "     --kubeconfig FILE        cluster to manage (default: $KUBECONFIG, else the in-cluster\n"
-         "                              service account, else ~/.kube/config)\n"
-         "     --context NAME           kubeconfig context (default: current-context)\n"
-         "     --journal FILE           append every event to this JSON Lines journal\n"
-         "     --journal-secrets MODE   redact (default) or include Secret values\n"
-         "     --journal-redaction-key-file FILE   HMAC key for redacted values (default: random per process;\n"
-         "                              one key across restarts and replicas makes their journals comparable)\n"
-         "     --journal-fsync MODE     never | batch (default) | always\n"
-         "     --listen HOST:PORT       /metrics, /healthz, /readyz, /debug/hierarchy,\n"
-         "                              /operator/api/v1/metrics/integrations/sd\n"
-         "     --namespace NS           watch one namespace only (upstream -namespace)\n"
-         "     --agent-selector SEL     only GrafanaAgents matching this label selector\n"
-         "     -kubelet-service NS/NAME keep a headless Service NS/NAME, its Endpoints and EndpointSlices\n"
-         "                              listing every Node's kubelet (upstream -kubelet-service; default off)\n"
-         "     --kubelet-selector SEL   only Nodes matching this label selector (default: every Node)\n"
-         "     --labels k=v,...         extra labels on created objects (upstream -labels)\n"
-         "     --debounce DURATION      coalesce bursts per agent (default 100ms)\n"
-         "     --qps N --burst N        client-side API rate limit (default 50/100)\n"
-         "     --leader-elect           only the holder of a Lease writes (2 replicas)\n"
-         "     --lease-duration D --renew-deadline D --retry-period D   (default 15s, 10s, 2s)\n"
-         "     --leader-election-namespace NS --leader-election-id NAME (default $POD_NAMESPACE, "
-         "agent-operator-leader)\n"
-         "     --sync-timeout DURATION  exit 1 when the informers have not synced by then (default 60s)\n"
-         "     --secret-grace-period D  a deleted Secret/ConfigMap that members reference stays in use this long\n"
-         "                              (a delete-and-recreate rotation is no outage; default 5m)\n"
-         "     --integrations-sd-url URL      where agents reach this operator's integrations SD endpoint\n"
-         "                              (IntegrationMonitor jobs; default the agent-operator-metrics Service)\n"
-         "     --integrations-sd-timeout D    each integrations pod's SD request may take this long (default 5s)\n"
-         "     --integrations-sd-freshness D  polls within this long of the last merge are served from it\n"
-         "                              (default 1s; 0 asks the pods on every poll)\n"
-         "     --for DURATION           exit after this long (for scripts)\n"
-         "     --log-level LEVEL        debug, info (default), warn or error; all and none as prometheus-operator\n"
-         "                              takes them (upstream -log.level; -v, --verbose: debug)\n"
-         "     --log-format FORMAT      logfmt (default) or json, to stderr (upstream -log.format)\n";
 }
 
 std::string lease_namespace(const std::string& flag, const std::string& namespace_file) {
@@ -323,7 +158,10 @@ actors::ControllerOptions controller_options(const OperatorFlags& f, const Opera
   o.operator_version = this_build().version;
   o.watch_namespace = f.watch_namespace;
   o.agent_selector = f.agent_selector;
+  o.journal_max_bytes = f.journal_max_bytes;
+  o.journal_max_files = f.journal_max_files;
   o.root.render.operator_labels = f.labels;
+  o.root.render.upstream_compat = f.upstream_compat;
   if (!f.sd_url.empty()) o.root.render.integrations_sd_url = f.sd_url;
   if (f.kubelet_service)
     o.kubelet = model::KubeletServiceOptions{f.kubelet_service->first, f.kubelet_service->second, f.labels,
@@ -339,6 +177,71 @@ actors::ControllerOptions controller_options(const OperatorFlags& f, const Opera
       throw std::invalid_argument("--renew-deadline must be shorter than --lease-duration");
   }
   return o;
+}
+
+// A listen flag's server options; nullopt when the flag turns it off.
+std::optional<actors::HttpServerOptions> listen_options(const std::string& flag, const std::string& text) {
+  if (text.empty() || text == "0") return std::nullopt;
+  auto addr = actors::parse_listen_address(text);
+  if (!addr) throw std::invalid_argument(flag + ": want HOST:PORT or :PORT, got \"" + text + "\"");
+  return addr;
+}
+
+struct HttpServers {
+  std::unique_ptr<actors::OperatorHttpServer> main, health;
+  void stop() {
+    if (health) health->stop();
+    if (main) main->stop();
+  }
+};
+
+int start_logged(actors::OperatorHttpServer& server, const actors::HttpServerOptions& addr, const std::string& flag,
+                 const std::string& paths, const model::Log& log) {
+  int port = 0;
+  try {
+    port = server.start();
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(flag + ": cannot serve on " + addr.host + ":" + std::to_string(addr.port) + ": " +
+                             e.what());
+  }
+  log(model::log_info("operator", "serving HTTP")
+          .with("address", addr.host + ":" + std::to_string(port))
+          .with("paths", paths));
+  return port;
+}
+
+// The metrics server (every path) and upstream's separate health server
+// (health paths only); both say ready once the informers have synced.
+HttpServers start_http(const OperatorFlags& f, actors::Controller& controller, const actors::OperatorMetrics& metrics,
+                       const OperatorHooks& hooks) {
+  HttpServers s;
+  auto ready = [&controller] { return controller.synced() ? std::string() : std::string("informers not synced yet"); };
+  if (f.webhook_host.size() || f.webhook_port >= 0)
+    hooks.log(model::log_info("operator",
+                              "-listen-host and -listen-port are accepted for upstream compatibility; "
+                              "there are no admission webhooks, so nothing listens there"));
+  if (auto addr = listen_options("--metrics-listen-address", f.listen)) {
+    actors::OperatorHttpSources src;
+    src.metrics = &metrics;
+    src.ready = ready;
+    src.hierarchy = [&controller](const std::string& ns, const std::string& name) {
+      return controller.explain(ns, name);
+    };
+    s.main = std::make_unique<actors::OperatorHttpServer>(*addr, src);
+    add_integrations_sd_route(*s.main, controller, f.sd_timeout, addr->threads);
+    int port = start_logged(
+        *s.main, *addr, "--metrics-listen-address",
+        "/metrics,/healthz,/readyz,/-/healthy,/-/ready,/debug/hierarchy," + std::string(actors::kIntegrationsSdPath),
+        hooks.log);
+    if (hooks.on_listening) hooks.on_listening(addr->host, port);
+  }
+  auto health = listen_options("--health-listen-address", f.health_listen);
+  if (health && f.health_listen != f.listen) {
+    s.health =
+        std::make_unique<actors::OperatorHttpServer>(*health, actors::OperatorHttpSources{nullptr, {}, ready, {}});
+    start_logged(*s.health, *health, "--health-listen-address", "/healthz,/readyz,/-/healthy,/-/ready", hooks.log);
+  }
+  return s;
 }
 
 }  // namespace
@@ -370,38 +273,26 @@ int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, cons
   opts.metrics = &metrics;
   opts.sd = actors::SdConfig{pods, f.sd_timeout, f.sd_freshness};
   actors::Controller controller(sys, client, std::move(opts));
-  std::unique_ptr<actors::OperatorHttpServer> http;
-  if (!f.listen.empty()) {
-    auto addr = actors::parse_listen_address(f.listen);
-    if (!addr) throw std::invalid_argument("--listen: want HOST:PORT or :PORT, got \"" + f.listen + "\"");
-    actors::OperatorHttpSources src;
-    src.metrics = &metrics;
-    src.ready = [&controller] { return controller.synced() ? std::string() : std::string("informers not synced yet"); };
-    src.hierarchy = [&controller](const std::string& ns, const std::string& name) {
-      return controller.explain(ns, name);
-    };
-    http = std::make_unique<actors::OperatorHttpServer>(*addr, src);
-    add_integrations_sd_route(*http, controller, f.sd_timeout, addr->threads);
-    int port = http->start();
-    if (hooks.on_listening) hooks.on_listening(addr->host, port);
-    hooks.log(
-        model::log_info("operator", "serving HTTP")
-            .with("address", addr->host + ":" + std::to_string(port))
-            .with("paths", "/metrics,/healthz,/readyz,/debug/hierarchy," + std::string(actors::kIntegrationsSdPath)));
+  HttpServers http;
+  try {
+    http = start_http(f, controller, metrics, hooks);
+  } catch (const std::runtime_error& e) {  // the address is taken or not ours
+    hooks.log(model::log_error("operator", "cannot serve HTTP; exiting").with("error", e.what()));
+    return 1;
   }
   if (!start_controller(controller, hooks.log)) {
-    if (http) http->stop();
+    http.stop();
     return 1;
   }
   SyncWait synced = wait_for_sync(controller, f.sync_timeout);
   if (synced == SyncWait::signalled) {
-    if (http) http->stop();
+    http.stop();
     controller.stop();
     return 0;
   }
   if (synced == SyncWait::timed_out) {
     log_unsynced(controller, f.sync_timeout, hooks.log);
-    if (http) http->stop();
+    http.stop();
     controller.stop();
     return 1;
   }
@@ -409,7 +300,7 @@ int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, cons
   bool signalled = wait_for_stop(f.run_for);
   hooks.log(model::log_info("operator", signalled ? "signal received; stopping" : "--for has passed; stopping"));
   if (hooks.on_exit) hooks.on_exit(controller);
-  if (http) http->stop();
+  http.stop();
   controller.stop();
   return 0;
 }

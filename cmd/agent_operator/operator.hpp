@@ -8,11 +8,15 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "actors/controller.hpp"
+#include "actors/core/journal_file.hpp"
 #include "actors/log/process_log.hpp"
+#include "cmd/flagset/log_flags.hpp"
 #include "flags.hpp"
 #include "k8s/client/config.hpp"
+#include "model/selector_text.hpp"
 
 namespace cli {
 
@@ -22,7 +26,19 @@ struct OperatorFlags {
   bool journal_include_secrets = false;
   std::string journal_redaction_key;  // from --journal-redaction-key-file
   actors::core::FsyncPolicy fsync = actors::core::FsyncPolicy::on_flush;
-  std::string listen;  // the operator's HTTP server ("" = off)
+  std::uint64_t journal_max_bytes = actors::core::FileJournalOptions{}.max_bytes;
+  int journal_max_files = actors::core::FileJournalOptions{}.keep_files;
+  // The operator's HTTP server, upstream's -metrics-listen-address ("" or
+  // "0" = off); upstream's default :8080 for run, a free loopback port for demo.
+  std::string listen = ":8080";
+  // Upstream's -health-listen-address: a second server with the health
+  // paths only ("" = none; they are always on `listen` as well).
+  std::string health_listen;
+  // Upstream's webhook flags: accepted so its Deployments run unchanged;
+  // upstream registers no webhook, and neither do we (logged when given).
+  std::string webhook_host;
+  int webhook_port = -1;
+  bool upstream_compat = false;  // --upstream-compat, as for render
   std::string watch_namespace, agent_selector;
   std::optional<model::Key> kubelet_service;  // -kubelet-service NS/NAME
   std::string kubelet_selector;               // --kubelet-selector (checked at parse time)
@@ -46,15 +62,15 @@ struct OperatorFlags {
 // An --integrations-sd-url value: an absolute http(s) URL without a query
 // (the operator appends ?agent=). Throws std::invalid_argument otherwise.
 std::string check_sd_url(const std::string& url);
+// A --kubelet-selector value; throws std::invalid_argument naming the flag.
+model::selector_text::LabelSelector kubelet_node_selector(const std::string& text);
 
-// Consumes the current flag if it is an operator flag; false otherwise.
-bool parse_operator_flag(Args& args, OperatorFlags& f);
-// Consumes --log-level, -log.level, --log-format or -log.format; false
-// otherwise. A bad value throws std::invalid_argument naming the flag.
-bool parse_log_flag(Args& args, model::LogLevel& level, model::LogFormat& format);
+// The flag table of run and demo (operator_flags.cpp), storing into `f`,
+// which must outlive the table. `listen_default` is the help text's default
+// of --metrics-listen-address.
+std::vector<Flag> operator_flags(OperatorFlags& f, const std::string& listen_default);
 // The process log as the flags ask for it: stderr, the level and format.
 actors::log::ProcessLogOptions log_options(const OperatorFlags& f);
-std::string operator_flags_usage();
 
 // Where the Lease lives: the flag, else $POD_NAMESPACE (the Deployment sets
 // it from the downward API), else the service account's namespace file,

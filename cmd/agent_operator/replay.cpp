@@ -3,11 +3,14 @@
 // files given, oldest first) through the controller core (router plus one
 // root state per GrafanaAgent, settled to a fixpoint) and prints the
 // objects the operator wanted at that point, or why each resource was in
-// or out of one agent's hierarchy. A journal without a base state is
-// refused (exit 2) unless --partial.
+// or out of one agent's hierarchy; every agent's problems go to stderr and
+// exit 1 when one is an error, as render does. A journal without a base
+// state is refused (exit 2) unless --partial.
 #include <algorithm>
 #include <iostream>
+#include <limits>
 #include <map>
+#include <set>
 
 #include "actors/core/journal_reader.hpp"
 #include "actors/core/journal_replay.hpp"
@@ -22,30 +25,77 @@ namespace cli {
 
 namespace {
 
-constexpr const char* kReplayUsage =
-    "usage: agent-operator replay JOURNAL... [--until SEQ] [--explain NS/NAME] [--integrations-sd] [--labels k=v,...]\n"
-    "                             [--partial] [--no-rotated]\n"
+constexpr const char* kReplayDescription =
+    "Folds a recorded journal through the controller core and prints the objects the operator wanted after\n"
+    "event SEQ (default: the end); the problems of every GrafanaAgent's hierarchy at that point (an invalid\n"
+    "member, with the reason) go to stderr, as render prints them, warnings prefixed with \"warning:\".\n"
     "\n"
-    "Folds a recorded journal through the controller core and prints the objects the\n"
-    "operator wanted after event SEQ (default: the end).\n"
-    "\n"
-    "  JOURNAL            one file: it and its rotated files, oldest first (JOURNAL.N ...\n"
-    "                     JOURNAL.1, JOURNAL); several files: exactly those, oldest first;\n"
-    "                     '-' reads standard input\n"
-    "  --until SEQ        stop after this event\n"
-    "  --explain NS/NAME  print why each resource is in or out of that agent's hierarchy\n"
-    "  --integrations-sd  print the ready integrations pods the SD aggregator knew, per GrafanaAgent\n"
-    "  --labels k=v,...   extra labels on created objects (as given to run)\n"
-    "  --no-rotated       read JOURNAL alone, not its rotated files\n"
-    "  --log-level LEVEL, --log-format FORMAT   as for run (the report and warnings go to stderr)\n"
-    "  --partial          replay a journal without a base state anyway (a file rotated before\n"
-    "                     journal version 2, or cut): objects not changed in it are missing\n"
-    "\n"
-    "A restart (start marker) or a rotated file's snapshot replaces the state folded so far,\n"
-    "so objects deleted while the operator was down are gone, and each rotated file replays\n"
-    "on its own.\n"
-    "exit codes: 0 ok (warnings on stderr), 1 --explain names no agent, 2 unusable input\n"
-    "(unreadable, not a journal, corrupt, or no base state)\n";
+    "JOURNAL: one file: it and its rotated files, oldest first (JOURNAL.N ... JOURNAL.1, JOURNAL); several\n"
+    "files: exactly those, oldest first; '-' reads standard input.\n"
+    "A restart (start marker) or a rotated file's snapshot replaces the state folded so far, so objects\n"
+    "deleted while the operator was down are gone, and each rotated file replays on its own.";
+
+constexpr const char* kReplayExitCodes =
+    "exit codes: 0 ok (warnings on stderr), 1 some resource is invalid (details on stderr) or --explain names\n"
+    "no agent, 2 unusable input (unreadable, not a journal, corrupt, or no base state)";
+
+struct ReplayFlags {
+  std::vector<std::string> paths;
+  std::string explain;
+  bool rotated = true, integrations_sd = false;
+  model::LogLevel log_level = model::LogLevel::info;
+  model::LogFormat log_format = model::LogFormat::logfmt;
+  actors::core::ReplayOptions opts;
+};
+
+std::vector<Flag> replay_flags(ReplayFlags& f) {
+  std::vector<Flag> t;
+  t.push_back({{"until"}, "SEQ", "the end", "stop after this event", [&f](const std::string& v) {
+                 f.opts.until = static_cast<std::uint64_t>(parse_int(v, 0, std::numeric_limits<long long>::max()));
+               }});
+  t.push_back({{"explain"},
+               "NS/NAME",
+               "off",
+               "print why each resource is in or out of that agent's hierarchy",
+               [&f](const std::string& v) {
+                 if (v.find('/') == std::string::npos) throw std::invalid_argument("want NAMESPACE/NAME");
+                 f.explain = v;
+               }});
+  t.push_back({{"integrations-sd"},
+               "",
+               "false",
+               "print the ready integrations pods the SD aggregator knew",
+               [&f](const std::string& v) { f.integrations_sd = parse_bool(v); }});
+  t.push_back(
+      {{"labels"}, "K=V,...", "none", "extra labels on created objects (as given to run)", [&f](const std::string& v) {
+         if (!parse_labels(v, f.opts.render.operator_labels)) throw std::invalid_argument("want k=v,k2=v2");
+       }});
+  t.push_back({{"upstream-compat"}, "", "false", "render as run --upstream-compat does", [&f](const std::string& v) {
+                 f.opts.render.upstream_compat = parse_bool(v);
+               }});
+  t.push_back({{"no-rotated"}, "", "false", "read JOURNAL alone, not its rotated files", [&f](const std::string& v) {
+                 f.rotated = !parse_bool(v);
+               }});
+  t.push_back({{"partial"},
+               "",
+               "false",
+               "replay a journal without a base state anyway (a file rotated before journal version 2, or cut): "
+               "objects not changed in it are missing",
+               [&f](const std::string& v) { f.opts.partial = parse_bool(v); }});
+  add_log_flags(t, f.log_level, f.log_format);
+  return t;
+}
+
+// Every root's problems, each once (a member shared by two agents is
+// reported once), in root order; what render prints for the same input.
+std::vector<model::Problem> replay_problems(const actors::core::Pipeline& p) {
+  std::vector<model::Problem> out;
+  std::set<std::string> seen;
+  for (const auto& [key, root] : p.roots())
+    for (const model::Problem& problem : root.problems)
+      if (seen.insert((problem.warning ? "w" : "e") + problem.str()).second) out.push_back(problem);
+  return out;
+}
 
 int explain_root(const actors::core::Pipeline& p, const std::string& target) {
   auto slash = target.find('/');
@@ -95,50 +145,23 @@ void print_desired(const actors::core::Pipeline& p) {
 }  // namespace
 
 int replay(int argc, char** argv) {
-  std::vector<std::string> paths;
-  std::string explain;
-  bool rotated = true, integrations_sd = false;
-  model::LogLevel log_level = model::LogLevel::info;
-  model::LogFormat log_format = model::LogFormat::logfmt;
-  actors::core::ReplayOptions opts;
-  Args a(argc, argv);
-  while (a.next()) {
-    if (a.is("until")) {
-      std::string v = a.value();
-      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
-        throw std::invalid_argument("--until wants a journal seq number, got \"" + v + "\"");
-      opts.until = std::stoull(v);
-    } else if (a.is("explain")) {
-      explain = a.value();
-    } else if (a.is("integrations-sd")) {
-      integrations_sd = true;
-    } else if (a.is("labels")) {
-      if (!parse_labels(a.value(), opts.render.operator_labels))
-        throw std::invalid_argument("--labels: want k=v,k2=v2");
-    } else if (a.is("partial")) {
-      opts.partial = true;
-    } else if (a.is("no-rotated")) {
-      rotated = false;
-    } else if (a.is("help") || a.is("h")) {
-      std::cout << kReplayUsage;
-      return 0;
-    } else if (parse_log_flag(a, log_level, log_format)) {
-      // read into log_level or log_format
-    } else if (a.flag() == "-" || a.flag().rfind("-", 0) != 0) {
-      paths.push_back(a.flag());
-    } else {
-      a.unknown();
-    }
+  ReplayFlags f;
+  Command c{"agent-operator replay JOURNAL... [flags]", kReplayDescription, replay_flags(f),
+            [&f](const std::string& path) { f.paths.push_back(path); }, kReplayExitCodes};
+  if (parse(c, argc, argv) == Parsed::help) {
+    std::cout << help_text(c);
+    return 0;
   }
-  if (paths.empty()) throw std::invalid_argument("replay needs a JOURNAL file");
-  if (paths.size() == 1 && rotated) {
+  if (f.paths.empty()) throw UsageError("JOURNAL: replay needs a journal file");
+  std::vector<std::string> paths = f.paths;
+  if (paths.size() == 1 && f.rotated) {
     std::vector<std::string> set = actors::core::rotated_set(paths.front());
     if (!set.empty()) paths = set;  // else the missing file is reported below
   }
-  actors::core::Pipeline p(opts.render);
+  actors::core::Pipeline p(f.opts.render);
   actors::core::ReplayReport report;
   try {
-    report = actors::core::replay_files(paths, opts, p);
+    report = actors::core::replay_files(paths, f.opts, p);
   } catch (const actors::core::ReplayError& e) {
     std::cerr << "agent-operator: " << e.what()
               << "\nagent-operator: replay the whole rotated set (oldest first), or pass --partial to fold it "
@@ -148,15 +171,17 @@ int replay(int argc, char** argv) {
     std::cerr << "agent-operator: " << e.what() << "\n";
     return 2;
   }
-  actors::log::ProcessLog process_log({.level = log_level, .format = log_format});
+  actors::log::ProcessLog process_log({.level = f.log_level, .format = f.log_format});
   log_report(report, process_log.log());
-  if (!explain.empty()) return explain_root(p, explain);
-  if (integrations_sd) {
+  if (!f.explain.empty()) return explain_root(p, f.explain);
+  if (f.integrations_sd) {
     print_integrations_pods(p);
     return 0;
   }
   print_desired(p);
-  return 0;
+  std::vector<model::Problem> problems = replay_problems(p);
+  for (const auto& problem : problems) std::cerr << (problem.warning ? "warning: " : "") << problem.str() << "\n";
+  return model::has_errors(problems) ? 1 : 0;
 }
 
 }  // namespace cli

@@ -23,9 +23,19 @@ std::string auth_method(const k8s::ClusterConfig& cc) {
 
 int run(int argc, char** argv) {
   OperatorFlags f;
-  Args a(argc, argv);
-  while (a.next())
-    if (!parse_operator_flag(a, f)) a.unknown();
+  Command c{"agent-operator run [flags]",
+            "Runs the controller against a cluster: reconciles every GrafanaAgent (and, with -kubelet-service, "
+            "the kubelet Service) until SIGINT or SIGTERM.\n"
+            "Upstream's Grafana Agent Operator flags are accepted as it spells them (-metrics-listen-address, "
+            "-health-listen-address, -listen-host, -listen-port, -log.level, -log.format, -labels, -agent-selector, "
+            "-namespace, -kubelet-service, -version), so its Deployment runs unchanged.",
+            operator_flags(f, ":8080"),
+            {},
+            kOperatorExitCodes};
+  if (parse(c, argc, argv) == Parsed::help) {
+    std::cout << help_text(c);
+    return 0;
+  }
   block_signals();
   k8s::ClusterConfig cc;
   try {

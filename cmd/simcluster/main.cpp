@@ -1,10 +1,6 @@
 // simcluster: the simulated Kubernetes API server as a program.
-//   simcluster --listen HOST:PORT --kubeconfig-out FILE [--crds DIR] [--load PATH...]
-//              [--fault-5xx-rate R] [--fault-429-rate R] [--fault-latency-ms N] [--fault-seed S]
-//              [--tls [--tls-dir DIR]] [--token TOKEN | --token-file FILE | --anonymous]
-//              [--generate SPEC] [--authorization always-allow|rbac]
-//              [--service-account-kubeconfig NS/NAME=FILE...] [--audit-log-path FILE]
-//              [--log-level LEVEL] [--log-format logfmt|json]
+//   simcluster --kubeconfig-out FILE [--listen HOST:PORT] [--crds DIR...] [--load PATH...] [flags]
+//   simcluster --help | -h | help      (every flag, with its default)
 //   simcluster --version | -version
 // Prints "listening on http(s)://HOST:PORT" once ready and serves until
 // SIGINT or SIGTERM. With --tls or --authorization rbac and no token flag a
@@ -21,7 +17,9 @@
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -30,11 +28,13 @@
 
 #include "actors/log/process_log.hpp"
 #include "cmd/build_info.hpp"
+#include "cmd/flagset/log_flags.hpp"
 #include "k8s/sim/cluster.hpp"
 #include "k8s/sim/generate.hpp"
 #include "k8s/sim/loader.hpp"
 #include "k8s/sim/server.hpp"
 #include "k8s/sim/tls.hpp"
+#include "model/listen_address.hpp"
 
 namespace {
 
@@ -76,157 +76,152 @@ class StartupClock : public k8s::sim::Clock {
 };
 
 [[noreturn]] void usage(const std::string& problem) {
-  std::cerr << "simcluster: " << problem << "\n"
-            << "usage: simcluster --listen HOST:PORT --kubeconfig-out FILE [--crds DIR] [--load PATH...]\n"
-            << "                  [--history EVENTS] [--bookmark-interval-ms MS]\n"
-            << "                  [--fault-5xx-rate R] [--fault-429-rate R] [--fault-latency-ms N] [--fault-seed S]\n"
-            << "                  [--tls [--tls-dir DIR]] [--token TOKEN | --token-file FILE | --anonymous]\n"
-            << "                  [--generate namespaces=N,agents=N,metrics_instances=N,service_monitors=N,\n"
-            << "                              pod_monitors=N,probes=N,secrets=N,pods=N,seed=N]\n"
-            << "                  [--authorization always-allow|rbac] [--service-account-kubeconfig NS/NAME=FILE...]\n"
-            << "                  [--audit-log-path FILE] [--log-level debug|info|warn|error]\n"
-            << "                  [--log-format logfmt|json]\n"
-            << "       simcluster --version | -version\n";
+  std::cerr << "simcluster: " << problem << "\nrun 'simcluster --help' for usage\n";
   std::exit(2);
 }
 
-void parse_listen(const std::string& text, Flags& f) {
-  auto colon = text.rfind(':');
-  if (colon == std::string::npos) usage("--listen wants HOST:PORT");
-  f.host = text.substr(0, colon);
-  char* end = nullptr;
-  long port = std::strtol(text.c_str() + colon + 1, &end, 10);
-  if (*end != '\0' || port < 0 || port > 65535) usage("bad port in --listen " + text);
-  f.port = static_cast<int>(port);
+using Set = std::function<void(const std::string&)>;
+
+Set rate_into(double& out) {
+  return [&out](const std::string& v) {
+    char* end = nullptr;
+    double r = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !(r >= 0 && r <= 1)) throw std::invalid_argument("want a rate between 0 and 1");
+    out = r;
+  };
 }
 
-double parse_rate(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  double r = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !(r >= 0 && r <= 1)) usage(flag + " wants a rate between 0 and 1");
-  return r;
+void add_fault_flags(std::vector<cli::Flag>& t, Flags& f) {
+  t.push_back(
+      {{"fault-5xx-rate"}, "R", "0", "answer this share of requests with a 500", rate_into(f.faults.error_5xx_rate)});
+  t.push_back(
+      {{"fault-429-rate"}, "R", "0", "answer this share of requests with a 429", rate_into(f.faults.error_429_rate)});
+  t.push_back({{"fault-latency-ms"}, "N", "0", "delay every answer this long", [&f](const std::string& v) {
+                 f.faults.latency_ms = static_cast<int>(cli::parse_int(v, 0, 3'600'000));
+               }});
+  t.push_back({{"fault-seed"}, "S", "1", "seed of the fault choices", [&f](const std::string& v) {
+                 f.fault_seed = static_cast<std::uint64_t>(cli::parse_int(v, 0, std::numeric_limits<long long>::max()));
+               }});
 }
 
-long parse_count(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  long n = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || n < 0) usage(flag + " wants a non-negative integer");
-  return n;
+void add_auth_flags(std::vector<cli::Flag>& t, Flags& f) {
+  t.push_back({{"tls"},
+               "",
+               "false",
+               "serve HTTPS with a self-signed CA (a random admin token unless one is given)",
+               [&f](const std::string& v) { f.tls = cli::parse_bool(v); }});
+  t.push_back(
+      {{"tls-dir"}, "DIR", "none", "write the CA, certificate and key here (needs --tls)", [&f](const std::string& v) {
+         f.tls_dir = v;
+       }});
+  t.push_back({{"token"}, "TOKEN", "none", "require this bearer token", [&f](const std::string& v) { f.token = v; }});
+  t.push_back({{"token-file"}, "FILE", "none", "require the bearer token in FILE", [&f](const std::string& v) {
+                 f.token_file = v;
+               }});
+  t.push_back({{"anonymous"}, "", "false", "require no token, even with --tls", [&f](const std::string& v) {
+                 f.anonymous = cli::parse_bool(v);
+               }});
+  t.push_back({{"authorization"},
+               "MODE",
+               "always-allow",
+               "always-allow or rbac (every 403 is logged)",
+               [&f](const std::string& v) {
+                 if (v == "rbac" || v == "RBAC")
+                   f.authorization = k8s::sim::AuthorizationMode::rbac;
+                 else if (v == "always-allow" || v == "AlwaysAllow")
+                   f.authorization = k8s::sim::AuthorizationMode::always_allow;
+                 else
+                   throw std::invalid_argument("want always-allow or rbac");
+               }});
+  t.push_back({{"service-account-kubeconfig"},
+               "NS/NAME=FILE",
+               "none",
+               "write a kubeconfig with a token of that preloaded ServiceAccount (repeatable)",
+               [&f](const std::string& v) {
+                 if (v.find('/') == std::string::npos || v.find('=') == std::string::npos)
+                   throw std::invalid_argument("want NS/NAME=FILE");
+                 f.sa_kubeconfigs.push_back(v);
+               },
+               true});
 }
 
-void parse_authorization(const std::string& text, Flags& f) {
-  if (text == "rbac" || text == "RBAC")
-    f.authorization = k8s::sim::AuthorizationMode::rbac;
-  else if (text == "always-allow" || text == "AlwaysAllow")
-    f.authorization = k8s::sim::AuthorizationMode::always_allow;
-  else
-    usage("--authorization wants always-allow or rbac");
+std::vector<cli::Flag> flag_table(Flags& f) {
+  std::vector<cli::Flag> t;
+  t.push_back({{"listen"}, "HOST:PORT", "127.0.0.1:0 (a free port)", "where to serve", [&f](const std::string& v) {
+                 auto addr = model::parse_listen_address(v);
+                 if (!addr) throw std::invalid_argument("want HOST:PORT, got \"" + v + "\"");
+                 f.host = addr->host;
+                 f.port = addr->port;
+               }});
+  t.push_back(
+      {{"kubeconfig-out"}, "FILE", "required", "write a kubeconfig for this server here", [&f](const std::string& v) {
+         f.kubeconfig_out = v;
+       }});
+  t.push_back({{"crds"},
+               "PATH",
+               "none",
+               "CRDs to install first (repeatable)",
+               [&f](const std::string& v) { f.crds.push_back(v); },
+               true});
+  t.push_back({{"load"},
+               "PATH",
+               "none",
+               "manifests to load (repeatable)",
+               [&f](const std::string& v) { f.load.push_back(v); },
+               true});
+  t.push_back({{"generate"},
+               "SPEC",
+               "none",
+               "generate objects: namespaces=N,agents=N,metrics_instances=N,service_monitors=N,pod_monitors=N,"
+               "probes=N,secrets=N,pods=N,seed=N",
+               [&f](const std::string& v) { f.generate = k8s::sim::parse_generate_spec(v); }});
+  t.push_back({{"history"}, "EVENTS", "10000", "watch events kept for resuming watches", [&f](const std::string& v) {
+                 f.history = static_cast<std::size_t>(cli::parse_int(v, 1, 100'000'000));
+               }});
+  t.push_back({{"bookmark-interval-ms"}, "MS", "60000", "send a watch BOOKMARK this often", [&f](const std::string& v) {
+                 f.bookmark_ms = static_cast<long>(cli::parse_int(v, 1, 86'400'000));
+               }});
+  t.push_back({{"audit-log-path"},
+               "FILE",
+               "off",
+               "append every write request to FILE as kube-apiserver's audit log",
+               [&f](const std::string& v) { f.audit_log = v; }});
+  add_fault_flags(t, f);
+  add_auth_flags(t, f);
+  cli::add_log_flags(t, f.log.level, f.log.format);
+  return t;
 }
 
-void parse_generate(const std::string& text, Flags& f) {
-  try {
-    f.generate = k8s::sim::parse_generate_spec(text);
-  } catch (const std::invalid_argument& e) {
-    usage(e.what());
-  }
-}
-
-void parse_log_level(const std::string& text, Flags& f) {
-  auto level = model::parse_log_level(text);
-  if (!level) usage(model::log_level_error("--log-level", text));
-  f.log.level = *level;
-}
-
-void parse_log_format(const std::string& text, Flags& f) {
-  auto format = model::parse_log_format(text);
-  if (!format) usage(model::log_format_error("--log-format", text));
-  f.log.format = *format;
-}
-
-// Handles the flags without a value; false when `a` is not one of them.
-bool parse_switch(const std::string& a, Flags& f) {
-  if (a == "--tls")
-    f.tls = true;
-  else if (a == "--anonymous")
-    f.anonymous = true;
-  else
-    return false;
-  return true;
-}
-
-// Handles the --fault-* flags; false when `a` is not one of them.
-bool parse_fault_flag(const std::string& a, const std::string& v, Flags& f) {
-  if (a == "--fault-5xx-rate")
-    f.faults.error_5xx_rate = parse_rate(a, v);
-  else if (a == "--fault-429-rate")
-    f.faults.error_429_rate = parse_rate(a, v);
-  else if (a == "--fault-latency-ms")
-    f.faults.latency_ms = static_cast<int>(parse_count(a, v));
-  else if (a == "--fault-seed")
-    f.fault_seed = static_cast<std::uint64_t>(parse_count(a, v));
-  else
-    return false;
-  return true;
-}
-
-Flags parse(int argc, char** argv) {
-  Flags f;
-  std::vector<std::string>* list = nullptr;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage(a + " needs a value");
-      return argv[++i];
-    };
-    if (a.rfind("--", 0) != 0) {
-      if (!list) usage("unexpected argument " + a);
-      list->push_back(a);
-      continue;
-    }
-    list = nullptr;
-    if (parse_switch(a, f)) continue;
-    if (a == "--listen")
-      parse_listen(value(), f);
-    else if (a == "--kubeconfig-out")
-      f.kubeconfig_out = value();
-    else if (a == "--crds")
-      (list = &f.crds)->push_back(value());
-    else if (a == "--load")
-      (list = &f.load)->push_back(value());
-    else if (a == "--tls-dir")
-      f.tls_dir = value();
-    else if (a == "--token")
-      f.token = value();
-    else if (a == "--token-file")
-      f.token_file = value();
-    else if (a == "--generate")
-      parse_generate(value(), f);
-    else if (a == "--authorization")
-      parse_authorization(value(), f);
-    else if (a == "--service-account-kubeconfig")
-      (list = &f.sa_kubeconfigs)->push_back(value());
-    else if (a == "--audit-log-path")
-      f.audit_log = value();
-    else if (a == "--log-level")
-      parse_log_level(value(), f);
-    else if (a == "--log-format")
-      parse_log_format(value(), f);
-    else if (a == "--history")
-      f.history = std::strtoul(value().c_str(), nullptr, 10);
-    else if (a == "--bookmark-interval-ms")
-      f.bookmark_ms = std::strtol(value().c_str(), nullptr, 10);
-    else if (a.rfind("--fault-", 0) != 0 || !parse_fault_flag(a, value(), f))
-      usage("unknown flag " + a);
-  }
+// Cross-flag rules, checked after every flag is read.
+void check_flags(const Flags& f) {
   if (f.kubeconfig_out.empty()) usage("--kubeconfig-out is required");
   if (int(!f.token.empty()) + int(!f.token_file.empty()) + int(f.anonymous) > 1)
     usage("--token, --token-file and --anonymous exclude each other");
   if (!f.tls_dir.empty() && !f.tls) usage("--tls-dir needs --tls");
   bool rbac = f.authorization == k8s::sim::AuthorizationMode::rbac;
   if (rbac && f.anonymous) usage("--authorization rbac needs an admin token: drop --anonymous");
-  for (const auto& spec : f.sa_kubeconfigs)
-    if (spec.find('/') == std::string::npos || spec.find('=') == std::string::npos)
-      usage("--service-account-kubeconfig wants NS/NAME=FILE");
+}
+
+Flags parse(int argc, char** argv) {
+  Flags f;
+  cli::Command c{"simcluster --kubeconfig-out FILE [flags]",
+                 "The simulated Kubernetes API server as a program. Prints \"listening on http(s)://HOST:PORT\" once "
+                 "ready and serves until SIGINT or SIGTERM. A token it makes up is written only to the kubeconfig, "
+                 "never printed.",
+                 flag_table(f),
+                 {},
+                 "exit codes: 0 after SIGINT/SIGTERM, 1 when the manifests cannot be loaded or the address "
+                 "cannot be served, 2 for bad flags.\n--version and -version print the version and exit 0."};
+  try {
+    if (argc >= 2 && std::string(argv[1]) == "help") argv[1] = const_cast<char*>("--help");
+    if (cli::parse(c, argc - 1, argv + 1) == cli::Parsed::help) {
+      std::cout << cli::help_text(c);
+      std::exit(0);
+    }
+  } catch (const std::invalid_argument& e) {
+    usage(e.what());
+  }
+  check_flags(f);
   return f;
 }
 

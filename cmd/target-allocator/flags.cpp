@@ -2,10 +2,10 @@
 
 #include <chrono>
 #include <iostream>
-#include <map>
 
 #include <unistd.h>
 
+#include "cmd/flagset/log_flags.hpp"
 #include "model/listen_address.hpp"
 #include "model/scrape/common.hpp"
 
@@ -13,151 +13,182 @@ namespace target_allocator {
 
 namespace {
 
+using cli::Flag;
+using Set = std::function<void(const std::string&)>;
+
 std::string default_identity() {
   char host[256] = {};
   ::gethostname(host, sizeof(host) - 1);
   return std::string(host) + "_" + std::to_string(::getpid());
 }
 
-constexpr const char* kUsage =
-    "usage: target-allocator --config-file FILE [--listen-addr HOST:PORT] [--kubeconfig-path FILE]\n"
-    "                        [--enable-prometheus-cr-watcher[=BOOL]] [--collector-namespace NS]\n"
-    "                        [--leader-elect[=BOOL]] [--leader-elect-lease-name NAME] [--leader-elect-namespace NS]\n"
-    "                        [--leader-elect-lease-duration D] [--leader-elect-renew-deadline D]\n"
-    "                        [--leader-elect-retry-period D] [--leader-elect-identity ID]\n"
-    "                        [--enable-https-server[=BOOL]] [--listen-addr-https HOST:PORT] [--https-ca-file F]\n"
-    "                        [--https-tls-cert-file F] [--https-tls-key-file F] [--journal FILE]\n"
-    "                        [--config-reload-interval D] [--log-level LEVEL] [--log-format logfmt|json]\n"
-    "       target-allocator replay JOURNAL [--until SEQ] [--explain JOB/ADDRESS] [--log-level L] [--log-format F]\n"
-    "--log-level: debug, info (default), warn or error (all and none as prometheus-operator takes them);\n"
-    "--log-format: logfmt (default) or json; both also as upstream's -log.level and -log.format. Logs go to stderr.\n"
-    "       target-allocator version | --version | -version\n";
+constexpr const char* kDescription =
+    "Assigns the scrape targets of a Prometheus config to collectors and serves them over HTTP, as the\n"
+    "OpenTelemetry Target Allocator does: /scrape_configs, /jobs, /jobs/JOB/targets[?collector_id=], /metrics,\n"
+    "/livez, /readyz (and /-/healthy, /-/ready). Prints \"listening on http://HOST:PORT\" once serving; SIGHUP\n"
+    "reloads the config file (as does a change seen every --config-reload-interval).\n"
+    "\n"
+    "other commands:\n"
+    "  target-allocator replay JOURNAL [flags]   fold a --journal (target-allocator replay --help)\n"
+    "  target-allocator version                  print the version (also --version, -version)";
 
-// --leader-elect-*: names and durations ("15s", "500ms") of the Lease.
-bool parse_lease_flag(const std::string& arg, const std::string& value, k8s::lease::LeaderConfig& lease,
-                      std::string& problem) {
-  auto duration = [&](std::chrono::milliseconds& out) {
-    auto ms = model::scrape::parse_duration(value);
-    if (ms && *ms > 0)
-      out = std::chrono::milliseconds(*ms);
-    else
-      problem = arg + ": \"" + value + "\" is not a positive duration (e.g. 500ms, 15s)";
-    return problem.empty();
+constexpr const char* kExitCodes =
+    "exit codes: 0 after SIGINT/SIGTERM, 1 when the address cannot be bound or the allocation fails, 2 for bad\n"
+    "flags or config (also a config that needs the Kubernetes API without a usable cluster connection) or a\n"
+    "--journal file that cannot be written";
+
+Set into(std::string& out, bool non_empty = false) {
+  return [&out, non_empty](const std::string& v) {
+    if (non_empty && v.empty()) throw std::invalid_argument("must not be empty");
+    out = v;
   };
-  if (arg == "--leader-elect-lease-name")
-    lease.name = value;
-  else if (arg == "--leader-elect-namespace")
-    lease.ns = value;
-  else if (arg == "--leader-elect-identity")
-    lease.identity = value;
-  else if (arg == "--leader-elect-lease-duration")
-    return duration(lease.lease_duration);
-  else if (arg == "--leader-elect-renew-deadline")
-    return duration(lease.renew_deadline);
-  else if (arg == "--leader-elect-retry-period")
-    return duration(lease.retry_period);
-  else
-    problem = arg + ": unknown flag";
-  if (problem.empty() && value.empty()) problem = arg + ": must not be empty";
-  return problem.empty();
+}
+
+Set bool_into(bool& out) {
+  return [&out](const std::string& v) { out = cli::parse_bool(v); };
+}
+
+// Prometheus durations ("15s", "500ms", "1m30s"), positive.
+Set duration_into(std::chrono::milliseconds& out) {
+  return [&out](const std::string& v) {
+    auto ms = model::scrape::parse_duration(v);
+    if (!ms || *ms <= 0) throw std::invalid_argument("\"" + v + "\" is not a positive duration (e.g. 500ms, 15s)");
+    out = std::chrono::milliseconds(*ms);
+  };
+}
+
+void add_lease_flags(std::vector<Flag>& t, Flags& f) {
+  auto& l = f.lease;
+  t.push_back(
+      {{"leader-elect"}, "", "false", "only the holder of a Lease serves allocations", bool_into(f.leader_elect)});
+  t.push_back({{"leader-elect-lease-name", "leader-election-id"},
+               "NAME",
+               "target-allocator",
+               "the Lease's name",
+               into(l.name, true)});
+  t.push_back({{"leader-elect-namespace", "leader-election-namespace"},
+               "NS",
+               "--collector-namespace",
+               "where the Lease lives",
+               into(l.ns, true)});
+  t.push_back(
+      {{"leader-elect-identity"}, "ID", "HOST_PID", "this replica's name in the Lease", into(l.identity, true)});
+  t.push_back({{"leader-elect-lease-duration", "lease-duration"},
+               "D",
+               "15s",
+               "how long a Lease is held unrenewed",
+               duration_into(l.lease_duration)});
+  t.push_back({{"leader-elect-renew-deadline", "renew-deadline"},
+               "D",
+               "10s",
+               "the holder steps down when it has not renewed for this long",
+               duration_into(l.renew_deadline)});
+  t.push_back({{"leader-elect-retry-period", "retry-period"},
+               "D",
+               "2s",
+               "how often to try to take or renew the Lease",
+               duration_into(l.retry_period)});
+}
+
+void add_https_flags(std::vector<Flag>& t, Flags& f) {
+  t.push_back({{"enable-https-server"},
+               "",
+               "false",
+               "also serve over mutual TLS, with the scrape configs' credentials unmasked",
+               bool_into(f.https)});
+  t.push_back(
+      {{"listen-addr-https"}, "HOST:PORT", ":8443", "the mutual TLS server's address", into(f.https_listen_addr)});
+  t.push_back({{"https-ca-file"},
+               "FILE",
+               "none",
+               "CA of the client certificates (required with --enable-https-server)",
+               into(f.https_ca_file)});
+  t.push_back({{"https-tls-cert-file"},
+               "FILE",
+               "none",
+               "server certificate (required with --enable-https-server)",
+               into(f.https_cert_file)});
+  t.push_back({{"https-tls-key-file"},
+               "FILE",
+               "none",
+               "server key (required with --enable-https-server)",
+               into(f.https_key_file)});
+}
+
+std::vector<Flag> flag_table(Flags& f) {
+  std::vector<Flag> t;
+  t.push_back({{"config-file"},
+               "FILE",
+               "required",
+               "the allocator's config (collectors, strategy, scrape configs)",
+               into(f.config_file)});
+  t.push_back({{"listen-addr", "listen"}, "HOST:PORT", ":8080", "the HTTP server's address", into(f.listen_addr)});
+  t.push_back({{"kubeconfig-path", "kubeconfig"},
+               "FILE",
+               "$KUBECONFIG, else the in-cluster service account, else ~/.kube/config",
+               "the cluster for kubernetes_sd_configs and the Prometheus CR watcher",
+               into(f.kubeconfig_path)});
+  t.push_back({{"enable-prometheus-cr-watcher"},
+               "",
+               "false",
+               "add the ServiceMonitors' and PodMonitors' scrape configs",
+               bool_into(f.prometheus_cr_watcher)});
+  t.push_back({{"collector-namespace"},
+               "NS",
+               "every namespace",
+               "where the collector pods are watched",
+               into(f.collector_namespace)});
+  add_lease_flags(t, f);
+  add_https_flags(t, f);
+  t.push_back(
+      {{"journal"}, "FILE", "off", "record every input to this JSON Lines file (replay folds it)", into(f.journal)});
+  t.push_back({{"config-reload-interval"},
+               "D",
+               "1s",
+               "how often the config file is read for changes (0 disables)",
+               [&f](const std::string& v) {
+                 auto ms = model::scrape::parse_duration(v);
+                 if (!ms) throw std::invalid_argument("\"" + v + "\" is not a duration (e.g. 1s, 500ms, 0 to disable)");
+                 f.config_reload_interval = std::chrono::milliseconds(*ms);
+               }});
+  cli::add_log_flags(t, f.log_level, f.log_format);
+  return t;
 }
 
 // Cross-flag rules, checked after every flag is read.
-bool check_flags(const Flags& flags, std::string& problem) {
-  if (flags.config_file.empty()) problem = "--config-file: required";
+void check_flags(const Flags& flags) {
+  if (flags.config_file.empty()) throw cli::UsageError("--config-file: required");
   const auto& l = flags.lease;
-  if (problem.empty() && !(l.retry_period < l.renew_deadline && l.renew_deadline < l.lease_duration))
-    problem = "--leader-elect-*: want retry-period < renew-deadline < lease-duration";
-  if (problem.empty() && flags.https)
+  if (!(l.retry_period < l.renew_deadline && l.renew_deadline < l.lease_duration))
+    throw cli::UsageError("--leader-elect-*: want retry-period < renew-deadline < lease-duration");
+  if (flags.https)
     for (const auto& [flag, file] : {std::pair{"--https-ca-file", &flags.https_ca_file},
                                      std::pair{"--https-tls-cert-file", &flags.https_cert_file},
                                      std::pair{"--https-tls-key-file", &flags.https_key_file}})
-      if (file->empty()) {
-        problem = std::string(flag) + ": required with --enable-https-server";
-        break;
-      }
-  return problem.empty();
+      if (file->empty()) throw cli::UsageError(std::string(flag) + ": required with --enable-https-server");
+}
+
+cli::Command command(Flags& f) {
+  return {"target-allocator --config-file FILE [flags]", kDescription, flag_table(f), {}, kExitCodes};
 }
 
 }  // namespace
 
+std::string help() {
+  Flags f;
+  return cli::help_text(command(f));
+}
+
 int usage(const std::string& problem) {
-  std::cerr << "target-allocator: " << problem << "\n" << kUsage;
+  std::cerr << "target-allocator: " << problem << "\nrun 'target-allocator --help' for usage\n";
   return 2;
 }
 
-bool parse_flags(int argc, char** argv, Flags& flags, std::string& problem) {
-  const std::map<std::string, bool*> booleans{{"--enable-prometheus-cr-watcher", &flags.prometheus_cr_watcher},
-                                              {"--leader-elect", &flags.leader_elect},
-                                              {"--enable-https-server", &flags.https}};
-  const std::map<std::string, std::string*> strings{{"--config-file", &flags.config_file},
-                                                    {"--listen-addr", &flags.listen_addr},
-                                                    {"--kubeconfig-path", &flags.kubeconfig_path},
-                                                    {"--collector-namespace", &flags.collector_namespace},
-                                                    {"--listen-addr-https", &flags.https_listen_addr},
-                                                    {"--https-ca-file", &flags.https_ca_file},
-                                                    {"--https-tls-cert-file", &flags.https_cert_file},
-                                                    {"--https-tls-key-file", &flags.https_key_file},
-                                                    {"--journal", &flags.journal}};
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i], value;
-    if (auto eq = arg.find('='); eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg.resize(eq);
-    } else if (booleans.count(arg)) {
-      value = "true";
-    } else if (i + 1 < argc) {
-      value = argv[++i];
-    } else {
-      problem = arg + ": missing value";
-      return false;
-    }
-    if (auto b = booleans.find(arg); b != booleans.end()) {
-      if (value != "true" && value != "false") {
-        problem = arg + ": want true or false";
-        return false;
-      }
-      *b->second = value == "true";
-    } else if (auto s = strings.find(arg); s != strings.end()) {
-      *s->second = value;
-    } else if (arg == "--config-reload-interval") {
-      auto ms = model::scrape::parse_duration(value);
-      if (!ms) {
-        problem = arg + ": \"" + value + "\" is not a duration (e.g. 1s, 500ms, 0 to disable)";
-        return false;
-      }
-      flags.config_reload_interval = std::chrono::milliseconds(*ms);
-    } else if (is_log_flag(arg)) {
-      if (!parse_log_flag(arg, value, flags.log_level, flags.log_format, problem)) return false;
-    } else if (arg.starts_with("--leader-elect-")) {
-      if (!parse_lease_flag(arg, value, flags.lease, problem)) return false;
-    } else {
-      problem = arg + ": unknown flag";
-      return false;
-    }
-  }
+cli::Parsed parse_flags(int argc, char** argv, Flags& flags) {
+  if (cli::parse(command(flags), argc - 1, argv + 1) == cli::Parsed::help) return cli::Parsed::help;
   if (flags.lease.identity.empty()) flags.lease.identity = default_identity();
-  return check_flags(flags, problem);
-}
-
-bool is_log_flag(const std::string& arg) {
-  for (const char* name : {"--log-level", "-log.level", "--log.level", "--log-format", "-log.format", "--log.format"})
-    if (arg == name) return true;
-  return false;
-}
-
-bool parse_log_flag(const std::string& arg, const std::string& value, model::LogLevel& level, model::LogFormat& format,
-                    std::string& problem) {
-  if (arg.find("level") != std::string::npos) {
-    auto l = model::parse_log_level(value);
-    if (!l) problem = model::log_level_error(arg, value);
-    level = l.value_or(level);
-  } else {
-    auto f = model::parse_log_format(value);
-    if (!f) problem = model::log_format_error(arg, value);
-    format = f.value_or(format);
-  }
-  return problem.empty();
+  check_flags(flags);
+  return cli::Parsed::ok;
 }
 
 bool parse_listen_addr(const std::string& addr, std::string& host, int& port) {

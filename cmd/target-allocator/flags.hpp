@@ -1,16 +1,19 @@
-// The target-allocator's command line: upstream's flags (--config-file,
-// --listen-addr, --kubeconfig-path, --enable-prometheus-cr-watcher, the
-// --enable-https-server group) plus --collector-namespace, --leader-elect*
-// --journal and --config-reload-interval, and the log flags of both
-// upstream operators (--log-level/-log.level, --log-format/-log.format).
-// Contract: parse_flags() accepts "--flag value" and "--flag=value" (boolean
-// flags also alone) and fills `problem` with a message naming the flag when
-// it returns false; usage() prints it with the usage text and returns 2.
+// The target-allocator's command line, as one flag table (cmd/flagset):
+// upstream's flags (--config-file, --listen-addr, --kubeconfig-path,
+// --enable-prometheus-cr-watcher, the --enable-https-server group) plus
+// --collector-namespace, --leader-elect*, --journal,
+// --config-reload-interval and the log flags. Where agent-operator has the
+// same concept its spelling is an alias (--kubeconfig, --listen,
+// --lease-duration, --leader-election-id, ...).
+// Contract: parse_flags() returns Parsed::help for -h/--help, and throws
+// cli::UsageError naming the flag for a bad flag or value or a broken
+// cross-flag rule; help() is the text --help prints.
 #pragma once
 
 #include <chrono>
 #include <string>
 
+#include "cmd/flagset/flagset.hpp"
 #include "k8s/lease/leader.hpp"
 #include "model/log_format.hpp"
 
@@ -35,15 +38,9 @@ struct Flags {
   model::LogFormat log_format = model::LogFormat::logfmt;
 };
 
-// --log-level, -log.level, --log-format, -log.format (and --log.level,
-// --log.format): `arg` without its value.
-bool is_log_flag(const std::string& arg);
-// Reads one into `level` or `format`; false, with `problem` naming the
-// flag and the accepted values, when the value is not one of them.
-bool parse_log_flag(const std::string& arg, const std::string& value, model::LogLevel& level, model::LogFormat& format,
-                    std::string& problem);
-
-bool parse_flags(int argc, char** argv, Flags& flags, std::string& problem);
+cli::Parsed parse_flags(int argc, char** argv, Flags& flags);
+std::string help();
+// Prints the problem and a pointer to --help; returns 2.
 int usage(const std::string& problem);
 // "HOST:PORT" or ":PORT" (all interfaces).
 bool parse_listen_addr(const std::string& addr, std::string& host, int& port);

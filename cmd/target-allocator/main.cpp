@@ -3,14 +3,9 @@
 // (discovery, journal, allocation actor, server, elector) is
 // actors/allocation/runtime.hpp; this file parses flags, runs it until
 // SIGINT/SIGTERM, and runs `replay`.
-// Usage: target-allocator --config-file FILE [--listen-addr HOST:PORT]
-//        [--kubeconfig-path FILE] [--enable-prometheus-cr-watcher[=BOOL]]
-//        [--collector-namespace NS] [--leader-elect[=BOOL]] [--leader-elect-*]
-//        [--enable-https-server[=BOOL] --https-ca-file F --https-tls-cert-file F
-//         --https-tls-key-file F [--listen-addr-https HOST:PORT]] [--journal FILE]
-//        [--config-reload-interval D] [--log-level L] [--log-format F]
-//        target-allocator replay JOURNAL [--until SEQ] [--explain JOB/ADDRESS]
-//                                [--log-level L] [--log-format F]
+// Usage: target-allocator --config-file FILE [flags] (flags.hpp; --help,
+// -h or `help` prints them with their defaults),
+//        target-allocator replay JOURNAL [flags] (`help replay`),
 //        target-allocator version | --version | -version
 // Exit codes: 0 after SIGINT/SIGTERM (replay, version: after printing), 2 on bad
 // flags or config (including a config that needs the Kubernetes API
@@ -25,6 +20,7 @@
 #include <csignal>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <system_error>
 
@@ -32,6 +28,7 @@
 #include "actors/log/process_log.hpp"
 #include "allocation/runtime/config.hpp"
 #include "cmd/build_info.hpp"
+#include "cmd/flagset/log_flags.hpp"
 #include "flags.hpp"
 
 namespace {
@@ -40,42 +37,57 @@ using target_allocator::Flags;
 using target_allocator::parse_listen_addr;
 using target_allocator::usage;
 
-int replay_usage(const std::string& problem) {
-  std::cerr << "target-allocator replay: " << problem
-            << "\nusage: target-allocator replay JOURNAL [--until SEQ] [--explain JOB/ADDRESS] [--log-level L]"
-               " [--log-format F]\n";
-  return 2;
+constexpr const char* kReplayDescription =
+    "Folds a journal written with --journal and prints the allocation it leads to (or why one target went\n"
+    "where it did, with --explain).";
+
+struct ReplayFlags {
+  std::string path;
+  allocation::runtime::ReplayOptions options;
+  actors::log::ProcessLogOptions log;
+};
+
+cli::Command replay_command(ReplayFlags& f) {
+  std::vector<cli::Flag> t;
+  t.push_back({{"until"}, "SEQ", "the end", "stop after this event", [&f](const std::string& v) {
+                 f.options.until =
+                     static_cast<std::uint64_t>(cli::parse_int(v, 0, std::numeric_limits<long long>::max()));
+               }});
+  t.push_back(
+      {{"explain"}, "JOB/ADDRESS", "off", "print why that target went to its collector", [&f](const std::string& v) {
+         if (v.find('/') == std::string::npos) throw std::invalid_argument("want JOB/ADDRESS");
+         f.options.explain = v;
+       }});
+  cli::add_log_flags(t, f.log.level, f.log.format);
+  return {"target-allocator replay JOURNAL [flags]", kReplayDescription, std::move(t),
+          [&f](const std::string& arg) {
+            if (!f.path.empty()) throw std::invalid_argument("one JOURNAL only");
+            f.path = arg;
+          },
+          "exit codes: 0 ok, 2 bad flags or an unreadable or corrupt journal"};
 }
 
 int replay(int argc, char** argv) {
-  std::string path;
-  allocation::runtime::ReplayOptions options;
-  actors::log::ProcessLogOptions log_options;
-  for (int i = 2; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const bool takes_value = arg == "--until" || arg == "--explain" || target_allocator::is_log_flag(arg);
-    if (takes_value && i + 1 == argc) return replay_usage(arg + ": missing value");
-    if (arg == "--until") {
-      const std::string v = argv[++i];
-      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 19)
-        return replay_usage("--until: want a seq (a non-negative integer), got \"" + v + "\"");
-      options.until = std::stoull(v);
-    } else if (arg == "--explain") {
-      options.explain = argv[++i];
-      if (options.explain.find('/') == std::string::npos) return replay_usage("--explain: want JOB/ADDRESS");
-    } else if (target_allocator::is_log_flag(arg)) {
-      std::string problem;
-      if (!target_allocator::parse_log_flag(arg, argv[++i], log_options.level, log_options.format, problem))
-        return replay_usage(problem);
-    } else if (path.empty() && !arg.starts_with("--")) {
-      path = arg;
-    } else {
-      return replay_usage(arg + ": unexpected argument");
+  ReplayFlags f;
+  cli::Command c = replay_command(f);
+  try {
+    if (cli::parse(c, argc - 2, argv + 2) == cli::Parsed::help) {
+      std::cout << cli::help_text(c);
+      return 0;
     }
+    if (f.path.empty()) throw cli::UsageError("JOURNAL: required");
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "target-allocator replay: " << e.what() << "\nrun 'target-allocator replay --help' for usage\n";
+    return 2;
   }
-  if (path.empty()) return replay_usage("JOURNAL: required");
+  const std::string& path = f.path;
+  const auto& options = f.options;
+  const auto& log_options = f.log;
   std::ifstream in(path);
-  if (!in) return replay_usage("cannot read " + path);
+  if (!in) {
+    std::cerr << "target-allocator replay: cannot read " << path << "\n";
+    return 2;
+  }
   allocation::runtime::Replayer replayer(options);
   std::string line;
   std::size_t line_no = 0;
@@ -157,9 +169,23 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc >= 2 && std::string(argv[1]) == "replay") return replay(argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == "help") {
+    if (argc >= 3 && std::string(argv[2]) == "replay") {
+      char* args[] = {argv[0], argv[2], const_cast<char*>("--help")};
+      return replay(3, args);
+    }
+    std::cout << target_allocator::help();
+    return 0;
+  }
   Flags flags;
-  std::string problem;
-  if (!target_allocator::parse_flags(argc, argv, flags, problem)) return usage(problem);
+  try {
+    if (target_allocator::parse_flags(argc, argv, flags) == cli::Parsed::help) {
+      std::cout << target_allocator::help();
+      return 0;
+    }
+  } catch (const std::invalid_argument& e) {
+    return usage(e.what());
+  }
   allocation::ServerOptions options;
   if (!parse_listen_addr(flags.listen_addr, options.host, options.port))
     return usage("--listen-addr: want HOST:PORT or :PORT");

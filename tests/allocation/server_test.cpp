@@ -47,10 +47,13 @@ TEST_CASE("the allocation server serves upstream's endpoints", "[allocation][htt
   const int port = server.start();
   httplib::Client client("127.0.0.1", port);
   CHECK(get(client, "/livez") == "ok\n");
+  CHECK(get(client, "/-/healthy") == "ok\n");  // Prometheus's spellings too
   get(client, "/readyz", 503);
+  CHECK(get(client, "/-/ready", 503) == "no allocation yet\n");
 
   server.publish(f.allocator, f.scrape_configs);
   get(client, "/readyz");
+  CHECK(get(client, "/-/ready") == "ok\n");
   CHECK(get(client, "/jobs") == jobs_json(f.allocator));
   CHECK(get(client, "/scrape_configs") == scrape_configs_json(f.scrape_configs));
   CHECK(get(client, "/jobs/my+job/targets") == job_targets_json(f.allocator, "my job"));
@@ -80,6 +83,7 @@ TEST_CASE("with leader election only the leader is ready", "[allocation][http][l
   CHECK(get(client, "/readyz", 503) == "standby: not the leader\n");
   CHECK(get(client, "/livez") == "ok\n");
   CHECK(get(client, "/jobs") == jobs_json(f.allocator));  // a standby stays warm
+  CHECK(get(client, "/-/ready", 503) == "standby: not the leader\n");
   server.set_leading(true);
   CHECK(get(client, "/readyz") == "ok\n");
   server.set_leading(false);  // lost the lease: unready at once

@@ -87,7 +87,7 @@ TEST_CASE("agent-operator logs JSON or logfmt to stderr, filtered by upstream's 
   NoCrdsCluster sim;
   const std::string& kc = sim.kubeconfig;
   // JSON at warn: every line is an object with the fixed keys, and no info.
-  auto json = k8s::sim::run({bin("agent-operator"), "run", "--kubeconfig", kc, "--sync-timeout", "1s",
+  auto json = k8s::sim::run({bin("agent-operator"), "run", "--listen=0", "--kubeconfig", kc, "--sync-timeout", "1s",
                              "-log.level=warn", "-log.format=json"});
   INFO(json.err);
   CHECK(json.code == 1);
@@ -103,22 +103,23 @@ TEST_CASE("agent-operator logs JSON or logfmt to stderr, filtered by upstream's 
   CHECK(levels["warn"] > 0);   // the informers' retries
   CHECK(levels["error"] > 0);  // the sync timeout
   // logfmt (the default) at upstream's "all": the debug lines are there too.
-  auto logfmt =
-      k8s::sim::run({bin("agent-operator"), "run", "--kubeconfig", kc, "--sync-timeout", "1s", "-log.level", "all"});
+  auto logfmt = k8s::sim::run(
+      {bin("agent-operator"), "run", "--listen=0", "--kubeconfig", kc, "--sync-timeout", "1s", "-log.level", "all"});
   CHECK(logfmt.code == 1);
   for (const auto& l : lines_of(logfmt.err)) CHECK(l.rfind("ts=", 0) == 0);
   CHECK(logfmt.err.find(" level=debug component=operator msg=authentication method=none") != std::string::npos);
   CHECK(logfmt.err.find(" level=info component=operator msg=\"cluster configuration loaded\"") != std::string::npos);
   // none: nothing at all.
-  auto none =
-      k8s::sim::run({bin("agent-operator"), "run", "--kubeconfig", kc, "--sync-timeout", "1s", "--log-level", "none"});
+  auto none = k8s::sim::run(
+      {bin("agent-operator"), "run", "--listen=0", "--kubeconfig", kc, "--sync-timeout", "1s", "--log-level", "none"});
   CHECK(none.code == 1);
   CHECK(none.err.empty());
 }
 
 TEST_CASE("a retry loop's identical errors are logged once per kind, then with a count", "[cli][log]") {
   NoCrdsCluster sim;
-  auto r = k8s::sim::run({bin("agent-operator"), "run", "--kubeconfig", sim.kubeconfig, "--sync-timeout", "2s"});
+  auto r = k8s::sim::run(
+      {bin("agent-operator"), "run", "--listen=0", "--kubeconfig", sim.kubeconfig, "--sync-timeout", "2s"});
   INFO(r.err);
   CHECK(r.code == 1);
   auto lines = lines_of(r.err);

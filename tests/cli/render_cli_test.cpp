@@ -9,6 +9,7 @@
 
 #include "golden_util.hpp"
 #include "model/codec.hpp"
+#include "model/object_fields.hpp"
 #include "model/parse.hpp"
 
 namespace {
@@ -166,4 +167,62 @@ TEST_CASE("render reads JSON and multi-document streams alike", "[cli]") {
   Run j = run("render -f -", json);
   CHECK(j.code == 0);
   CHECK(j.out == yaml.out);
+}
+
+TEST_CASE("render takes several paths after one -f, as kubectl does", "[cli]") {
+  std::string agent = write_temp("multi-agent.yaml", kAgent);
+  std::string monitor = write_temp("multi-monitor.yaml", R"(apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web, namespace: mon}
+spec: {selector: {}, endpoints: [{port: web}]}
+)");
+  Run one_flag = run("render -f " + agent + " " + monitor);
+  Run two_flags = run("render -f " + agent + " -f " + monitor);
+  Run flag_after = run("render -f " + agent + " " + monitor + " --labels team=obs");
+  CHECK(one_flag.code == 0);
+  CHECK(two_flags.code == 0);
+  CHECK(one_flag.out == two_flags.out);
+  CHECK(flag_after.code == 0);
+  CHECK(flag_after.out.find("team: obs") != std::string::npos);
+  std::string agent_yml;
+  for (const auto& d : model::parse_documents(one_flag.out, "stdout"))
+    if (const auto* data = d.value.find("data"); data && data->find("agent.yml"))
+      agent_yml = model::base64_decode(data->find("agent.yml")->as_string()).value_or("");
+  CHECK(agent_yml.find("job_name: serviceMonitor/mon/web/0") != std::string::npos);  // the second file was read
+  std::filesystem::remove(agent);
+  std::filesystem::remove(monitor);
+}
+
+TEST_CASE("render says so when the input has no GrafanaAgent", "[cli]") {
+  Run r = run("render -f -", "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: mon}\n");
+  CHECK(r.code == 0);
+  CHECK(r.out.empty());
+  CHECK(r.err == "agent-operator: no GrafanaAgent in the input, so nothing to render (read: -)\n");
+  Run with_agent = run("render -f -", kAgent);
+  CHECK(with_agent.err.find("no GrafanaAgent") == std::string::npos);
+}
+
+TEST_CASE("render --decode prints Secrets with readable stringData", "[cli]") {
+  std::string in = std::string(kAgent) + R"(---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web, namespace: mon}
+spec: {selector: {}, endpoints: [{port: web}]}
+)";
+  Run plain = run("render -f -", in);
+  Run decoded = run("render --decode -f -", in);
+  REQUIRE(decoded.code == 0);
+  std::size_t secrets = 0;
+  for (const auto& d : model::parse_documents(decoded.out, "stdout")) {
+    if (d.value.find("kind")->as_string() != "Secret") continue;
+    INFO(model::string_at(d.value, {"metadata", "name"}));
+    CHECK_FALSE(d.value.find("data"));          // every value here is text
+    if (!d.value.find("stringData")) continue;  // a Secret without values (e.g. no assets)
+    ++secrets;
+    if (const auto* yml = d.value.find("stringData")->find("agent.yml"))
+      CHECK(yml->as_string().find("job_name: serviceMonitor/mon/web/0") != std::string::npos);
+  }
+  CHECK(secrets > 0);
+  CHECK(plain.out.find("stringData") == std::string::npos);
+  CHECK(decoded.out.find("job_name: serviceMonitor/mon/web/0") != std::string::npos);
 }

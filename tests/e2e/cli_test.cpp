@@ -139,9 +139,8 @@ Measured run_measured(const std::vector<std::string>& argv) {
 TEST_CASE("run exits 1, without crashing, when the API server is unreachable", "[e2e][cli]") {
   testutil::TempDir dir("ao-cli");
   std::string kc = closed_kubeconfig(dir, testutil::unused_port());
-  for (const char* listen : {"", "127.0.0.1:0"}) {
-    std::vector<std::string> argv{bin(), "run", "--kubeconfig", kc, "--sync-timeout", "2s"};
-    if (*listen) argv.insert(argv.end(), {"--listen", listen});
+  for (const char* listen : {"0", "127.0.0.1:0"}) {
+    std::vector<std::string> argv{bin(), "run", "--kubeconfig", kc, "--sync-timeout", "2s", "--listen", listen};
     auto r = k8s::sim::run(argv);
     INFO(r.err);
     CHECK(r.code == 1);
@@ -166,7 +165,7 @@ TEST_CASE("run names the kinds that never listed and why, when the CRDs are miss
   server.start();
   std::string kc = dir.file("nocrds.kubeconfig");
   std::ofstream(kc) << server.kubeconfig();
-  auto r = k8s::sim::run({bin(), "run", "--kubeconfig", kc, "--sync-timeout", "2s"});
+  auto r = k8s::sim::run({bin(), "run", "--listen=0", "--kubeconfig", kc, "--sync-timeout", "2s"});
   INFO(r.err);
   CHECK(r.code == 1);
   CHECK(r.err.find("msg=\"informers did not sync in time; exiting\" sync_timeout_ms=2000") != std::string::npos);
@@ -183,8 +182,8 @@ TEST_CASE("run names the kinds that never listed and why, when the CRDs are miss
 
 TEST_CASE("run exits 0 on SIGTERM before its informers have synced", "[e2e][cli]") {
   testutil::TempDir dir("ao-cli");
-  k8s::sim::Child op(
-      {bin(), "run", "--kubeconfig", closed_kubeconfig(dir, testutil::unused_port()), "--sync-timeout", "60s"});
+  k8s::sim::Child op({bin(), "run", "--listen=0", "--kubeconfig", closed_kubeconfig(dir, testutil::unused_port()),
+                      "--sync-timeout", "60s"});
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // well into the informers' retries
   auto asked = std::chrono::steady_clock::now();
   CHECK(op.terminate() == 0);
@@ -213,8 +212,8 @@ TEST_CASE("run refuses a journal another process holds", "[e2e][cli]") {
   actors::core::FileJournalOptions o;
   o.path = journal;
   actors::core::FileJournal held(o);  // this test process is the other operator
-  auto r = k8s::sim::run({bin(), "run", "--kubeconfig", closed_kubeconfig(dir, testutil::unused_port()), "--journal",
-                          journal, "--sync-timeout", "20s"});
+  auto r = k8s::sim::run({bin(), "run", "--listen=0", "--kubeconfig", closed_kubeconfig(dir, testutil::unused_port()),
+                          "--journal", journal, "--sync-timeout", "20s"});
   INFO(r.err);
   CHECK(r.code == 1);
   CHECK(r.err.find("journal " + journal + " is in use by process " + std::to_string(::getpid())) != std::string::npos);

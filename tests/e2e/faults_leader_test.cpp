@@ -214,8 +214,9 @@ TEST_CASE("agent-operator run leads in $POD_NAMESPACE and releases the Lease on 
   std::string kc = std::string(dir) + "/kubeconfig";
   std::ofstream(kc) << f.server().kubeconfig();
   ::setenv("POD_NAMESPACE", "ops", 1);
-  k8s::sim::Child op({std::string(AO_BIN_DIR) + "/agent-operator", "run", "--kubeconfig", kc, "--leader-elect",
-                      "--lease-duration", "15s", "--renew-deadline", "10s", "--retry-period", "200ms"});
+  k8s::sim::Child op({std::string(AO_BIN_DIR) + "/agent-operator", "run", "--listen=0", "--kubeconfig", kc,
+                      "--leader-elect", "--lease-duration", "15s", "--renew-deadline", "10s", "--retry-period",
+                      "200ms"});
   ::unsetenv("POD_NAMESPACE");
   auto holder = [&](const std::string& ns) {
     auto lease = f.get("Lease", ns, "agent-operator-leader");

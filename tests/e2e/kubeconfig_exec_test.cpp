@@ -44,8 +44,8 @@ std::string exec_kubeconfig(const testutil::TempDir& dir, const std::string& ser
 // the built-in ones proves every list was authenticated (a refused token
 // is a 401 on all of them).
 k8s::sim::RunResult run_operator(const testutil::TempDir& dir, const std::string& kubeconfig) {
-  return k8s::sim::run(
-      {"env", "KUBECONFIG=" + dir.path.string() + "/absent:" + kubeconfig, bin(), "run", "--sync-timeout", "2s"});
+  return k8s::sim::run({"env", "KUBECONFIG=" + dir.path.string() + "/absent:" + kubeconfig, bin(), "run", "--listen=0",
+                        "--sync-timeout", "2s"});
 }
 
 // An empty simcluster that takes only `token`.

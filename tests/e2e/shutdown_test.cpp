@@ -42,7 +42,7 @@ TEST_CASE("run exits 0 on SIGTERM during a write burst, and a restart converges"
   std::ofstream(kc) << f.server().kubeconfig();
   const std::size_t before = f.owned().size();
   {
-    k8s::sim::Child op({bin(), "run", "--kubeconfig", kc, "--journal", journal});
+    k8s::sim::Child op({bin(), "run", "--listen=0", "--kubeconfig", kc, "--journal", journal});
     // Stop it once the burst has begun, long before it can have finished.
     REQUIRE(testutil::eventually([&] { return f.owned().size() >= before + 20; }, std::chrono::seconds(60)));
     CHECK_FALSE(f.divergence().empty());
@@ -54,7 +54,7 @@ TEST_CASE("run exits 0 on SIGTERM during a write burst, and a restart converges"
   std::string cmd = bin() + " replay " + journal + " > /dev/null 2>&1";
   CHECK(std::system(cmd.c_str()) == 0);
   {
-    k8s::sim::Child again({bin(), "run", "--kubeconfig", kc});
+    k8s::sim::Child again({bin(), "run", "--listen=0", "--kubeconfig", kc});
     CHECK(testutil::eventually([&] { return f.divergence().empty(); }, std::chrono::seconds(90)));
     CHECK(again.terminate() == 0);
   }

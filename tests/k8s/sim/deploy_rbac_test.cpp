@@ -252,7 +252,7 @@ Outcome run_operator(const std::vector<Value>& rbac, const std::string& expect) 
     s.load({testutil::source_path(std::string("deploy/examples/") + file)});
   std::string log = s.file("operator.log");
   auto op = testutil::spawn(
-      {bin("agent-operator"), "run", "--kubeconfig", s.kubeconfig_for("agent-operator", "agent-operator"),
+      {bin("agent-operator"), "run", "--listen=0", "--kubeconfig", s.kubeconfig_for("agent-operator", "agent-operator"),
        "--leader-elect", "--leader-election-namespace", "agent-operator", "--lease-duration", "15s", "--renew-deadline",
        "10s", "--retry-period", "200ms", "-kubelet-service=kube-system/kubelet",
        // SIGTERM waits for the informers to sync: a variant that cannot list

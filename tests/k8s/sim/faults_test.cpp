@@ -220,5 +220,5 @@ TEST_CASE("simcluster takes the fault flags", "[k8s][faults][cli]") {
   CHECK(sim.terminate() == 0);
   auto bad = k8s::sim::run({bin, "--kubeconfig-out", "/dev/null", "--fault-5xx-rate", "1.5"});
   CHECK(bad.code == 2);
-  CHECK(bad.err.find("--fault-5xx-rate wants a rate") != std::string::npos);
+  CHECK(bad.err.find("--fault-5xx-rate: want a rate") != std::string::npos);
 }
