@@ -44,4 +44,22 @@ bool parse_labels(const std::string& text, model::Labels& out) {
   return true;
 }
 
+Flag explain_flag(std::string& out) {
+  return {{"explain"},
+          "NS/NAME",
+          "off",
+          "print why each resource is in or out of that agent's hierarchy",
+          [&out](const std::string& v) {
+            if (v.find('/') == std::string::npos) throw std::invalid_argument("want NAMESPACE/NAME");
+            out = v;
+          }};
+}
+
+Flag extra_labels_flag(model::Labels& out) {
+  return {
+      {"labels"}, "K=V,...", "none", "extra labels on created objects (as given to run)", [&out](const std::string& v) {
+        if (!parse_labels(v, out)) throw std::invalid_argument("want k=v,k2=v2");
+      }};
+}
+
 }  // namespace cli

@@ -42,18 +42,8 @@ std::vector<Flag> render_flags(RenderFlags& f) {
                "files or directories to read; several after one -f, or -f repeated",
                [&f](const std::string& v) { f.paths.push_back(v); },
                true});
-  t.push_back(
-      {{"labels"}, "K=V,...", "none", "extra labels on created objects (as given to run)", [&f](const std::string& v) {
-         if (!parse_labels(v, f.opts.operator_labels)) throw std::invalid_argument("want k=v,k2=v2");
-       }});
-  t.push_back({{"explain"},
-               "NS/NAME",
-               "off",
-               "print why each resource is in or out of that agent's hierarchy",
-               [&f](const std::string& v) {
-                 if (v.find('/') == std::string::npos) throw std::invalid_argument("want NAMESPACE/NAME");
-                 f.explain = v;
-               }});
+  t.push_back(extra_labels_flag(f.opts.operator_labels));
+  t.push_back(explain_flag(f.explain));
   t.push_back({{"upstream-compat"},
                "",
                "false",

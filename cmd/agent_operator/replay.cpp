@@ -53,23 +53,13 @@ std::vector<Flag> replay_flags(ReplayFlags& f) {
   t.push_back({{"until"}, "SEQ", "the end", "stop after this event", [&f](const std::string& v) {
                  f.opts.until = static_cast<std::uint64_t>(parse_int(v, 0, std::numeric_limits<long long>::max()));
                }});
-  t.push_back({{"explain"},
-               "NS/NAME",
-               "off",
-               "print why each resource is in or out of that agent's hierarchy",
-               [&f](const std::string& v) {
-                 if (v.find('/') == std::string::npos) throw std::invalid_argument("want NAMESPACE/NAME");
-                 f.explain = v;
-               }});
+  t.push_back(explain_flag(f.explain));
   t.push_back({{"integrations-sd"},
                "",
                "false",
                "print the ready integrations pods the SD aggregator knew",
                [&f](const std::string& v) { f.integrations_sd = parse_bool(v); }});
-  t.push_back(
-      {{"labels"}, "K=V,...", "none", "extra labels on created objects (as given to run)", [&f](const std::string& v) {
-         if (!parse_labels(v, f.opts.render.operator_labels)) throw std::invalid_argument("want k=v,k2=v2");
-       }});
+  t.push_back(extra_labels_flag(f.opts.render.operator_labels));
   t.push_back({{"upstream-compat"}, "", "false", "render as run --upstream-compat does", [&f](const std::string& v) {
                  f.opts.render.upstream_compat = parse_bool(v);
                }});
