@@ -254,6 +254,8 @@ TEST_CASE("only the leader writes the kubelet Service and a standby takes over i
       },
       std::chrono::seconds(20));
   CHECK(taken_over);
+  // The Endpoints can be seen before the slice's write has returned.
+  REQUIRE(standby->controller().wait_idle(std::chrono::seconds(30), std::chrono::milliseconds(300)));
   auto after = standby->controller().stats().kubelet;
   CHECK(after->leader);
   CHECK(after->writes == 2);  // the Endpoints and the slice; the Service was already right
