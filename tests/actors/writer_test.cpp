@@ -294,15 +294,18 @@ TEST_CASE("drift_reason shows short values, never a Secret's, env's or annotatio
     std::string w = shape, h = shape;
     w.replace(w.find('@'), 1, "a");
     h.replace(h.find('@'), 1, "b");
-    auto e = find_difference(doc(w), doc(h));
+    model::Value wv = doc(w), hv = doc(h);  // a Difference points into both
+    auto e = find_difference(wv, hv);
     REQUIRE(e);
     CHECK(drift_reason("ConfigMap", *e).find("(want") == std::string::npos);
   }
   std::string long_value(65, 'x');
-  auto l = find_difference(model::Value::obj({{"image", long_value}}), model::Value::obj({{"image", "y"}}));
+  model::Value long_want = model::Value::obj({{"image", long_value}}), short_have = model::Value::obj({{"image", "y"}});
+  auto l = find_difference(long_want, short_have);
   REQUIRE(l);
   CHECK(drift_reason("Deployment", *l) == "drift: image changed by someone else");
-  auto gone = find_difference(doc("{a: {b: 1}}"), doc("{a: {}}"));
+  model::Value with_b = doc("{a: {b: 1}}"), without_b = doc("{a: {}}");
+  auto gone = find_difference(with_b, without_b);
   REQUIRE(gone);
   CHECK(drift_reason("Service", *gone) == "drift: a.b removed by someone else");
 }
