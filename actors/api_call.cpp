@@ -23,4 +23,12 @@ void send_action(k8s::Client& client, const core::Action& a, k8s::Callback cb) {
   }
 }
 
+core::CallAnswer answer_of(const k8s::Result& r) {
+  return core::CallAnswer{r.status, r.error_class(), r.body, r.error};
+}
+
+std::shared_ptr<const k8s::Result> share_result(k8s::Result r) {
+  return std::make_shared<const k8s::Result>(std::move(r));
+}
+
 }  // namespace actors

@@ -16,18 +16,10 @@ struct KubeletShell {
 
 using Kubelet = kubelet_actor::stateful_pointer<KubeletShell>;
 
-ResultPtr shared(k8s::Result r) {
-  return std::make_shared<const k8s::Result>(std::move(r));
-}
-
-core::CallAnswer answer_of(const k8s::Result& r) {
-  return core::CallAnswer{r.status, r.error_class(), r.body, r.error};
-}
-
 void call(Kubelet self, const core::WriterEffect& fx) {
   auto me = caf::actor_cast<kubelet_actor>(self);
   send_action(*self->state.cfg.client, fx.action, [me, key = fx.root, batch = fx.batch](k8s::Result r) {
-    caf::anon_send(me, done_atom::value, key, batch, shared(std::move(r)));
+    caf::anon_send(me, done_atom::value, key, batch, share_result(std::move(r)));
   });
 }
 
@@ -35,7 +27,7 @@ void reread(Kubelet self, const core::WriterEffect& fx) {
   auto me = caf::actor_cast<kubelet_actor>(self);
   const auto& [kind, ns, name] = fx.id;
   self->state.cfg.client->get(*k8s::resource_for_kind(kind), ns, name, [me, key = fx.root, id = fx.id](k8s::Result r) {
-    caf::anon_send(me, reread_atom::value, key, id, shared(std::move(r)));
+    caf::anon_send(me, reread_atom::value, key, id, share_result(std::move(r)));
   });
 }
 

@@ -14,19 +14,11 @@ struct WriterShell {
 
 using Writer = writer_actor::stateful_pointer<WriterShell>;
 
-core::CallAnswer answer_of(const k8s::Result& r) {
-  return core::CallAnswer{r.status, r.error_class(), r.body, r.error};
-}
-
-ResultPtr shared(k8s::Result r) {
-  return std::make_shared<const k8s::Result>(std::move(r));
-}
-
 // Answers arrive on the client's I/O thread; each becomes a message.
 void call(Writer self, const core::WriterEffect& fx) {
   auto me = caf::actor_cast<writer_actor>(self);
   send_action(*self->state.cfg.client, fx.action, [me, key = fx.root, batch = fx.batch](k8s::Result r) {
-    caf::anon_send(me, done_atom::value, key, batch, shared(std::move(r)));
+    caf::anon_send(me, done_atom::value, key, batch, share_result(std::move(r)));
   });
 }
 
@@ -34,14 +26,14 @@ void reread(Writer self, const core::WriterEffect& fx) {
   auto me = caf::actor_cast<writer_actor>(self);
   const auto& [kind, ns, name] = fx.id;
   self->state.cfg.client->get(*k8s::resource_for_kind(kind), ns, name, [me, key = fx.root, id = fx.id](k8s::Result r) {
-    caf::anon_send(me, reread_atom::value, key, id, shared(std::move(r)));
+    caf::anon_send(me, reread_atom::value, key, id, share_result(std::move(r)));
   });
 }
 
 void confirm_owner(Writer self, const core::RootKey& key) {
   auto me = caf::actor_cast<writer_actor>(self);
   self->state.cfg.client->get(*k8s::resource_for_kind("GrafanaAgent"), key.first, key.second, [me, key](k8s::Result r) {
-    caf::anon_send(me, owner_atom::value, key, shared(std::move(r)));
+    caf::anon_send(me, owner_atom::value, key, share_result(std::move(r)));
   });
 }
 

@@ -4,6 +4,7 @@
 
 #include "model/meta.hpp"
 #include "model/parse.hpp"
+#include "model/text.hpp"
 #include "model/yaml_emit.hpp"
 
 namespace model {
@@ -12,12 +13,6 @@ namespace {
 
 [[noreturn]] void fail(const std::string& field, const std::string& problem) {
   throw HttpSdError(field + ": " + problem);
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 HttpSdGroup parse_group(const Value& item, const std::string& field) {
@@ -67,7 +62,7 @@ std::string_view trim_header_space(std::string_view s) {
 void check_http_sd_response(int status, std::string_view content_type) {
   if (status != 200) fail("status", "server returned HTTP status " + std::to_string(status));
   // Prometheus's pattern: application/json(;\s*charset=("utf-8"|utf-8))?, case-insensitive.
-  const std::string type = lower(trim_header_space(content_type));
+  const std::string type = model::ascii_lower(trim_header_space(content_type));
   std::string_view rest = type;
   if (rest.starts_with("application/json")) {
     rest.remove_prefix(16);

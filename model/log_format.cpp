@@ -1,4 +1,5 @@
 #include "model/log_format.hpp"
+#include "model/text.hpp"
 
 #include <array>
 #include <chrono>
@@ -114,13 +115,6 @@ std::string clean_key(std::string_view key) {
   return out;
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
 void logfmt_pair(std::string& out, std::string_view key, std::string_view value) {
   if (!out.empty()) out += ' ';
   (out += key) += '=';
@@ -136,7 +130,7 @@ void json_pair(std::string& out, std::string_view key, std::string_view value, b
 }  // namespace
 
 std::optional<LogLevel> parse_log_level(std::string_view text) {
-  std::string t = lower(text);
+  std::string t = model::ascii_lower(text);
   if (t == "debug" || t == "all") return LogLevel::debug;
   if (t == "info") return LogLevel::info;
   if (t == "warn") return LogLevel::warn;
@@ -146,7 +140,7 @@ std::optional<LogLevel> parse_log_level(std::string_view text) {
 }
 
 std::optional<LogFormat> parse_log_format(std::string_view text) {
-  std::string t = lower(text);
+  std::string t = model::ascii_lower(text);
   if (t == "logfmt") return LogFormat::logfmt;
   if (t == "json") return LogFormat::json;
   return std::nullopt;

@@ -1,7 +1,8 @@
 #include <simdjson.h>
 
+#include <algorithm>
 #include <string_view>
-#include <unordered_set>
+#include <vector>
 
 #include "model/parse.hpp"
 
@@ -22,20 +23,16 @@ class JsonBuilder {
         Value::Object o;
         simdjson::dom::object obj;
         if (el.get(obj)) return Value();
-        std::unordered_set<std::string_view> seen;
-        for (auto field : obj) {
-          // The API server would keep the last duplicate and our lookups the
-          // first; refuse rather than guess, as the YAML path does.
-          if (!seen.insert(field.key).second)
-            throw ParseError(std::string(source_), 0, "duplicate key \"" + std::string(field.key) + "\"");
-          o.emplace_back(std::string(field.key), build(field.value, depth + 1));
-        }
+        o.reserve(obj.size());
+        for (auto field : obj) o.emplace_back(std::string(field.key), build(field.value, depth + 1));
+        check_unique_keys(o);
         return Value(std::move(o));
       }
       case T::ARRAY: {
         Value::Array a;
         simdjson::dom::array arr;
         if (el.get(arr)) return Value();
+        a.reserve(arr.size());
         for (auto item : arr) a.push_back(build(item, depth + 1));
         return Value(std::move(a));
       }
@@ -66,6 +63,26 @@ class JsonBuilder {
   }
 
  private:
+  // The API server would keep the last duplicate and our lookups the first;
+  // refuse rather than guess, as the YAML path does. Most objects have a
+  // handful of members, where comparing pairs beats hashing every key.
+  void check_unique_keys(const Value::Object& o) const {
+    if (o.size() <= 16) {
+      for (std::size_t i = 1; i < o.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+          if (o[i].first == o[j].first) duplicate(o[i].first);
+      return;
+    }
+    std::vector<std::string_view> keys;
+    keys.reserve(o.size());
+    for (const auto& m : o) keys.push_back(m.first);
+    std::sort(keys.begin(), keys.end());
+    if (auto it = std::adjacent_find(keys.begin(), keys.end()); it != keys.end()) duplicate(*it);
+  }
+  [[noreturn]] void duplicate(std::string_view key) const {
+    throw ParseError(std::string(source_), 0, "duplicate key \"" + std::string(key) + "\"");
+  }
+
   const ParseLimits& limits_;
   std::string_view source_;
   std::size_t nodes_ = 0;

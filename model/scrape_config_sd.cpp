@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "model/scrape_config_decode.hpp"
+#include "model/text.hpp"
 
 namespace model {
 namespace {
@@ -12,11 +13,6 @@ namespace {
 constexpr std::array<const char*, 4> kSupported = {"staticConfigs", "fileSDConfigs", "httpSDConfigs",
                                                    "kubernetesSDConfigs"};
 constexpr std::array<const char*, 6> kRoles = {"pod", "endpoints", "ingress", "service", "node", "endpointslice"};
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 // A Kubernetes role as Prometheus spells it; the CRD's enum is Pod,
 // Endpoints, ..., compared without case as prometheus-operator does.
@@ -26,7 +22,7 @@ std::string decode_role(const Reader& r) {
     if (!r.node()->find("role") || r.node()->find("role")->is_null()) r.error("role", "is required");
     return "";
   }
-  std::string l = lower(*role);
+  std::string l = model::ascii_lower(*role);
   if (std::find(kRoles.begin(), kRoles.end(), l) == kRoles.end()) {
     r.error("role", "must be one of Pod, Endpoints, Ingress, Service, Node, EndpointSlice, got \"" + *role + "\"");
     return "";

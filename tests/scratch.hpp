@@ -30,6 +30,13 @@ inline int unused_port() {
   return ntohs(a.sin_port);
 }
 
+// Writes `text` to `name`-<pid> in the temporary directory and returns its path.
+inline std::string write_temp_file(const std::string& name, const std::string& text) {
+  auto path = std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
+  std::ofstream(path) << text;
+  return path.string();
+}
+
 struct TempDir {
   std::filesystem::path path;
   explicit TempDir(const std::string& prefix = "ao-test") {

@@ -128,6 +128,11 @@ const model::Value& only_metrics_job(const model::Value& config) {
   return jobs.as_array()[0];
 }
 
+std::string compat_ignored(const std::string& object, const std::string& field) {
+  return object + ": " + field +
+         ": not rendered with --upstream-compat (the Grafana Agent Operator leaves it out); ignored";
+}
+
 std::string metrics_agent_yaml(const std::string& ns, const std::string& metrics) {
   return "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\nmetadata: {name: agent, namespace: " + ns +
          "}\nspec:\n  metrics: " + metrics + "\n";

@@ -72,6 +72,9 @@ const model::Value& only_metrics_job(const model::Value& config);
 // mapping such as "{instanceSelector: {}}").
 std::string metrics_agent_yaml(const std::string& ns, const std::string& metrics);
 
+// The warning --upstream-compat gives for `field` of `object`, which upstream leaves out.
+std::string compat_ignored(const std::string& object, const std::string& field);
+
 // A "---" and a MetricsInstance whose metadata is `{<metadata>}` and whose
 // six selectors select every ServiceMonitor, PodMonitor and Probe in every
 // namespace. Its spec comes last: append lines indented by two spaces to

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <system_error>
 
 namespace actors::core {
@@ -28,9 +29,9 @@ class Fd {
   int fd_;
 };
 
-bool exists(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0;
+bool on_disk(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::exists(path, ec);
 }
 
 }  // namespace
@@ -74,8 +75,8 @@ void scan_file(const std::string& path, JournalScanner& scanner) {
 
 std::vector<std::string> rotated_set(const std::string& path) {
   std::vector<std::string> out;
-  for (int i = 1; exists(path + "." + std::to_string(i)); ++i) out.insert(out.begin(), path + "." + std::to_string(i));
-  if (exists(path) || path == "-") out.push_back(path);
+  for (int i = 1; on_disk(path + "." + std::to_string(i)); ++i) out.insert(out.begin(), path + "." + std::to_string(i));
+  if (on_disk(path) || path == "-") out.push_back(path);
   return out;
 }
 

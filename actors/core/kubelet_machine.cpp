@@ -11,9 +11,7 @@ namespace actors::core {
 
 namespace {
 
-constexpr const char* kComponent = "kubelet-service";
-
-struct Ctx {
+struct KubeletCtx {
   KubeletState& st;
   WriterEffects fx;
 
@@ -24,11 +22,11 @@ struct Ctx {
   void log(model::LogEntry e) { add(WriterEffect::Type::log).entry = std::move(e); }
 };
 
-bool fence_holds(Ctx& c) {
+bool kubelet_fence_holds(KubeletCtx& c) {
   const auto& fence = c.st.settings.fence;
   if (!fence || fence->holds()) return true;
   if (c.st.leader)
-    c.log(model::log_warn(kComponent,
+    c.log(model::log_warn(kKubeletComponent,
                           "not writing: the Lease renewal is older than the renew deadline; "
                           "waiting for the elector")
               .with("lease_age_ms", fence->age_ms()));
@@ -47,9 +45,9 @@ void add_prunes(const KubeletState& st, const std::vector<model::Value>& desired
           Action{ActionType::remove, std::get<0>(id), std::get<1>(id), std::get<2>(id), obj, "no longer desired"});
 }
 
-void run_next(Ctx& c);
+void run_next(KubeletCtx& c);
 
-void finish_batch(Ctx& c, bool ok) {
+void finish_batch(KubeletCtx& c, bool ok) {
   KubeletState& st = c.st;
   st.in_flight = false;
   st.queue.clear();
@@ -57,9 +55,9 @@ void finish_batch(Ctx& c, bool ok) {
   if (ok) st.attempt = 0;
 }
 
-void plan(Ctx& c) {
+void plan(KubeletCtx& c) {
   KubeletState& st = c.st;
-  if (!st.synced || !st.leader || st.retry_scheduled || !fence_holds(c)) return;
+  if (!st.synced || !st.leader || st.retry_scheduled || !kubelet_fence_holds(c)) return;
   if (st.in_flight) {
     st.replan = true;
     return;
@@ -85,7 +83,7 @@ void plan(Ctx& c) {
   run_next(c);
 }
 
-void run_next(Ctx& c) {
+void run_next(KubeletCtx& c) {
   KubeletState& st = c.st;
   if (st.queue.empty()) {
     finish_batch(c, true);
@@ -96,7 +94,7 @@ void run_next(Ctx& c) {
     }
     return;
   }
-  if (!fence_holds(c)) return finish_batch(c, false);  // the rest waits for a confirmed leadership
+  if (!kubelet_fence_holds(c)) return finish_batch(c, false);  // the rest waits for a confirmed leadership
   if (st.queue.front().type == ActionType::recreate) {
     // An immutable field (a Service's clusterIP) changed: delete, then create.
     Action create = st.queue.front();
@@ -109,7 +107,7 @@ void run_next(Ctx& c) {
   call.action = st.queue.front();
 }
 
-void schedule_retry(Ctx& c) {
+void schedule_retry(KubeletCtx& c) {
   KubeletState& st = c.st;
   if (st.retry_scheduled) return;
   st.retry_scheduled = true;
@@ -120,13 +118,13 @@ void schedule_retry(Ctx& c) {
   r.delay = st.settings.backoff.delay(r.attempt, rnd);
 }
 
-void on_failure(Ctx& c, const Action& a, const CallAnswer& r) {
+void on_failure(KubeletCtx& c, const Action& a, const CallAnswer& r) {
   KubeletState& st = c.st;
   ++st.stats.errors;
   std::string error = std::string(action_name(a.type)) + " " + model::describe_object(a.kind, a.ns, a.name) +
                       ": HTTP " + std::to_string(r.status) + (r.error.empty() ? "" : ": " + r.error);
   auto failed = [&](model::LogLevel level, std::string msg) {
-    return model::LogEntry(level, kComponent, std::move(msg))
+    return model::LogEntry(level, kKubeletComponent, std::move(msg))
         .object(a.kind, a.ns, a.name)
         .with("action", action_name(a.type))
         .with("status", r.status)
@@ -203,20 +201,20 @@ WriterEffects on_kubelet_event(KubeletState& st, const Event& e) {
   else if (model::is_kubelet_object(st.settings.service, e.kind, *e.object))
     changed = fold_object(st, e);
   if (!changed) return {};
-  Ctx c{st, {}};
+  KubeletCtx c{st, {}};
   plan(c);
   return std::move(c.fx);
 }
 
 WriterEffects on_kubelet_synced(KubeletState& st) {
-  Ctx c{st, {}};
+  KubeletCtx c{st, {}};
   st.synced = true;
   plan(c);
   return std::move(c.fx);
 }
 
 WriterEffects on_kubelet_leader(KubeletState& st, bool leading) {
-  Ctx c{st, {}};
+  KubeletCtx c{st, {}};
   bool was = st.leader;
   st.leader = leading;
   if (leading && !was) plan(c);  // the elector re-confirms on every renew
@@ -225,7 +223,7 @@ WriterEffects on_kubelet_leader(KubeletState& st, bool leading) {
 
 WriterEffects on_kubelet_call_done(KubeletState& st, std::uint64_t batch, const CallAnswer& r) {
   if (batch != st.batch || st.queue.empty()) return {};
-  Ctx c{st, {}};
+  KubeletCtx c{st, {}};
   Action a = st.queue.front();
   st.queue.erase(st.queue.begin());
   WriterEffect& wrote = c.add(WriterEffect::Type::wrote);
@@ -250,7 +248,7 @@ WriterEffects on_kubelet_call_done(KubeletState& st, std::uint64_t batch, const 
     st.written[id] = without_server_fields(st.observed[id]);
   }
   const char* done = a.type == ActionType::create ? "created" : a.type == ActionType::remove ? "deleted" : "updated";
-  model::LogEntry entry = model::log_info(kComponent, done).object(a.kind, a.ns, a.name);
+  model::LogEntry entry = model::log_info(kKubeletComponent, done).object(a.kind, a.ns, a.name);
   if (!a.reason.empty()) entry.with("reason", a.reason);  // none for a new object
   c.log(std::move(entry));
   run_next(c);
@@ -258,7 +256,7 @@ WriterEffects on_kubelet_call_done(KubeletState& st, std::uint64_t batch, const 
 }
 
 WriterEffects on_kubelet_reread(KubeletState& st, const Identity& id, const CallAnswer& r) {
-  Ctx c{st, {}};
+  KubeletCtx c{st, {}};
   if (r.error_class == k8s::ErrorClass::ok) {
     try {
       st.observed[id] = model::parse_json(r.body, "response");
@@ -281,7 +279,7 @@ WriterEffects on_kubelet_reread(KubeletState& st, const Identity& id, const Call
 }
 
 WriterEffects on_kubelet_retry(KubeletState& st) {
-  Ctx c{st, {}};
+  KubeletCtx c{st, {}};
   st.retry_scheduled = false;
   plan(c);
   return std::move(c.fx);

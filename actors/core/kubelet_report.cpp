@@ -9,8 +9,6 @@ namespace actors::core {
 
 namespace {
 
-constexpr const char* kComponent = "kubelet-service";
-
 // A Warning Event on the Node; named after the problem, so a repeat by a
 // new leader is a harmless 409.
 model::Value node_event(const KubeletState& st, const model::Problem& p, const std::string& uid) {
@@ -48,7 +46,7 @@ WriterEffects report_kubelet_nodes(KubeletState& st, const model::KubeletObjects
     now[p.name] = text;
     auto it = st.reported.find(p.name);
     if (it != st.reported.end() && it->second == text) continue;
-    log(model::log_warn(kComponent, "skipping a Node without a usable address")
+    log(model::log_warn(kKubeletComponent, "skipping a Node without a usable address")
             .object("Node", "", p.name)
             .with("field", p.path)
             .with("problem", p.message));
@@ -60,7 +58,7 @@ WriterEffects report_kubelet_nodes(KubeletState& st, const model::KubeletObjects
   }
   for (const auto& [node, text] : st.reported)
     if (!now.count(node))
-      log(model::log_info(kComponent, st.nodes.count(node) ? "Node has an address again" : "Node is gone")
+      log(model::log_info(kKubeletComponent, st.nodes.count(node) ? "Node has an address again" : "Node is gone")
               .object("Node", "", node));
   st.reported = std::move(now);
   return fx;

@@ -10,6 +10,9 @@
 
 namespace actors::core {
 
+// The component name on the kubelet machine's log lines.
+inline constexpr const char* kKubeletComponent = "kubelet-service";
+
 WriterEffects report_kubelet_nodes(KubeletState& st, const model::KubeletObjects& objs);
 
 }  // namespace actors::core

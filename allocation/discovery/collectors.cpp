@@ -27,7 +27,7 @@ Value normalize_selector(const Value& v) {
 
 // A terminating pod keeps its Ready condition until the kubelet stops it;
 // it must not take new targets meanwhile (upstream #3781).
-bool pod_ready(const Value& pod) {
+bool takes_targets(const Value& pod) {
   if (!model::string_at(pod, {"metadata", "deletionTimestamp"}).empty()) return false;
   const Value* status = pod.find("status");
   const Value* conditions = status && status->is_object() ? status->find("conditions") : nullptr;
@@ -83,7 +83,7 @@ bool CollectorSet::apply(Change change, const model::Value& pod, TimePoint now) 
     by_name_.erase(it);
     return true;
   }
-  Collector next{name, model::string_at(pod, {"spec", "nodeName"}), pod_ready(pod), {}};
+  Collector next{name, model::string_at(pod, {"spec", "nodeName"}), takes_targets(pod), {}};
   if (next.ready) next.ready_since = it != by_name_.end() && it->second.ready ? it->second.ready_since : now;
   if (it != by_name_.end() && it->second.node == next.node && it->second.ready == next.ready) return false;
   by_name_[name] = std::move(next);

@@ -6,6 +6,7 @@
 #include "allocation/discovery/meta.hpp"
 #include "model/http_sd.hpp"
 #include "model/scrape/common.hpp"
+#include "model/text.hpp"
 
 namespace allocation::discovery {
 
@@ -13,47 +14,37 @@ namespace {
 
 using model::Value;
 
-[[noreturn]] void fail(const std::string& field, const std::string& problem) {
-  throw DiscoveryError(field + ": " + problem);
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 void check_url(const std::string& url, const std::string& field) {
-  if (url.empty()) fail(field, "URL is missing");
+  if (url.empty()) fail_field(field, "URL is missing");
   const auto colon = url.find("://");
-  const std::string scheme = colon == std::string::npos ? "" : lower(url.substr(0, colon));
-  if (scheme != "http" && scheme != "https") fail(field, "URL scheme must be 'http' or 'https'");
+  const std::string scheme = colon == std::string::npos ? "" : model::ascii_lower(url.substr(0, colon));
+  if (scheme != "http" && scheme != "https") fail_field(field, "URL scheme must be 'http' or 'https'");
   const std::string rest = url.substr(colon + 3);
   const auto end = rest.find_first_of("/?#");
   std::string host = rest.substr(0, end);
   if (auto at = host.rfind('@'); at != std::string::npos) host = host.substr(at + 1);
-  if (host.empty() || host.front() == ':') fail(field, "host is missing in URL");
+  if (host.empty() || host.front() == ':') fail_field(field, "host is missing in URL");
 }
 
 }  // namespace
 
 std::chrono::milliseconds parse_refresh_interval(const Value& value, const std::string& field, const char* example) {
   auto ms = value.is_string() ? model::scrape::parse_duration(value.as_string()) : std::nullopt;
-  if (!ms || *ms <= 0) fail(field, std::string("must be a positive duration such as ") + example);
+  if (!ms || *ms <= 0) fail_field(field, std::string("must be a positive duration such as ") + example);
   return std::chrono::milliseconds(*ms);
 }
 
 HttpSdConfig parse_http_sd_config(const Value& config, const std::string& field) {
-  if (!config.is_object()) fail(field, "must be an object");
+  if (!config.is_object()) fail_field(field, "must be an object");
   HttpSdConfig out;
   for (const auto& [key, value] : config.as_object()) {
     if (key == "url") {
-      if (!value.is_string()) fail(field + ".url", "must be a string");
+      if (!value.is_string()) fail_field(field + ".url", "must be a string");
       out.url = value.as_string();
     } else if (key == "refresh_interval") {
       out.refresh_interval = parse_refresh_interval(value, field + ".refresh_interval", "30s");
     } else {
-      fail(field + "." + key, "not supported yet (http_sd_configs take url and refresh_interval)");
+      fail_field(field + "." + key, "not supported yet (http_sd_configs take url and refresh_interval)");
     }
   }
   check_url(out.url, field + ".url");

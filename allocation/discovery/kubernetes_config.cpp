@@ -14,10 +14,6 @@ using model::Value;
 constexpr std::array<std::string_view, kKinds> kRoleNames = {"pod", "service", "endpoints", "endpointslice", "ingress"};
 constexpr std::array<std::string_view, kKinds> kKindNames = {"Pod", "Service", "Endpoints", "EndpointSlice", "Ingress"};
 
-[[noreturn]] void fail(const std::string& field, const std::string& problem) {
-  throw DiscoveryError(field + ": " + problem);
-}
-
 std::optional<Role> role_from_name(std::string_view name) {
   for (std::size_t i = 0; i < kRoleNames.size(); ++i)
     if (kRoleNames[i] == name) return static_cast<Role>(i);
@@ -27,7 +23,7 @@ std::optional<Role> role_from_name(std::string_view name) {
 std::string optional_string(const Value& v, std::string_view key, const std::string& field) {
   const Value* s = v.find(key);
   if (!s || s->is_null()) return "";
-  if (!s->is_string()) fail(field + "." + std::string(key), "must be a string");
+  if (!s->is_string()) fail_field(field + "." + std::string(key), "must be a string");
   return s->as_string();
 }
 
@@ -46,18 +42,18 @@ std::string joined(const std::vector<Role>& roles) {
 
 void read_namespaces(const Value* v, const std::string& field, std::string_view own, KubernetesSdConfig& out) {
   if (!v || v->is_null()) return;
-  if (!v->is_object()) fail(field, "must be an object");
+  if (!v->is_object()) fail_field(field, "must be an object");
   if (const Value* names = v->find("names"); names && !names->is_null()) {
-    if (!names->is_array()) fail(field + ".names", "must be a list of strings");
+    if (!names->is_array()) fail_field(field + ".names", "must be a list of strings");
     for (std::size_t i = 0; i < names->as_array().size(); ++i) {
       const Value& n = names->as_array()[i];
-      if (!n.is_string()) fail(field + ".names[" + std::to_string(i) + "]", "must be a string");
+      if (!n.is_string()) fail_field(field + ".names[" + std::to_string(i) + "]", "must be a string");
       out.namespaces.push_back(n.as_string());
     }
   }
   bool include_own = false;
   if (const Value* o = v->find("own_namespace"); o && !o->is_null()) {
-    if (!o->is_bool()) fail(field + ".own_namespace", "must be a boolean");
+    if (!o->is_bool()) fail_field(field + ".own_namespace", "must be a boolean");
     include_own = o->as_bool();
   }
   if (out.namespaces.empty() && !include_own) return;
@@ -67,31 +63,32 @@ void read_namespaces(const Value* v, const std::string& field, std::string_view 
 
 void read_selectors(const Value* v, const std::string& field, KubernetesSdConfig& out) {
   if (!v || v->is_null()) return;
-  if (!v->is_array()) fail(field, "must be a list");
+  if (!v->is_array()) fail_field(field, "must be a list");
   std::vector<Role> seen;
   for (std::size_t i = 0; i < v->as_array().size(); ++i) {
     const Value& s = v->as_array()[i];
     const std::string item = field + "[" + std::to_string(i) + "]";
-    if (!s.is_object()) fail(item, "must be an object");
+    if (!s.is_object()) fail_field(item, "must be an object");
     const std::string name = optional_string(s, "role", item);
     auto role = role_from_name(name);
-    if (!role) fail(item + ".role", "unknown Kubernetes SD role \"" + name + "\"");
+    if (!role) fail_field(item + ".role", "unknown Kubernetes SD role \"" + name + "\"");
     if (std::find(seen.begin(), seen.end(), *role) != seen.end())
-      fail(item + ".role", "duplicated selector role: " + name);
+      fail_field(item + ".role", "duplicated selector role: " + name);
     seen.push_back(*role);
     const auto allowed = allowed_selectors(out.role);
     if (std::find(allowed.begin(), allowed.end(), *role) == allowed.end())
-      fail(item + ".role", std::string(role_name(out.role)) + " role supports only " + joined(allowed) + " selectors");
+      fail_field(item + ".role",
+                 std::string(role_name(out.role)) + " role supports only " + joined(allowed) + " selectors");
     auto& sel = out.selectors[static_cast<std::size_t>(*role)];
     try {
       sel.label = Selector::parse_labels(optional_string(s, "label", item));
     } catch (const SelectorError& e) {
-      fail(item + ".label", e.what());
+      fail_field(item + ".label", e.what());
     }
     try {
       sel.field = Selector::parse_fields(optional_string(s, "field", item));
     } catch (const SelectorError& e) {
-      fail(item + ".field", e.what());
+      fail_field(item + ".field", e.what());
     }
   }
 }
@@ -123,18 +120,18 @@ bool KubernetesSdConfig::accepts(Kind kind, const model::Value& object) const {
 
 KubernetesSdConfig parse_kubernetes_sd_config(const Value& config, const std::string& field,
                                               std::string_view own_namespace) {
-  if (!config.is_object()) fail(field, "must be an object");
+  if (!config.is_object()) fail_field(field, "must be an object");
   KubernetesSdConfig out;
   const std::string role = optional_string(config, "role", field);
   if (role.empty())
-    fail(field + ".role", "role missing (one of: pod, service, endpoints, endpointslice, node, ingress)");
-  if (role == "node") fail(field + ".role", "role node is not supported yet");
+    fail_field(field + ".role", "role missing (one of: pod, service, endpoints, endpointslice, node, ingress)");
+  if (role == "node") fail_field(field + ".role", "role node is not supported yet");
   auto r = role_from_name(role);
-  if (!r) fail(field + ".role", "unknown Kubernetes SD role \"" + role + "\"");
+  if (!r) fail_field(field + ".role", "unknown Kubernetes SD role \"" + role + "\"");
   out.role = *r;
   if (const Value* am = config.find("attach_metadata"); am && am->is_object()) {
     if (const Value* node = am->find("node"); node && node->is_bool() && node->as_bool())
-      fail(field + ".attach_metadata.node", "not supported yet");
+      fail_field(field + ".attach_metadata.node", "not supported yet");
   }
   read_namespaces(config.find("namespaces"), field + ".namespaces", own_namespace, out);
   read_selectors(config.find("selectors"), field + ".selectors", out);

@@ -27,6 +27,11 @@ class DiscoveryError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Throws a DiscoveryError naming the config field at fault.
+[[noreturn]] inline void fail_field(const std::string& field, const std::string& problem) {
+  throw DiscoveryError(field + ": " + problem);
+}
+
 enum class Role { pod, service, endpoints, endpointslice, ingress };
 // The object kinds discovery reads; values index KubernetesSdConfig::selectors.
 enum class Kind { pod, service, endpoints, endpointslice, ingress };

@@ -2,6 +2,7 @@
 #include "allocation/discovery/kubernetes_roles.hpp"
 
 #include "allocation/discovery/pod_meta.hpp"
+#include "model/text.hpp"
 
 namespace allocation::discovery {
 
@@ -11,14 +12,9 @@ using model::Value;
 
 constexpr std::string_view kPrefix = "__meta_kubernetes_";
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::string pod_ready(const Value& pod) {
+std::string ready_label(const Value& pod) {
   for (const auto& c : array_at(pod, {"status", "conditions"}))
-    if (model::string_at(c, {"type"}) == "Ready") return lower(model::string_at(c, {"status"}));
+    if (model::string_at(c, {"type"}) == "Ready") return model::ascii_lower(model::string_at(c, {"status"}));
   return "unknown";
 }
 
@@ -54,7 +50,7 @@ bool matches_hostname_pattern(std::string_view pattern, std::string_view host) {
 void add_pod_labels(LabelMap& labels, const Value& pod) {
   const std::string p(kPrefix);
   labels[p + "pod_ip"] = model::string_at(pod, {"status", "podIP"});
-  labels[p + "pod_ready"] = pod_ready(pod);
+  labels[p + "pod_ready"] = ready_label(pod);
   labels[p + "pod_phase"] = model::string_at(pod, {"status", "phase"});
   labels[p + "pod_node_name"] = model::string_at(pod, {"spec", "nodeName"});
   labels[p + "pod_host_ip"] = model::string_at(pod, {"status", "hostIP"});

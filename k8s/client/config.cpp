@@ -137,16 +137,16 @@ std::shared_ptr<ExecCredentialSource> read_exec(const YAML::Node& e, const std::
 // The merged view of one or more kubeconfig files: the first file to name
 // a cluster, user or context wins that name, and current-context comes from
 // the first file that sets it (client-go's merge rules).
-struct Entry {
+struct KubeconfigEntry {
   YAML::Node body;  // the inner map
   std::string file;
 };
 struct Merged {
   std::string current_context, current_file;
-  std::map<std::string, Entry> clusters, users, contexts;
+  std::map<std::string, KubeconfigEntry> clusters, users, contexts;
 };
 
-void merge_list(std::map<std::string, Entry>& into, const YAML::Node& root, const std::string& list,
+void merge_list(std::map<std::string, KubeconfigEntry>& into, const YAML::Node& root, const std::string& list,
                 const std::string& inner, const std::string& file) {
   YAML::Node items = root[list];
   if (!items || items.IsNull()) return;
@@ -159,7 +159,7 @@ void merge_list(std::map<std::string, Entry>& into, const YAML::Node& root, cons
     if (into.count(name)) continue;
     YAML::Node body = item[inner];
     if (!body || !body.IsMap()) fail(file, list + "[" + name + "]." + inner + " is missing or not a map");
-    into.emplace(name, Entry{body, file});
+    into.emplace(name, KubeconfigEntry{body, file});
   }
 }
 
@@ -181,8 +181,8 @@ void merge_file(Merged& m, const std::string& text, const std::string& path) {
   merge_list(m.contexts, root, "contexts", "context", path);
 }
 
-const Entry& named(const std::map<std::string, Entry>& entries, const std::string& list, const std::string& name,
-                   const std::string& file) {
+const KubeconfigEntry& named(const std::map<std::string, KubeconfigEntry>& entries, const std::string& list,
+                             const std::string& name, const std::string& file) {
   auto it = entries.find(name);
   if (it == entries.end()) fail(file, list + ": no entry named \"" + name + "\"");
   return it->second;
@@ -195,16 +195,16 @@ fs::path dir_of(const std::string& file) {
 ClusterConfig resolve_context(const Merged& m, const std::string& context, const std::string& first_file) {
   std::string name = context.empty() ? m.current_context : context;
   if (name.empty()) fail(first_file, "current-context is not set and no context was given");
-  const Entry& ctx = named(m.contexts, "contexts", name, context.empty() ? m.current_file : first_file);
+  const KubeconfigEntry& ctx = named(m.contexts, "contexts", name, context.empty() ? m.current_file : first_file);
   std::string where = "contexts[" + name + "].context";
   std::string cluster = scalar(ctx.body, "cluster", where, ctx.file);
   if (cluster.empty()) fail(ctx.file, where + ".cluster is missing");
   std::string user = scalar(ctx.body, "user", where, ctx.file);
   ClusterConfig out;
-  const Entry& c = named(m.clusters, "clusters", cluster, ctx.file);
+  const KubeconfigEntry& c = named(m.clusters, "clusters", cluster, ctx.file);
   read_cluster(c.body, "clusters[" + cluster + "].cluster", c.file, dir_of(c.file), out);
   if (!user.empty()) {
-    const Entry& u = named(m.users, "users", user, ctx.file);
+    const KubeconfigEntry& u = named(m.users, "users", user, ctx.file);
     read_user(u.body, "users[" + user + "].user", u.file, dir_of(u.file), out);
     if (YAML::Node exec = u.body["exec"]; exec && !exec.IsNull())
       out.exec = read_exec(exec, user, u.file, dir_of(u.file), out);

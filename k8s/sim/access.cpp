@@ -32,13 +32,6 @@ UserInfo admin() {
   return {"kubernetes-admin", {"system:masters", "system:authenticated"}};
 }
 
-HttpResponse error_response(const ApiError& e) {
-  HttpResponse r;
-  r.status = e.code();
-  r.body = model::to_json(e.status());
-  return r;
-}
-
 // The stored RBAC objects; `lists` keeps them alive while `policy` points at them.
 struct PolicySnapshot {
   std::vector<ListResult> lists;

@@ -12,20 +12,20 @@ namespace k8s::sim {
 
 using model::Value;
 
-namespace {
-
-const char* kAggregatedType = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
-
-HttpResponse json_response(const Value& v, int status = 200) {
+HttpResponse json_response(const Value& body, int status) {
   HttpResponse r;
   r.status = status;
-  r.body = model::to_json(v);
+  r.body = model::to_json(body);
   return r;
 }
 
 HttpResponse error_response(const ApiError& e) {
   return json_response(e.status(), e.code());
 }
+
+namespace {
+
+const char* kAggregatedType = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 
 ApiError path_not_found() {
   return ApiError(404, "NotFound", "the server could not find the requested resource", Value::object());

@@ -81,6 +81,12 @@ struct HttpResponse {
   std::shared_ptr<WatchStream> stream;
 };
 
+class ApiError;
+// A JSON body answered with `status`.
+HttpResponse json_response(const model::Value& body, int status = 200);
+// `e`'s Status object, answered with its code.
+HttpResponse error_response(const ApiError& e);
+
 struct ApiOptions {
   std::string server_address = "127.0.0.1:0";  // host:port advertised by /api
   std::chrono::milliseconds bookmark_interval{60000};

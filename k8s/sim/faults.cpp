@@ -29,17 +29,6 @@ int int_field(const Value& body, const char* key, int fallback) {
   return static_cast<int>(v->as_int());
 }
 
-HttpResponse json_response(int status, const Value& body) {
-  HttpResponse r;
-  r.status = status;
-  r.body = model::to_json(body);
-  return r;
-}
-
-HttpResponse error_response(const ApiError& e) {
-  return json_response(e.code(), e.status());
-}
-
 HttpResponse injected(int code, const char* reason, const std::string& message, int retry_after) {
   Value details = Value::object();
   if (code != 500) details.set("retryAfterSeconds", retry_after);
@@ -129,18 +118,18 @@ HttpResponse fault_admin(Faults& faults, Store& store, const HttpRequest& reques
   try {
     const std::string& p = request.path;
     bool write = request.method == "POST" || request.method == "PUT";
-    if (p == "/sim/faults" && request.method == "GET") return json_response(200, fault_config_to_json(faults.config()));
+    if (p == "/sim/faults" && request.method == "GET") return json_response(fault_config_to_json(faults.config()));
     if (p == "/sim/faults" && write) {
       faults.set_config(fault_config_from_json(request.body));
-      return json_response(200, fault_config_to_json(faults.config()));
+      return json_response(fault_config_to_json(faults.config()));
     }
     if (p == "/sim/faults/drop-watches" && request.method == "POST") {
       store.close_watchers();
-      return json_response(200, Value::obj({{"droppedWatches", true}}));
+      return json_response(Value::obj({{"droppedWatches", true}}));
     }
     if (p == "/sim/faults/compact" && request.method == "POST") {
       store.compact();
-      return json_response(200, Value::obj({{"compacted", true}}));
+      return json_response(Value::obj({{"compacted", true}}));
     }
     if (p == "/sim/faults" || p == "/sim/faults/drop-watches" || p == "/sim/faults/compact")
       throw ApiError::method_not_allowed(request.method + " is not allowed on " + p);

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "k8s/sim/rest_util.hpp"
+#include "model/text.hpp"
 
 namespace k8s::sim {
 
@@ -17,11 +18,6 @@ std::string method_verb(const std::string& method) {
   if (method == "PATCH") return "patch";
   if (method == "DELETE") return "delete";
   return "";
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 // X of a fieldSelector term "metadata.name=X" or "metadata.name==X".
@@ -59,7 +55,7 @@ void read_parts(std::vector<std::string> parts, RequestAttributes& a) {
 RequestAttributes request_attributes(const HttpRequest& r) {
   RequestAttributes a;
   a.path = r.path;
-  a.verb = lower(r.method);
+  a.verb = model::ascii_lower(r.method);
   std::vector<std::string> parts = split_path(r.path);
   bool core = !parts.empty() && parts[0] == "api", grouped = !parts.empty() && parts[0] == "apis";
   std::size_t prefix = core ? 2 : 3;  // api/VERSION | apis/GROUP/VERSION

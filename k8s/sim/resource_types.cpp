@@ -1,4 +1,5 @@
 #include "k8s/sim/resource_types.hpp"
+#include "model/text.hpp"
 
 #include <cctype>
 #include <mutex>
@@ -34,11 +35,6 @@ std::string schema_prefix(const std::string& group) {
   if (group == "apiextensions.k8s.io") return "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.";
   std::string first = group.substr(0, group.find('.'));
   return "io.k8s.api." + first + ".v1.";
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 }  // namespace
@@ -100,7 +96,7 @@ std::vector<ResourceType> builtin_types() {
     t.version = "v1";
     t.kind = s.kind;
     t.plural = s.plural;
-    t.singular = lower(s.kind);
+    t.singular = model::ascii_lower(s.kind);
     t.namespaced = s.namespaced;
     t.short_names = s.short_names;
     t.categories = s.categories;

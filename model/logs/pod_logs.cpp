@@ -8,13 +8,13 @@
 namespace model::logs {
 namespace {
 
-constexpr const char* kPodPrefix = "__meta_kubernetes_pod_";
+constexpr const char* kPodMetaPrefix = "__meta_kubernetes_pod_";
 
 std::string pod_label(const std::string& label) {
-  return std::string(kPodPrefix) + "label_" + sanitize_label_name(label);
+  return std::string(kPodMetaPrefix) + "label_" + sanitize_label_name(label);
 }
 
-bool valid_label_name(const std::string& s) {
+bool starts_like_label(const std::string& s) {
   return !s.empty() && !(s[0] >= '0' && s[0] <= '9');  // already sanitised to [a-zA-Z0-9_]
 }
 
@@ -30,7 +30,7 @@ void append_target_labels(Value& rules, const PodLogs& pl, FieldErrors& errors) 
   for (std::size_t i = 0; i < pl.pod_target_labels.size(); ++i) {
     const std::string& label = pl.pod_target_labels[i];
     std::string target = sanitize_label_name(label);
-    if (!valid_label_name(target)) {
+    if (!starts_like_label(target)) {
       errors.push_back(
           {"spec.podTargetLabels[" + std::to_string(i) + "]", "\"" + label + "\" cannot be used as a label name"});
       continue;
@@ -42,7 +42,7 @@ void append_target_labels(Value& rules, const PodLogs& pl, FieldErrors& errors) 
 Value relabel_configs(const GrafanaAgent& agent, const PodLogs& pl, const RenderOptions& opts, FieldErrors& errors) {
   Value rules = Value::array();
   rules.push(scrape::copy_rule("job", "__tmp_prometheus_job_name"));
-  if (pl.selector) scrape::append_selector_rules(rules, *pl.selector, kPodPrefix, opts.upstream_compat);
+  if (pl.selector) scrape::append_selector_rules(rules, *pl.selector, kPodMetaPrefix, opts.upstream_compat);
   rules.push(scrape::copy_rule("__meta_kubernetes_namespace", "namespace"));
   rules.push(scrape::copy_rule("__meta_kubernetes_service_name", "service"));
   rules.push(scrape::copy_rule("__meta_kubernetes_pod_name", "pod"));

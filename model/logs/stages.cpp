@@ -8,6 +8,7 @@
 
 #include "model/logs/stage_decoders.hpp"
 #include "model/logs/stages.hpp"
+#include "model/text.hpp"
 
 namespace model {
 namespace stage_decoders {
@@ -68,11 +69,6 @@ std::vector<const StageKind*> stage_keys(const Reader& r) {
   return found;
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 }  // namespace
 
 std::optional<PipelineStage> decode_stage(const Reader& elem, int depth) {
@@ -123,7 +119,7 @@ bool check_enum(const Reader& body, std::string_view key, const std::string& val
                 std::initializer_list<const char*> allowed, bool ignore_case) {
   std::string want;
   for (const char* a : allowed) {
-    if (ignore_case ? lower(value) == lower(a) : value == a) return true;
+    if (ignore_case ? model::ascii_lower(value) == model::ascii_lower(a) : value == a) return true;
     want += (want.empty() ? "" : ", ") + std::string(a);
   }
   body.error(key, "unsupported value \"" + value + "\" (want one of " + want + ")");

@@ -7,6 +7,7 @@
 
 #include "model/logs/stage_decoders.hpp"
 #include "model/parse.hpp"
+#include "model/text.hpp"
 
 namespace model::stage_decoders {
 namespace {
@@ -21,16 +22,11 @@ bool valid_metric_name(const std::string& s) {
   return true;
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 // "counter" -> "Counter"; empty when the type is unknown (error recorded).
 std::string metric_type(const Reader& m) {
   std::string type = required_string(m, "type");
   if (type.empty() || !check_enum(m, "type", type, {"Counter", "Gauge", "Histogram"}, true)) return {};
-  std::string t = lower(type);
+  std::string t = model::ascii_lower(type);
   t[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(t[0])));
   return t;
 }
@@ -65,7 +61,7 @@ void check_counter_options(const Reader& m, const Value& cfg) {
   if (cfg.find("count_entry_bytes")) {
     if (!match_all) m.error("countEntryBytes", "requires matchAll: true");
     const Value* action = cfg.find("action");
-    if (action && lower(action->as_string()) != "add") m.error("countEntryBytes", "requires action add");
+    if (action && model::ascii_lower(action->as_string()) != "add") m.error("countEntryBytes", "requires action add");
   }
 }
 

@@ -8,12 +8,6 @@
 namespace model::scrape {
 namespace {
 
-Value string_map(const std::map<std::string, std::string>& m) {
-  Value out = Value::object();
-  for (const auto& [k, v] : m) out.set(k, v);
-  return out;
-}
-
 // Upstream renders {type: Bearer, credentials, credentials_file} from the
 // bearer token fields and ignores apiServer.authorization. Prometheus
 // rejects credentials together with credentials_file, so outside compat

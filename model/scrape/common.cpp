@@ -55,6 +55,12 @@ std::vector<std::string> sd_namespaces(const NamespaceSelector& sel, const std::
   return sel.match_names;
 }
 
+Value string_map(const std::map<std::string, std::string>& m) {
+  Value out = Value::object();
+  for (const auto& [k, v] : m) out.set(k, v);
+  return out;
+}
+
 Value kubernetes_sd(const JobContext& ctx, const char* role, const NamespaceSelector& sel, const std::string& own_ns,
                     bool attach_node, Value selectors) {
   Value sd = ctx.sd_fields;

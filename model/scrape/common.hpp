@@ -76,6 +76,9 @@ void set_monitor_proxy(Value& job, const JobContext& ctx, const std::string& ns,
 // Escapes the Go regexp metacharacters \.+*?()|[]{}^$ (like regexp.QuoteMeta).
 std::string quote_regexp(std::string_view s);
 // {source_labels: [source], target_label: target}
+// A mapping of `m`'s entries, in key order.
+Value string_map(const std::map<std::string, std::string>& m);
+
 Value copy_rule(const std::string& source, const std::string& target);
 // {source_labels: [source], target_label: target, regex: (.+), replacement: $1}
 Value nonempty_copy_rule(const std::string& source, const std::string& target);

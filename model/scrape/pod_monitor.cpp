@@ -13,7 +13,7 @@ namespace {
 
 constexpr const char* kPodPrefix = "__meta_kubernetes_pod_";
 
-std::string endpoint_path(std::size_t i) {
+std::string pod_endpoint_path(std::size_t i) {
   return "spec.podMetricsEndpoints[" + std::to_string(i) + "]";
 }
 
@@ -24,7 +24,7 @@ Value relabel_configs(const JobContext& ctx, const PodMonitor& pm, std::size_t i
   rules.push(copy_rule("job", "__tmp_prometheus_job_name"));
   if (filter_running(ctx, e)) rules.push(pod_phase_drop_rule());
   if (pm.selector && !role_selectors) append_selector_rules(rules, *pm.selector, kPodPrefix, ctx.compat());
-  if (auto r = port_rule(ctx, e, "__meta_kubernetes_pod_container_port_name", endpoint_path(i), assets))
+  if (auto r = port_rule(ctx, e, "__meta_kubernetes_pod_container_port_name", pod_endpoint_path(i), assets))
     rules.push(std::move(*r));
   rules.push(copy_rule("__meta_kubernetes_namespace", "namespace"));
   rules.push(copy_rule("__meta_kubernetes_service_name", "service"));
@@ -51,7 +51,7 @@ Value endpoint_job(const JobContext& ctx, const PodMonitor& pm, std::size_t i, c
                     .spec = spec,
                     .endpoint = pm.endpoints[i],
                     .index = i,
-                    .path = endpoint_path(i),
+                    .path = pod_endpoint_path(i),
                     .scrape_class = c,
                     .selectors = selectors};
   Value rules = relabel_configs(ctx, pm, i, !selectors.is_null(), c, assets);

@@ -8,12 +8,6 @@
 namespace model::scrape {
 namespace {
 
-Value string_map(const std::map<std::string, std::string>& m) {
-  Value out = Value::object();
-  for (const auto& [k, v] : m) out.set(k, v);
-  return out;
-}
-
 Value basic_auth(const std::string& ns, const BasicAuth& ba, const std::string& path, AssetRefs& assets) {
   Value out = Value::object();
   if (ba.username) out.set_nonempty("username", assets.secret_value(ns, *ba.username, path + ".username"));

@@ -13,7 +13,7 @@ namespace {
 
 constexpr const char* kServicePrefix = "__meta_kubernetes_service_";
 
-std::string endpoint_path(std::size_t i) {
+std::string service_endpoint_path(std::size_t i) {
   return "spec.endpoints[" + std::to_string(i) + "]";
 }
 
@@ -32,11 +32,11 @@ void check_file_access(const JobContext& ctx, const ServiceMonitor& sm, AssetRef
   std::string why = "reading files is denied by " + file_access_denier(ctx);
   for (std::size_t i = 0; i < sm.endpoints.size(); ++i) {
     const Endpoint& e = sm.endpoints[i];
-    if (!e.bearer_token_file.empty()) assets.error(endpoint_path(i) + ".bearerTokenFile", why);
+    if (!e.bearer_token_file.empty()) assets.error(service_endpoint_path(i) + ".bearerTokenFile", why);
     if (!e.tls_config) continue;
-    if (!e.tls_config->ca_file.empty()) assets.error(endpoint_path(i) + ".tlsConfig.caFile", why);
-    if (!e.tls_config->cert_file.empty()) assets.error(endpoint_path(i) + ".tlsConfig.certFile", why);
-    if (!e.tls_config->key_file.empty()) assets.error(endpoint_path(i) + ".tlsConfig.keyFile", why);
+    if (!e.tls_config->ca_file.empty()) assets.error(service_endpoint_path(i) + ".tlsConfig.caFile", why);
+    if (!e.tls_config->cert_file.empty()) assets.error(service_endpoint_path(i) + ".tlsConfig.certFile", why);
+    if (!e.tls_config->key_file.empty()) assets.error(service_endpoint_path(i) + ".tlsConfig.keyFile", why);
   }
 }
 
@@ -66,7 +66,7 @@ Value relabel_configs(const JobContext& ctx, const ServiceMonitor& sm, std::size
   rules.push(copy_rule("job", "__tmp_prometheus_job_name"));
   if (sm.selector && !shape.role_selectors) append_selector_rules(rules, *sm.selector, kServicePrefix, ctx.compat());
   const std::string port_label = role_prefix(shape.slices) + "port_name";
-  if (auto r = port_rule(ctx, e, port_label.c_str(), endpoint_path(i), assets)) rules.push(std::move(*r));
+  if (auto r = port_rule(ctx, e, port_label.c_str(), service_endpoint_path(i), assets)) rules.push(std::move(*r));
   rules.push(address_target_rule(shape.slices, "Node", "node"));
   rules.push(address_target_rule(shape.slices, "Pod", "pod"));
   rules.push(copy_rule("__meta_kubernetes_namespace", "namespace"));
@@ -100,7 +100,7 @@ Value endpoint_job(const JobContext& ctx, const ServiceMonitor& sm, std::size_t 
                     .spec = spec,
                     .endpoint = sm.endpoints[i],
                     .index = i,
-                    .path = endpoint_path(i),
+                    .path = service_endpoint_path(i),
                     .scrape_class = c,
                     .selectors = selectors};
   Value rules = relabel_configs(ctx, sm, i, JobShape{slices, !selectors.is_null()}, c, assets);

@@ -13,6 +13,9 @@
 
 namespace actors_test {
 
+// The roots most tests reconcile.
+inline const actors::core::RootKey kAlpha{"mon", "alpha"}, kBeta{"mon", "beta"};
+
 using actors::core::Event;
 using actors::core::EventType;
 

@@ -34,12 +34,12 @@ FileJournalOptions options(const std::string& path) {
 // One operator process writing the journal: its start marker, its initial
 // list as RESYNC events, the synced marker, then changes. Secret values are
 // included so replays compare with renders of the plain objects.
-struct Run {
+struct RestartRun {
   std::shared_ptr<FileJournal> file;
   JournalRecorder recorder;
   std::uint64_t seq;
 
-  explicit Run(const FileJournalOptions& o, std::chrono::milliseconds grace = std::chrono::minutes(5))
+  explicit RestartRun(const FileJournalOptions& o, std::chrono::milliseconds grace = std::chrono::minutes(5))
       : file(std::make_shared<FileJournal>(o)), recorder(file, policy(), grace), seq(file->last_seq()) {
     recorder.start(seq, actors_test::kT0, 4242);
   }
@@ -100,7 +100,7 @@ TEST_CASE("a restart replaces what the previous run folded", "[actors][journal][
   std::string path = dir.file("journal.jsonl");
   std::vector<model::Value> before = docs(actors_test::kScenario);
   {
-    Run first(options(path));
+    RestartRun first(options(path));
     first.list(before);
   }
   // Deleted while no operator ran: the shared monitor and its token Secret.
@@ -109,7 +109,7 @@ TEST_CASE("a restart replaces what the previous run folded", "[actors][journal][
     if (!named(o, "web-a") && !named(o, "token")) after.push_back(o);
   REQUIRE(after.size() == before.size() - 2);
   {
-    Run second(options(path));
+    RestartRun second(options(path));
     CHECK(second.seq == before.size());
     second.list(after);
   }
@@ -152,7 +152,7 @@ TEST_CASE("each rotated file replays alone to the state the whole set reaches th
   o.keep_files = 20;
   std::map<std::uint64_t, std::string> reference;  // seq -> render over the cluster then
   actors_test::Cluster cluster;
-  Run run(o);
+  RestartRun run(o);
   std::vector<model::Value> initial = docs(actors_test::kScenario);
   for (const auto& obj : initial) cluster.add(obj);
   run.list(initial);
@@ -197,7 +197,7 @@ TEST_CASE("a snapshot larger than the size limit does not rotate on every event"
   TempDir dir;
   FileJournalOptions o = options(dir.file("journal.jsonl"));
   o.max_bytes = 600;  // smaller than the scenario's state
-  Run run(o);
+  RestartRun run(o);
   run.list(docs(actors_test::kScenario));
   for (int i = 0; i < 60; ++i) run.change(monitor(i % 4, "web"), EventType::modified);
   // The state is ~3 KiB and the events ~13 KiB: each file holds at least as
@@ -253,7 +253,7 @@ TEST_CASE("a journal without a base state is refused unless partial", "[actors][
     FileJournalOptions o = options(d2.file("j"));
     o.max_bytes = 2000;
     o.keep_files = 20;
-    Run run(o);
+    RestartRun run(o);
     run.list(objs);
     for (int i = 0; i < 12; ++i) run.change(monitor(i, "web"), EventType::added);
     REQUIRE(run.file->rotations() >= 1);
@@ -267,7 +267,7 @@ TEST_CASE("a rotated file keeps deleted Secrets as tombstones until their expiry
   FileJournalOptions o = options(dir.file("journal.jsonl"));
   o.max_bytes = 3000;
   o.keep_files = 50;
-  Run run(o, std::chrono::milliseconds(40));
+  RestartRun run(o, std::chrono::milliseconds(40));
   std::vector<model::Value> objs = docs(actors_test::kScenario);
   objs.push_back(doc("{apiVersion: v1, kind: Secret, metadata: {name: unused, namespace: app2}}"));
   run.list(objs);

@@ -13,7 +13,7 @@ using model::Value;
 
 namespace {
 
-using T = WriterEffect::Type;
+using FxType = WriterEffect::Type;
 
 Value node(const std::string& name, const std::string& ip, const std::string& rv = "1",
            const std::string& labels = "{}") {
@@ -68,28 +68,29 @@ struct Api {
   }
 };
 
-struct Run {
+struct KubeletRun {
   std::vector<WriterEffect> other;  // everything but calls and re-reads, in order
   std::vector<std::string> logs;
   std::vector<Value> events;
 };
 
 // Performs every call and re-read until the machine has nothing in flight.
-Run drive(KubeletState& st, Api& api, WriterEffects fx) {
-  Run run;
+KubeletRun drive(KubeletState& st, Api& api, WriterEffects fx) {
+  KubeletRun run;
   while (!fx.empty()) {
     WriterEffects next;
     for (const WriterEffect& e : fx) {
       WriterEffects more;
-      if (e.type == T::call)
+      if (e.type == FxType::call)
         more = on_kubelet_call_done(st, e.batch, api.serve(e.action));
-      else if (e.type == T::reread)
+      else if (e.type == FxType::reread)
         more = on_kubelet_reread(st, e.id, api.get(e.id));
-      else if (e.type == T::log)
+      else if (e.type == FxType::log)
         run.logs.push_back(model::log_text(e.entry));
-      else if (e.type == T::event)
+      else if (e.type == FxType::event)
         run.events.push_back(e.body);
-      if (e.type != T::call && e.type != T::reread && e.type != T::log && e.type != T::wrote) run.other.push_back(e);
+      if (e.type != FxType::call && e.type != FxType::reread && e.type != FxType::log && e.type != FxType::wrote)
+        run.other.push_back(e);
       next.insert(next.end(), more.begin(), more.end());
     }
     fx = std::move(next);
@@ -98,7 +99,7 @@ Run drive(KubeletState& st, Api& api, WriterEffects fx) {
 }
 
 // True when one log line holds every one of the given parts.
-bool logged(const Run& run, std::initializer_list<std::string_view> parts) {
+bool logged(const KubeletRun& run, std::initializer_list<std::string_view> parts) {
   return std::any_of(run.logs.begin(), run.logs.end(), [&](const std::string& line) {
     return std::all_of(parts.begin(), parts.end(), [&](std::string_view p) { return line.find(p) != line.npos; });
   });
@@ -192,7 +193,7 @@ TEST_CASE("Node changes update the Endpoints and the slice", "[actors][kubelet]"
 TEST_CASE("a Node without an address is skipped, reported once with an Event, and taken back", "[actors][kubelet]") {
   Api api;
   KubeletState st = synced_with_two_nodes(api);
-  Run run = drive(st, api, on_kubelet_event(st, event(node("a", "", "6"))));
+  KubeletRun run = drive(st, api, on_kubelet_event(st, event(node("a", "", "6"))));
   CHECK(endpoint_ips(api) == std::vector<std::string>{"10.0.0.2"});
   REQUIRE(run.events.size() == 1);
   const Value& ev = run.events[0];
@@ -226,7 +227,7 @@ TEST_CASE("someone else's edit of the Endpoints is drift and is written back", "
   tampered.find("subsets")->as_array().at(0).find("addresses")->as_array().at(0).set("ip", "192.0.2.1");
   tampered.find("metadata")->set("resourceVersion", std::to_string(++api.rv));
   api.objects[{"Endpoints", "kube-system", "kubelet"}] = tampered;
-  Run run = drive(st, api, on_kubelet_event(st, event(tampered)));
+  KubeletRun run = drive(st, api, on_kubelet_event(st, event(tampered)));
   CHECK(api.calls == std::vector<std::string>{"update Endpoints kube-system/kubelet"});
   CHECK(endpoint_ips(api) == std::vector<std::string>{"10.0.0.1", "10.0.0.2"});
   CHECK(logged(run, {"msg=updated", "object=\"Endpoints kube-system/kubelet\"",
@@ -254,7 +255,7 @@ subsets: [{addresses: [{ip: 10.9.9.9}], ports: [{name: https-metrics, port: 1025
 )");
   KubeletState st = make_kubelet(settings());
   on_kubelet_event(st, event(node("a", "10.0.0.1"), EventType::resync));
-  Run run = drive(st, api, on_kubelet_synced(st));
+  KubeletRun run = drive(st, api, on_kubelet_synced(st));
   CHECK(api.calls == std::vector<std::string>{
                          "create Service kube-system/kubelet", "create Endpoints kube-system/kubelet",
                          "update Endpoints kube-system/kubelet", "create EndpointSlice kube-system/kubelet-ipv4-0"});
@@ -270,9 +271,9 @@ TEST_CASE("the kubelet machine's error classes: retry the call, retry the reconc
   on_kubelet_event(st, event(node("a", "10.0.0.1"), EventType::resync));
   SECTION("503: a backoff, then the same write") {
     api.fail_next["create Service"] = 503;
-    Run run = drive(st, api, on_kubelet_synced(st));
+    KubeletRun run = drive(st, api, on_kubelet_synced(st));
     REQUIRE(run.other.size() == 1);
-    CHECK(run.other[0].type == T::retry);
+    CHECK(run.other[0].type == FxType::retry);
     CHECK(kubelet_stats(st).retrying);
     CHECK(api.objects.empty());
     drive(st, api, on_kubelet_retry(st));
@@ -293,7 +294,7 @@ TEST_CASE("the kubelet machine's error classes: retry the call, retry the reconc
   }
   SECTION("403: logged once, no retry loop") {
     api.fail_next["create Service"] = 403;
-    Run run = drive(st, api, on_kubelet_synced(st));
+    KubeletRun run = drive(st, api, on_kubelet_synced(st));
     CHECK(run.other.empty());
     CHECK_FALSE(kubelet_stats(st).retrying);
     CHECK_FALSE(kubelet_stats(st).in_flight);
@@ -323,7 +324,7 @@ TEST_CASE("only the leader writes, and not past a stale Lease renew", "[actors][
   CHECK(api.objects.size() == 3);
   echo(st, api);
   now = 20'000;  // frozen past the renew deadline
-  Run run = drive(st, api, on_kubelet_event(st, event(node("a", "10.0.0.7", "3"))));
+  KubeletRun run = drive(st, api, on_kubelet_event(st, event(node("a", "10.0.0.7", "3"))));
   CHECK(endpoint_ips(api) == std::vector<std::string>{"10.0.0.1"});
   CHECK(kubelet_stats(st).fenced == 1);
   CHECK_FALSE(kubelet_stats(st).leader);

@@ -12,7 +12,8 @@ using actors_test::yaml_of;
 
 namespace {
 
-const RootKey kAlpha{"mon", "alpha"}, kBeta{"mon", "beta"};
+using actors_test::kAlpha;
+using actors_test::kBeta;
 
 // The scenario, then edits: a monitor change, a Secret rotation, a relabel,
 // a new MetricsInstance, a shard change and a deletion.

@@ -9,7 +9,8 @@ using actors_test::doc;
 
 namespace {
 
-const RootKey kAlpha{"mon", "alpha"}, kBeta{"mon", "beta"};
+using actors_test::kAlpha;
+using actors_test::kBeta;
 
 Pipeline settled_scenario(actors_test::Cluster& c) {
   c.apply_yaml(actors_test::kScenario);

@@ -11,7 +11,7 @@ using actors_test::doc;
 
 namespace {
 
-const RootKey kAlpha{"mon", "alpha"};
+using actors_test::kAlpha;
 const char* kToken = "{apiVersion: v1, kind: Secret, metadata: {name: token, namespace: app1}, stringData: {t: %s}}";
 
 std::string token(const std::string& value) {
@@ -26,11 +26,11 @@ std::string config_of(const Pipeline& p) {
   return "";
 }
 
-struct Run {
+struct GraceRun {
   actors_test::Cluster c;
   Pipeline p;
   std::size_t fed = 0;
-  Run() {
+  GraceRun() {
     c.expire_deletions = false;  // the test sends the expiry itself
     c.apply_yaml(actors_test::kScenario);
     settle();
@@ -45,7 +45,7 @@ struct Run {
 }  // namespace
 
 TEST_CASE("a deleted Secret stays in use, reported, until its grace expiry", "[actors][grace]") {
-  Run r;
+  GraceRun r;
   std::string before = config_of(r.p);
   REQUIRE(before.find("bearer_token: s3cret") != std::string::npos);
   r.c.add(doc(token("s3cret")), EventType::deleted);

@@ -15,7 +15,7 @@ using actors_test::doc;
 
 namespace {
 
-const RootKey kAlpha{"mon", "alpha"};
+using actors_test::kAlpha;
 
 std::string agent_yaml(std::size_t annotation_bytes) {
   return R"(

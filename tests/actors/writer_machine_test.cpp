@@ -10,7 +10,7 @@ using namespace actors::core;
 
 namespace {
 
-const RootKey kAlpha{"mon", "alpha"};
+using actors_test::kAlpha;
 
 RootOutputPtr output(const std::string& value) {
   auto out = std::make_shared<RootOutput>();

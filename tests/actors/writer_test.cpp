@@ -11,7 +11,7 @@ using actors_test::doc;
 
 namespace {
 
-const RootKey kAlpha{"mon", "alpha"};
+using actors_test::kAlpha;
 
 std::vector<model::Value> render_alpha(const std::string& shards) {
   actors_test::Cluster c;

@@ -25,7 +25,7 @@ TargetList job_targets(const std::string& job, int n, std::vector<std::pair<std:
   return out;
 }
 
-std::unique_ptr<Strategy> strategy(const std::string& name) {
+std::unique_ptr<Strategy> named_strategy(const std::string& name) {
   StrategyConfig c;
   c.name = name;
   return make_strategy(c);
@@ -46,7 +46,7 @@ std::map<std::string, std::size_t> loads(const Allocator& a) {
 TEST_CASE("only Ready collectors past the grace period receive targets", "[allocation]") {
   const TimePoint t0{std::chrono::hours(1000)};
   ManualClock clock(t0 + 60s);
-  Allocator a(strategy("consistent-hashing"), {.ready_grace = 60s}, clock);
+  Allocator a(named_strategy("consistent-hashing"), {.ready_grace = 60s}, clock);
   a.set_targets(job_targets("web", 300));
   CHECK(a.unassigned() == 300);  // no collector yet: kept, not lost
   a.set_collectors({ready("c1", t0), ready("c2", t0 + 50s), {"c3", "", false, t0}});
@@ -71,7 +71,7 @@ TEST_CASE("only Ready collectors past the grace period receive targets", "[alloc
 
 TEST_CASE("the per-collector per-job index matches a scan and versions track contents", "[allocation]") {
   ManualClock clock;
-  Allocator a(strategy("least-weighted"), {}, clock);
+  Allocator a(named_strategy("least-weighted"), {}, clock);
   a.set_collectors({ready("c1", {}), ready("c2", {}), ready("c3", {})});
   auto targets = job_targets("api", 60);
   auto db = job_targets("db", 30);

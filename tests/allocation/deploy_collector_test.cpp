@@ -31,7 +31,7 @@ using testutil::at;
 namespace {
 
 const char* kNs = "observability";
-const int kCollectors = 3;
+const int kCollectorReplicas = 3;
 
 // The documents of a deploy/ file, keyed "Kind/name".
 std::map<std::string, Value> objects(const std::string& relative) {
@@ -77,7 +77,7 @@ struct Cluster {
     api.start();
     for (const char* ns : {kNs, "shop"})
       sim.create("namespaces", std::string(R"({"metadata": {"name": ")") + ns + "\"}}", "");
-    for (int i = 0; i < kCollectors; ++i) {
+    for (int i = 0; i < kCollectorReplicas; ++i) {
       Value pod = model::parse_json(R"({"apiVersion": "v1", "kind": "Pod", "spec": {"containers": [{"name": "c",
         "image": "otel"}]}})");
       pod.set("metadata", Value::obj({{"name", "otel-collector-" + std::to_string(i)}, {"labels", collector_labels}}));
@@ -125,7 +125,7 @@ TEST_CASE("the example collectors' receiver configs reach every target through t
   // default HTTP port (they share its namespace).
   REQUIRE(at(ta_service, "spec.ports").as_array().at(0).find("port")->as_int() == 80);
   const Value& sts = example.at("StatefulSet/otel-collector");
-  CHECK(at(sts, "spec.replicas").as_int() == kCollectors);
+  CHECK(at(sts, "spec.replicas").as_int() == kCollectorReplicas);
   Cluster cluster(at(sts, "spec.template.metadata.labels"));
   const std::string ta_config =
       ta_objects.at("ConfigMap/target-allocator").find("data")->find("targetallocator.yaml")->as_string();
@@ -145,7 +145,7 @@ TEST_CASE("the example collectors' receiver configs reach every target through t
     auto collected = [&] {
       std::multiset<std::string> all;
       const std::set<std::string> jobs = http_test::job_names(fetch(ta.port(), endpoint + "/scrape_configs"));
-      for (int i = 0; i < kCollectors; ++i) {
+      for (int i = 0; i < kCollectorReplicas; ++i) {
         std::string id =
             expand_pod_name(at(receiver, "collector_id").as_string(), "otel-collector-" + std::to_string(i));
         for (const std::string& job : jobs)
@@ -172,7 +172,7 @@ TEST_CASE("the example collectors' receiver configs reach every target through t
       const std::string url = at(job, "http_sd_configs").as_array().at(0).find("url")->as_string();
       auto collected = [&] {
         std::multiset<std::string> all;
-        for (int i = 0; i < kCollectors; ++i)
+        for (int i = 0; i < kCollectorReplicas; ++i)
           for (const std::string& t :
                http_test::addresses(fetch(ta.port(), expand_pod_name(url, "otel-collector-" + std::to_string(i)))))
             all.insert(t);

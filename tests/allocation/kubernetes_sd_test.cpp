@@ -8,6 +8,7 @@
 #include "http_fixtures.hpp"
 #include "k8s/sim/server.hpp"
 #include "tests/k8s/sim/sim_fixture.hpp"
+#include "tests/scratch.hpp"
 
 using namespace http_test;
 
@@ -32,19 +33,13 @@ std::set<std::string> keys(const std::map<std::string, std::map<std::string, std
   return out;
 }
 
-std::string write_file(const std::string& name, const std::string& text) {
-  auto path = std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
-  std::ofstream(path) << text;
-  return path.string();
-}
-
-const char* kEndpoints = R"({"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "%s"},
+const char* kEndpointsTemplate = R"({"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "%s"},
   "subsets": [{"addresses": [{"ip": "%s", "targetRef": {"kind": "Pod", "name": "web-1", "namespace": "default"}}],
                "ports": [{"name": "http", "port": 8080, "protocol": "TCP"}]}]})";
 
 std::string endpoints(const std::string& name, const std::string& ip) {
   char buf[512];
-  std::snprintf(buf, sizeof buf, kEndpoints, name.c_str(), ip.c_str());
+  std::snprintf(buf, sizeof buf, kEndpointsTemplate, name.c_str(), ip.c_str());
   return buf;
 }
 
@@ -59,8 +54,8 @@ TEST_CASE("target-allocator serves kubernetes_sd endpoints targets from a watche
   simtest::SimFixture sim;
   k8s::sim::Server api(sim.cluster, {});
   api.start();
-  const auto kubeconfig = write_file("ta-sd-kubeconfig", api.kubeconfig());
-  const auto config = write_file("ta-sd-config.yaml", R"(allocation_strategy: consistent-hashing
+  const auto kubeconfig = testutil::write_temp_file("ta-sd-kubeconfig", api.kubeconfig());
+  const auto config = testutil::write_temp_file("ta-sd-config.yaml", R"(allocation_strategy: consistent-hashing
 filter_strategy: relabel-config
 collectors: [c1, c2]
 config:

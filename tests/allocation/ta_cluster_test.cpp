@@ -10,18 +10,13 @@
 #include "k8s/sim/server.hpp"
 #include "ta_runtime_fixture.hpp"
 #include "tests/k8s/sim/sim_fixture.hpp"
+#include "tests/scratch.hpp"
 
 using namespace http_test;
 
 namespace {
 
 using testutil::eventually;
-
-std::string write_file(const std::string& name, const std::string& text) {
-  auto path = std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
-  std::ofstream(path) << text;
-  return path.string();
-}
 
 // The allocator in-process, watching `api` through a kubeconfig file.
 struct Allocator {
@@ -32,7 +27,8 @@ struct Allocator {
   Allocator(k8s::sim::Server& api, const std::string& config_text,
             const std::function<void(actors::ta::RuntimeOptions&)>& tweak = {},
             const std::string& kubeconfig_text = "") {
-    kubeconfig = write_file("ta-cluster-kubeconfig", kubeconfig_text.empty() ? api.kubeconfig() : kubeconfig_text);
+    kubeconfig = testutil::write_temp_file("ta-cluster-kubeconfig",
+                                           kubeconfig_text.empty() ? api.kubeconfig() : kubeconfig_text);
     rt = std::make_unique<ta_test::Runtime>(config_text, [&](actors::ta::RuntimeOptions& o) {
       o.kubeconfig_path = kubeconfig;
       if (tweak) tweak(o);

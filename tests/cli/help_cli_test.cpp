@@ -8,15 +8,12 @@
 #include <vector>
 
 #include "../scratch.hpp"
+#include "bin_path.hpp"
 #include "k8s/sim/process.hpp"
 
 namespace {
 
 using Argv = std::vector<std::string>;
-
-std::string bin(const std::string& name) {
-  return std::string(AO_BIN_DIR) + "/" + name;
-}
 
 // Each flag entry of a help text ("  --name, -alias VALUE") must be
 // followed by a description line that ends with "(default ...)".
@@ -60,7 +57,7 @@ TEST_CASE("every program and subcommand answers --help, -h and help with every f
                                    {"simcluster", "help"}};
   for (Argv argv : forms) {
     INFO(argv[0] << " " << argv[1] << " " << (argv.size() > 2 ? argv[2] : ""));
-    argv[0] = bin(argv[0]);
+    argv[0] = testutil::bin(argv[0]);
     auto r = k8s::sim::run(argv);
     CHECK(r.code == 0);
     CHECK(r.out.rfind("usage: ", 0) == 0);
@@ -68,20 +65,20 @@ TEST_CASE("every program and subcommand answers --help, -h and help with every f
     check_every_flag_documented(r.out);
   }
   for (const Argv& top : {Argv{"help"}, Argv{"--help"}, Argv{"-h"}}) {
-    Argv argv{bin("agent-operator")};
+    Argv argv{testutil::bin("agent-operator")};
     argv.insert(argv.end(), top.begin(), top.end());
     auto r = k8s::sim::run(argv);
     CHECK(r.code == 0);
     for (const char* cmd : {"render", "run", "demo", "replay", "version", "help"})
       CHECK(r.out.find("\n  " + std::string(cmd) + " ") != std::string::npos);
   }
-  auto run_help = k8s::sim::run({bin("agent-operator"), "run", "--help"});
+  auto run_help = k8s::sim::run({testutil::bin("agent-operator"), "run", "--help"});
   for (const char* text : {"--metrics-listen-address, --listen, --listen-addr HOST:PORT", "(default :8080)",
                            "--health-listen-address", "--kubeconfig, --kubeconfig-path FILE", "--log-level, -log.level",
                            "--journal-max-size SIZE", "(default 64Mi)", "--journal-max-files N", "(default 5)",
                            "--upstream-compat", "--listen-host", "--listen-port", "--kubelet-service NS/NAME"})
     CHECK(run_help.out.find(text) != std::string::npos);
-  auto ta_help = k8s::sim::run({bin("target-allocator"), "--help"});
+  auto ta_help = k8s::sim::run({testutil::bin("target-allocator"), "--help"});
   for (const char* text : {"--listen-addr, --listen HOST:PORT", "--kubeconfig-path, --kubeconfig FILE",
                            "--leader-elect-lease-duration, --lease-duration D", "/-/ready"})
     CHECK(ta_help.out.find(text) != std::string::npos);
@@ -113,14 +110,14 @@ TEST_CASE("usage errors exit 2 and name the flag", "[cli][help]") {
       {{"simcluster", "--kubeconfig-out", "/dev/null", "--nope"}, "unknown flag \"--nope\""},
   };
   for (Case c : cases) {
-    c.argv[0] = bin(c.argv[0]);
+    c.argv[0] = testutil::bin(c.argv[0]);
     auto r = k8s::sim::run(c.argv);
     INFO(c.argv[1] << ": " << r.err);
     CHECK(r.code == 2);
     CHECK(r.err.find(c.error) != std::string::npos);
     CHECK(r.err.find("--help") != std::string::npos);  // where to read more
   }
-  auto bare = k8s::sim::run({bin("agent-operator")});
+  auto bare = k8s::sim::run({testutil::bin("agent-operator")});
   CHECK(bare.code == 2);
   CHECK(bare.err.find("usage: agent-operator") != std::string::npos);
 }

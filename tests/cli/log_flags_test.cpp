@@ -9,16 +9,13 @@
 #include <vector>
 
 #include "../scratch.hpp"
+#include "bin_path.hpp"
 #include "k8s/sim/cluster.hpp"
 #include "k8s/sim/process.hpp"
 #include "k8s/sim/server.hpp"
 #include "model/parse.hpp"
 
 namespace {
-
-std::string bin(const std::string& name) {
-  return std::string(AO_BIN_DIR) + "/" + name;
-}
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -61,17 +58,20 @@ TEST_CASE("a bad log level or format is a usage error naming the flag", "[cli][l
     std::string error;
   };
   const std::vector<Case> cases = {
-      {{bin("agent-operator"), "run", "--log-level", "verbose"}, "--log-level: \"verbose\" is not a log level"},
-      {{bin("agent-operator"), "run", "-log.level=loud"}, "-log.level: \"loud\" is not a log level"},
-      {{bin("agent-operator"), "demo", "--log-format", "xml"}, "--log-format: \"xml\" is not a log format"},
-      {{bin("agent-operator"), "run", "-log.format", "console"}, "-log.format: \"console\" is not a log format"},
-      {{bin("agent-operator"), "replay", "j.jsonl", "--log-level", "trace"}, "--log-level: \"trace\""},
-      {{bin("target-allocator"), "--config-file", ta_config, "--log-level", "verbose"},
+      {{testutil::bin("agent-operator"), "run", "--log-level", "verbose"},
        "--log-level: \"verbose\" is not a log level"},
-      {{bin("target-allocator"), "--config-file", ta_config, "-log.format", "xml"},
+      {{testutil::bin("agent-operator"), "run", "-log.level=loud"}, "-log.level: \"loud\" is not a log level"},
+      {{testutil::bin("agent-operator"), "demo", "--log-format", "xml"}, "--log-format: \"xml\" is not a log format"},
+      {{testutil::bin("agent-operator"), "run", "-log.format", "console"},
+       "-log.format: \"console\" is not a log format"},
+      {{testutil::bin("agent-operator"), "replay", "j.jsonl", "--log-level", "trace"}, "--log-level: \"trace\""},
+      {{testutil::bin("target-allocator"), "--config-file", ta_config, "--log-level", "verbose"},
+       "--log-level: \"verbose\" is not a log level"},
+      {{testutil::bin("target-allocator"), "--config-file", ta_config, "-log.format", "xml"},
        "-log.format: \"xml\" is not a log format"},
-      {{bin("target-allocator"), "replay", "j.jsonl", "-log.level", "x"}, "-log.level: \"x\" is not a log level"},
-      {{bin("simcluster"), "--kubeconfig-out", "/dev/null", "--log-format", "yaml"},
+      {{testutil::bin("target-allocator"), "replay", "j.jsonl", "-log.level", "x"},
+       "-log.level: \"x\" is not a log level"},
+      {{testutil::bin("simcluster"), "--kubeconfig-out", "/dev/null", "--log-format", "yaml"},
        "--log-format: \"yaml\" is not a log format"},
   };
   for (const Case& c : cases) {
@@ -87,8 +87,8 @@ TEST_CASE("agent-operator logs JSON or logfmt to stderr, filtered by upstream's 
   NoCrdsCluster sim;
   const std::string& kc = sim.kubeconfig;
   // JSON at warn: every line is an object with the fixed keys, and no info.
-  auto json = k8s::sim::run({bin("agent-operator"), "run", "--listen=0", "--kubeconfig", kc, "--sync-timeout", "1s",
-                             "-log.level=warn", "-log.format=json"});
+  auto json = k8s::sim::run({testutil::bin("agent-operator"), "run", "--listen=0", "--kubeconfig", kc, "--sync-timeout",
+                             "1s", "-log.level=warn", "-log.format=json"});
   INFO(json.err);
   CHECK(json.code == 1);
   auto lines = lines_of(json.err);
@@ -103,15 +103,15 @@ TEST_CASE("agent-operator logs JSON or logfmt to stderr, filtered by upstream's 
   CHECK(levels["warn"] > 0);   // the informers' retries
   CHECK(levels["error"] > 0);  // the sync timeout
   // logfmt (the default) at upstream's "all": the debug lines are there too.
-  auto logfmt = k8s::sim::run(
-      {bin("agent-operator"), "run", "--listen=0", "--kubeconfig", kc, "--sync-timeout", "1s", "-log.level", "all"});
+  auto logfmt = k8s::sim::run({testutil::bin("agent-operator"), "run", "--listen=0", "--kubeconfig", kc,
+                               "--sync-timeout", "1s", "-log.level", "all"});
   CHECK(logfmt.code == 1);
   for (const auto& l : lines_of(logfmt.err)) CHECK(l.rfind("ts=", 0) == 0);
   CHECK(logfmt.err.find(" level=debug component=operator msg=authentication method=none") != std::string::npos);
   CHECK(logfmt.err.find(" level=info component=operator msg=\"cluster configuration loaded\"") != std::string::npos);
   // none: nothing at all.
-  auto none = k8s::sim::run(
-      {bin("agent-operator"), "run", "--listen=0", "--kubeconfig", kc, "--sync-timeout", "1s", "--log-level", "none"});
+  auto none = k8s::sim::run({testutil::bin("agent-operator"), "run", "--listen=0", "--kubeconfig", kc, "--sync-timeout",
+                             "1s", "--log-level", "none"});
   CHECK(none.code == 1);
   CHECK(none.err.empty());
 }
@@ -119,7 +119,7 @@ TEST_CASE("agent-operator logs JSON or logfmt to stderr, filtered by upstream's 
 TEST_CASE("a retry loop's identical errors are logged once per kind, then with a count", "[cli][log]") {
   NoCrdsCluster sim;
   auto r = k8s::sim::run(
-      {bin("agent-operator"), "run", "--listen=0", "--kubeconfig", sim.kubeconfig, "--sync-timeout", "2s"});
+      {testutil::bin("agent-operator"), "run", "--listen=0", "--kubeconfig", sim.kubeconfig, "--sync-timeout", "2s"});
   INFO(r.err);
   CHECK(r.code == 1);
   auto lines = lines_of(r.err);
@@ -138,7 +138,7 @@ TEST_CASE("target-allocator and simcluster accept the log flags", "[cli][log]") 
   testutil::TempDir dir("ao-logflags");
   const std::string config = dir.write("ta.yaml", "collectors: [c1]\n");
   k8s::sim::Child ta({"sh", "-c",
-                      "exec " + bin("target-allocator") + " --config-file " + config +
+                      "exec " + testutil::bin("target-allocator") + " --config-file " + config +
                           " --listen-addr 127.0.0.1:0 -log.level debug -log.format json 2>" + dir.file("ta.err")});
   REQUIRE(ta.read_until([](const std::string& out) { return out.find("listening on") != std::string::npos; },
                         std::chrono::seconds(30)));
@@ -149,8 +149,8 @@ TEST_CASE("target-allocator and simcluster accept the log flags", "[cli][log]") 
   CHECK(dir.read("ta.err").find("\"component\":\"config\",\"msg\":\"loaded\"") != std::string::npos);
 
   k8s::sim::Child sim({"sh", "-c",
-                       "exec " + bin("simcluster") + " --listen 127.0.0.1:0 --kubeconfig-out " + dir.file("kc") +
-                           " --log-level warn --log-format json"});
+                       "exec " + testutil::bin("simcluster") + " --listen 127.0.0.1:0 --kubeconfig-out " +
+                           dir.file("kc") + " --log-level warn --log-format json"});
   REQUIRE(sim.read_until([](const std::string& out) { return out.find("listening on") != std::string::npos; },
                          std::chrono::seconds(30)));
   CHECK(sim.terminate() == 0);

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "../scratch.hpp"
+#include "bin_path.hpp"
 #include "k8s/sim/process.hpp"
 #include "model/build_info.hpp"
 
@@ -23,10 +24,6 @@ namespace {
 
 const std::string kVersion = AO_EXPECTED_VERSION;
 const std::string kRevision = AO_EXPECTED_REVISION;
-
-std::string bin(const std::string& name) {
-  return std::string(AO_BIN_DIR) + "/" + name;
-}
 
 std::string expected_line(const std::string& binary) {
   return binary + " version " + kVersion + " (revision " + kRevision + ")\n";
@@ -73,13 +70,13 @@ TEST_CASE("every binary prints the same version line for each version flag", "[c
       {"simcluster", {"--version", "-version"}}};
   for (const auto& [binary, flags] : cases)
     for (const auto& flag : flags) {
-      auto r = k8s::sim::run({bin(binary), flag});
+      auto r = k8s::sim::run({testutil::bin(binary), flag});
       INFO(binary << " " << flag << ": " << r.err);
       CHECK(r.code == 0);
       CHECK(r.out == expected_line(binary));
     }
   // Other flags around it do not matter: the version is printed, nothing runs.
-  auto r = k8s::sim::run({bin("target-allocator"), "--config-file", "/nonexistent", "--version"});
+  auto r = k8s::sim::run({testutil::bin("target-allocator"), "--config-file", "/nonexistent", "--version"});
   CHECK(r.code == 0);
   CHECK(r.out == expected_line("target-allocator"));
 }
@@ -93,7 +90,7 @@ TEST_CASE("agent-operator run serves agent_operator_build_info on /metrics", "[c
                                 "'}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\n"
                                 "users: [{name: u, user: {}}]\n");
   const int port = testutil::unused_port();
-  k8s::sim::Child op({bin("agent-operator"), "run", "--kubeconfig", kc.string(), "--listen",
+  k8s::sim::Child op({testutil::bin("agent-operator"), "run", "--kubeconfig", kc.string(), "--listen",
                       "127.0.0.1:" + std::to_string(port), "--sync-timeout", "60s"});
   check_build_info(get_metrics(port), "agent_operator_build_info");
   CHECK(op.terminate() == 0);
@@ -102,7 +99,8 @@ TEST_CASE("agent-operator run serves agent_operator_build_info on /metrics", "[c
 
 TEST_CASE("target-allocator serves target_allocator_build_info on /metrics", "[cli][version]") {
   const auto config = temp_file("ta.yaml", "collectors: [c1]\n");
-  k8s::sim::Child ta({bin("target-allocator"), "--config-file", config.string(), "--listen-addr", "127.0.0.1:0"});
+  k8s::sim::Child ta(
+      {testutil::bin("target-allocator"), "--config-file", config.string(), "--listen-addr", "127.0.0.1:0"});
   std::smatch m;
   const std::regex listening(R"(listening on http://127\.0\.0\.1:(\d+))");
   REQUIRE(ta.read_until([&](const std::string& out) { return std::regex_search(out, m, listening); },

@@ -18,23 +18,19 @@
 
 #include "../scratch.hpp"
 #include "actors/core/journal_file.hpp"
+#include "bin_path.hpp"
 #include "k8s/sim/cluster.hpp"
 #include "k8s/sim/process.hpp"
 #include "k8s/sim/server.hpp"
 
-namespace {
-
-std::string bin() {
-  return std::string(AO_BIN_DIR) + "/agent-operator";
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("demo reconciles the examples and kubectl sees the result", "[e2e][cli]") {
   testutil::TempDir dir("ao-cli");
   std::string kc = dir.file("demo.kubeconfig");
   // The report on stdout, the log on stderr: read both.
-  k8s::sim::Child demo({"sh", "-c", "exec " + bin() + " demo --for 60s --kubeconfig-out " + kc + " 2>&1"});
+  k8s::sim::Child demo(
+      {"sh", "-c", "exec " + testutil::operator_bin() + " demo --for 60s --kubeconfig-out " + kc + " 2>&1"});
   REQUIRE(demo.read_until([](const std::string& out) { return out.find("running for") != std::string::npos; },
                           std::chrono::seconds(60)));
   CHECK(demo.output().find("level=info component=writer msg=created object=\"StatefulSet "
@@ -77,13 +73,13 @@ TEST_CASE("demo reconciles the examples and kubectl sees the result", "[e2e][cli
 }
 
 TEST_CASE("run explains a missing kubeconfig and unknown flags", "[e2e][cli]") {
-  auto missing = k8s::sim::run({bin(), "run", "--kubeconfig", "/nonexistent/kubeconfig"});
+  auto missing = k8s::sim::run({testutil::operator_bin(), "run", "--kubeconfig", "/nonexistent/kubeconfig"});
   CHECK(missing.code == 2);
   CHECK(missing.err.find("/nonexistent/kubeconfig") != std::string::npos);
-  auto unknown = k8s::sim::run({bin(), "run", "--no-such-flag"});
+  auto unknown = k8s::sim::run({testutil::operator_bin(), "run", "--no-such-flag"});
   CHECK(unknown.code == 2);
   CHECK(unknown.err.find("--no-such-flag") != std::string::npos);
-  auto dur = k8s::sim::run({bin(), "demo", "--debounce", "soon"});
+  auto dur = k8s::sim::run({testutil::operator_bin(), "demo", "--debounce", "soon"});
   CHECK(dur.code == 2);
   CHECK(dur.err.find("--debounce") != std::string::npos);
 }
@@ -140,7 +136,8 @@ TEST_CASE("run exits 1, without crashing, when the API server is unreachable", "
   testutil::TempDir dir("ao-cli");
   std::string kc = closed_kubeconfig(dir, testutil::unused_port());
   for (const char* listen : {"0", "127.0.0.1:0"}) {
-    std::vector<std::string> argv{bin(), "run", "--kubeconfig", kc, "--sync-timeout", "2s", "--listen", listen};
+    std::vector<std::string> argv{testutil::operator_bin(), "run", "--kubeconfig", kc,
+                                  "--sync-timeout",         "2s",  "--listen",     listen};
     auto r = k8s::sim::run(argv);
     INFO(r.err);
     CHECK(r.code == 1);
@@ -165,7 +162,7 @@ TEST_CASE("run names the kinds that never listed and why, when the CRDs are miss
   server.start();
   std::string kc = dir.file("nocrds.kubeconfig");
   std::ofstream(kc) << server.kubeconfig();
-  auto r = k8s::sim::run({bin(), "run", "--listen=0", "--kubeconfig", kc, "--sync-timeout", "2s"});
+  auto r = k8s::sim::run({testutil::operator_bin(), "run", "--listen=0", "--kubeconfig", kc, "--sync-timeout", "2s"});
   INFO(r.err);
   CHECK(r.code == 1);
   CHECK(r.err.find("msg=\"informers did not sync in time; exiting\" sync_timeout_ms=2000") != std::string::npos);
@@ -182,8 +179,8 @@ TEST_CASE("run names the kinds that never listed and why, when the CRDs are miss
 
 TEST_CASE("run exits 0 on SIGTERM before its informers have synced", "[e2e][cli]") {
   testutil::TempDir dir("ao-cli");
-  k8s::sim::Child op({bin(), "run", "--listen=0", "--kubeconfig", closed_kubeconfig(dir, testutil::unused_port()),
-                      "--sync-timeout", "60s"});
+  k8s::sim::Child op({testutil::operator_bin(), "run", "--listen=0", "--kubeconfig",
+                      closed_kubeconfig(dir, testutil::unused_port()), "--sync-timeout", "60s"});
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // well into the informers' retries
   auto asked = std::chrono::steady_clock::now();
   CHECK(op.terminate() == 0);
@@ -192,17 +189,17 @@ TEST_CASE("run exits 0 on SIGTERM before its informers have synced", "[e2e][cli]
 
 TEST_CASE("replay reports unreadable and corrupt journals", "[e2e][cli]") {
   testutil::TempDir dir("ao-cli");
-  auto missing = k8s::sim::run({bin(), "replay", dir.file("absent.jsonl")});
+  auto missing = k8s::sim::run({testutil::operator_bin(), "replay", dir.file("absent.jsonl")});
   CHECK(missing.code == 2);
   CHECK(missing.err.find("absent.jsonl") != std::string::npos);
   std::string corrupt = dir.file("corrupt.jsonl");
   std::ofstream(corrupt) << "{\"flags\":{},\"format\":\"agent-operator-journal\",\"operator_version\":\"0.1.0\","
                             "\"version\":1}\nnot json\n{}\n";
-  auto bad = k8s::sim::run({bin(), "replay", corrupt});
+  auto bad = k8s::sim::run({testutil::operator_bin(), "replay", corrupt});
   CHECK(bad.code == 2);
   CHECK(bad.err.find("corrupt.jsonl") != std::string::npos);
   CHECK(bad.err.find("line 2") != std::string::npos);
-  auto until = k8s::sim::run({bin(), "replay", corrupt, "--until", "x"});
+  auto until = k8s::sim::run({testutil::operator_bin(), "replay", corrupt, "--until", "x"});
   CHECK(until.code == 2);
 }
 
@@ -212,8 +209,9 @@ TEST_CASE("run refuses a journal another process holds", "[e2e][cli]") {
   actors::core::FileJournalOptions o;
   o.path = journal;
   actors::core::FileJournal held(o);  // this test process is the other operator
-  auto r = k8s::sim::run({bin(), "run", "--listen=0", "--kubeconfig", closed_kubeconfig(dir, testutil::unused_port()),
-                          "--journal", journal, "--sync-timeout", "20s"});
+  auto r =
+      k8s::sim::run({testutil::operator_bin(), "run", "--listen=0", "--kubeconfig",
+                     closed_kubeconfig(dir, testutil::unused_port()), "--journal", journal, "--sync-timeout", "20s"});
   INFO(r.err);
   CHECK(r.code == 1);
   CHECK(r.err.find("journal " + journal + " is in use by process " + std::to_string(::getpid())) != std::string::npos);
@@ -239,11 +237,11 @@ TEST_CASE("replay rejects non-journal input fast and in bounded memory", "[e2e][
         std::pair{make("one-line.json", "{\"format\":"), std::string("not an agent-operator journal")},
         std::pair{make("long-line.jsonl", header + "{\"kind\":\""), std::string("line 2: line longer than")}}) {
     INFO(path);
-    auto r = k8s::sim::run({bin(), "replay", path});
+    auto r = k8s::sim::run({testutil::operator_bin(), "replay", path});
     CHECK(r.code == 2);
     CHECK(r.err.find(path) != std::string::npos);
     CHECK(r.err.find(message) != std::string::npos);
-    Measured m = run_measured({bin(), "replay", path});
+    Measured m = run_measured({testutil::operator_bin(), "replay", path});
     CHECK(m.code == 2);
     CHECK(m.seconds < 3.0);
     CHECK(m.max_rss_kib < 100 * 1024);  // reading the 1 GiB file whole would need ten times that
@@ -259,16 +257,16 @@ TEST_CASE("replay refuses a journal without a base state unless --partial", "[e2
                             "{\"kind\":\"Namespace\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Namespace\","
                             "\"metadata\":{\"name\":\"shop\"}},\"seq\":41,\"time\":\"2024-05-01T12:00:00.000Z\","
                             "\"type\":\"ADDED\"}\n";
-  auto refused = k8s::sim::run({bin(), "replay", rotated});
+  auto refused = k8s::sim::run({testutil::operator_bin(), "replay", rotated});
   CHECK(refused.code == 2);
   CHECK(refused.out.empty());
   CHECK(refused.err.find("no base state") != std::string::npos);
   CHECK(refused.err.find("seq 41") != std::string::npos);
   CHECK(refused.err.find("--partial") != std::string::npos);
-  auto partial = k8s::sim::run({bin(), "replay", rotated, "--partial"});
+  auto partial = k8s::sim::run({testutil::operator_bin(), "replay", rotated, "--partial"});
   CHECK(partial.code == 0);
   CHECK(partial.err.find("level=warn component=replay msg=") != std::string::npos);
-  auto help = k8s::sim::run({bin(), "replay", "--help"});
+  auto help = k8s::sim::run({testutil::operator_bin(), "replay", "--help"});
   CHECK(help.code == 0);
   CHECK(help.out.find("JOURNAL.N ...") != std::string::npos);
   CHECK(help.out.find("--partial") != std::string::npos);

@@ -62,7 +62,7 @@ std::string prometheus_config(const model::Value& metrics) {
   return {};
 }
 
-actors::EventPtr endpoints_of(const sd::StandinPods& pods) {
+actors::EventPtr grafana_agent_endpoints(const sd::StandinPods& pods) {
   return std::make_shared<const actors::core::Event>(actors::core::make_event(
       1, 0, actors::core::EventType::added, sd::standin_endpoints("monitoring", "grafana-agent", pods.addresses())));
 }
@@ -92,7 +92,7 @@ TEST_CASE("Prometheus scrapes through an IntegrationMonitor job and sees exactly
   pods[1].body = sd::standin_sd_body_for(ds, "node-2");
   pods[2].body = sd::standin_sd_body_for(deploy, "grafana-agent-integrations-deploy-0");
   sd::StandinPods standins(pods);
-  caf::anon_send(sd, actors::event_atom::value, endpoints_of(standins));
+  caf::anon_send(sd, actors::event_atom::value, grafana_agent_endpoints(standins));
 
   auto dir = std::filesystem::temp_directory_path() / ("ao-prom-sd-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);

@@ -8,14 +8,11 @@
 
 #include "../eventually.hpp"
 #include "../scratch.hpp"
+#include "bin_path.hpp"
 #include "k8s/sim/process.hpp"
 #include "operator_fixture.hpp"
 
 namespace {
-
-std::string bin() {
-  return std::string(AO_BIN_DIR) + "/agent-operator";
-}
 
 // Selected by the examples' MetricsInstance (namespace shop, instance: primary).
 const char* kBrokenMonitor = R"(apiVersion: monitoring.coreos.com/v1
@@ -44,7 +41,7 @@ TEST_CASE("replay reports invalid members with the reason and exits as render do
     REQUIRE(f.wait_idle());
     f.stop_operator();
   }
-  auto replayed = k8s::sim::run({bin(), "replay", journal});
+  auto replayed = k8s::sim::run({testutil::operator_bin(), "replay", journal});
   INFO(replayed.err);
   CHECK(replayed.code == 1);
   CHECK_FALSE(replayed.out.empty());  // the valid rest is still printed
@@ -55,7 +52,8 @@ TEST_CASE("replay reports invalid members with the reason and exits as render do
   CHECK(replayed.err.find(warning) != std::string::npos);
   // render over the same objects says the same.
   std::string broken = dir.write("broken.yaml", kBrokenMonitor), classed = dir.write("classed.yaml", kClassedMonitor);
-  auto rendered = k8s::sim::run({bin(), "render", "-f", e2e::source_dir() + "/deploy/examples", broken, classed});
+  auto rendered = k8s::sim::run(
+      {testutil::operator_bin(), "render", "-f", e2e::source_dir() + "/deploy/examples", broken, classed});
   CHECK(rendered.code == 1);
   CHECK(("\n" + rendered.err).find(error) != std::string::npos);
   CHECK(("\n" + rendered.err).find(warning) != std::string::npos);
@@ -66,8 +64,8 @@ TEST_CASE("run rotates its journal by --journal-max-size and keeps --journal-max
   std::string journal = dir.file("journal.jsonl");
   e2e::OperatorFixture f({.load_examples = false, .start_operator = false});
   std::string kc = dir.write("kubeconfig", f.server().kubeconfig());
-  k8s::sim::Child op({bin(), "run", "--listen=0", "--kubeconfig", kc, "--journal", journal, "--journal-max-size=4Ki",
-                      "--journal-max-files", "2"});
+  k8s::sim::Child op({testutil::operator_bin(), "run", "--listen=0", "--kubeconfig", kc, "--journal", journal,
+                      "--journal-max-size=4Ki", "--journal-max-files", "2"});
   // Each ServiceMonitor is a journal line of about 2 KiB; a rotated file
   // starts with the state so far, so files double: about 5 rotations.
   const std::string padding(2000, 'x');
@@ -81,7 +79,7 @@ TEST_CASE("run rotates its journal by --journal-max-size and keeps --journal-max
   CHECK(fs::exists(journal + ".1"));
   CHECK_FALSE(fs::exists(journal + ".3"));
   // The rotated set replays on its own: the oldest kept file starts from a base state.
-  auto replayed = k8s::sim::run({bin(), "replay", journal});
+  auto replayed = k8s::sim::run({testutil::operator_bin(), "replay", journal});
   INFO(replayed.err);
   CHECK(replayed.code == 0);
   CHECK(replayed.err.find("files=3") != std::string::npos);

@@ -10,15 +10,12 @@
 #include <iterator>
 
 #include "../scratch.hpp"
+#include "bin_path.hpp"
 #include "k8s/sim/cluster.hpp"
 #include "k8s/sim/process.hpp"
 #include "k8s/sim/server.hpp"
 
 namespace {
-
-std::string bin() {
-  return std::string(AO_BIN_DIR) + "/agent-operator";
-}
 
 // Prints $DIR/token.N on run N when that exists, else $DIR/token; counts runs.
 const char* kPlugin = R"(#!/bin/sh
@@ -44,8 +41,8 @@ std::string exec_kubeconfig(const testutil::TempDir& dir, const std::string& ser
 // the built-in ones proves every list was authenticated (a refused token
 // is a 401 on all of them).
 k8s::sim::RunResult run_operator(const testutil::TempDir& dir, const std::string& kubeconfig) {
-  return k8s::sim::run({"env", "KUBECONFIG=" + dir.path.string() + "/absent:" + kubeconfig, bin(), "run", "--listen=0",
-                        "--sync-timeout", "2s"});
+  return k8s::sim::run({"env", "KUBECONFIG=" + dir.path.string() + "/absent:" + kubeconfig, testutil::operator_bin(),
+                        "run", "--listen=0", "--sync-timeout", "2s"});
 }
 
 // An empty simcluster that takes only `token`.

@@ -39,7 +39,7 @@ std::vector<model::Value> events_with(OperatorFixture& f, const std::string& rea
   return out;
 }
 
-const char* kBrokenMonitor = R"(apiVersion: monitoring.coreos.com/v1
+const char* kBadRegexMonitor = R"(apiVersion: monitoring.coreos.com/v1
 kind: ServiceMonitor
 metadata:
   name: broken
@@ -96,7 +96,7 @@ TEST_CASE("Events name the failing resources and spec.paused, and spec errors ar
   co.metrics = &metrics;
   f.start_operator(co);
   require_converged(f);
-  f.apply_yaml(kBrokenMonitor);
+  f.apply_yaml(kBadRegexMonitor);
   require_converged(f);
   auto warnings = events_with(f, "InvalidMembers");
   REQUIRE(warnings.size() == 1);

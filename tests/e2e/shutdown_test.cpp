@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "bin_path.hpp"
 #include "k8s/sim/process.hpp"
 #include "operator_fixture.hpp"
 #include "tests/eventually.hpp"
@@ -27,10 +28,6 @@ std::string agent_yaml(int i) {
          "      matchLabels: {agent: grafana-agent}\n";
 }
 
-std::string bin() {
-  return std::string(AO_BIN_DIR) + "/agent-operator";
-}
-
 }  // namespace
 
 TEST_CASE("run exits 0 on SIGTERM during a write burst, and a restart converges", "[e2e][shutdown]") {
@@ -42,7 +39,7 @@ TEST_CASE("run exits 0 on SIGTERM during a write burst, and a restart converges"
   std::ofstream(kc) << f.server().kubeconfig();
   const std::size_t before = f.owned().size();
   {
-    k8s::sim::Child op({bin(), "run", "--listen=0", "--kubeconfig", kc, "--journal", journal});
+    k8s::sim::Child op({testutil::operator_bin(), "run", "--listen=0", "--kubeconfig", kc, "--journal", journal});
     // Stop it once the burst has begun, long before it can have finished.
     REQUIRE(testutil::eventually([&] { return f.owned().size() >= before + 20; }, std::chrono::seconds(60)));
     CHECK_FALSE(f.divergence().empty());
@@ -51,10 +48,10 @@ TEST_CASE("run exits 0 on SIGTERM during a write burst, and a restart converges"
     CHECK(std::chrono::steady_clock::now() - asked < std::chrono::seconds(10));
   }
   // Every journal line is whole: replay reads it to the end.
-  std::string cmd = bin() + " replay " + journal + " > /dev/null 2>&1";
+  std::string cmd = testutil::operator_bin() + " replay " + journal + " > /dev/null 2>&1";
   CHECK(std::system(cmd.c_str()) == 0);
   {
-    k8s::sim::Child again({bin(), "run", "--listen=0", "--kubeconfig", kc});
+    k8s::sim::Child again({testutil::operator_bin(), "run", "--listen=0", "--kubeconfig", kc});
     CHECK(testutil::eventually([&] { return f.divergence().empty(); }, std::chrono::seconds(90)));
     CHECK(again.terminate() == 0);
   }

@@ -16,6 +16,7 @@
 
 #include "../eventually.hpp"
 #include "../scratch.hpp"
+#include "bin_path.hpp"
 #include "k8s/sim/process.hpp"
 #include "model/codec.hpp"
 #include "model/object_fields.hpp"
@@ -24,10 +25,6 @@
 using e2e::OperatorFixture;
 
 namespace {
-
-std::string bin() {
-  return std::string(AO_BIN_DIR) + "/agent-operator";
-}
 
 // Upstream's default metrics port is free on every interface (the operator
 // binds 0.0.0.0:8080, as upstream does).
@@ -81,7 +78,7 @@ TEST_CASE("upstream's operator Deployment arguments run unchanged against simclu
   // Nothing else may hold upstream's default port, or this test proves nothing.
   REQUIRE(port_free(8080));
   // The Deployment's args, then the kubeconfig a pod would find in-cluster.
-  k8s::sim::Child op({bin(), "run", "--kubelet-service=default/kubelet", "--kubeconfig", kc});
+  k8s::sim::Child op({testutil::operator_bin(), "run", "--kubelet-service=default/kubelet", "--kubeconfig", kc});
   httplib::Client http("127.0.0.1", 8080);
   REQUIRE(testutil::eventually([&] { return status(http, "/-/ready") == 200; }, std::chrono::seconds(60)));
   CHECK(status(http, "/-/healthy") == 200);
@@ -110,10 +107,11 @@ TEST_CASE("upstream's separate health server serves the health paths, /metrics s
   std::string kc = dir.write("kubeconfig", f.server().kubeconfig());
   int metrics_port = testutil::unused_port(), health_port = testutil::unused_port();
   // Single-dash, as upstream's Go flags are spelled in its Helm chart and docs.
-  k8s::sim::Child op(
-      {bin(), "run", "-kubeconfig=" + kc, "-metrics-listen-address=127.0.0.1:" + std::to_string(metrics_port),
-       "-health-listen-address=127.0.0.1:" + std::to_string(health_port), "-log.level=info", "-log.format=logfmt",
-       "-labels=team=obs", "-agent-selector=", "-listen-host=0.0.0.0", "-listen-port=9443"});
+  k8s::sim::Child op({testutil::operator_bin(), "run", "-kubeconfig=" + kc,
+                      "-metrics-listen-address=127.0.0.1:" + std::to_string(metrics_port),
+                      "-health-listen-address=127.0.0.1:" + std::to_string(health_port), "-log.level=info",
+                      "-log.format=logfmt", "-labels=team=obs", "-agent-selector=", "-listen-host=0.0.0.0",
+                      "-listen-port=9443"});
   httplib::Client metrics("127.0.0.1", metrics_port), health("127.0.0.1", health_port);
   REQUIRE(testutil::eventually([&] { return status(health, "/-/ready") == 200; }, std::chrono::seconds(60)));
   CHECK(status(health, "/-/healthy") == 200);
@@ -143,12 +141,12 @@ TEST_CASE("run --upstream-compat renders as upstream does", "[e2e][cli][upstream
   };
   auto has = [&](const char* text) { return agent_yml().find(text) != std::string::npos; };
   {
-    k8s::sim::Child op({bin(), "run", "--listen=0", "--kubeconfig", kc});
+    k8s::sim::Child op({testutil::operator_bin(), "run", "--listen=0", "--kubeconfig", kc});
     CHECK(testutil::eventually([&] { return has("job_name: serviceMonitor/shop/checkout/0"); }));
     CHECK(has("_labelpresent_"));
     CHECK(op.terminate() == 0);
   }
-  k8s::sim::Child op({bin(), "run", "--listen=0", "--kubeconfig", kc, "--upstream-compat"});
+  k8s::sim::Child op({testutil::operator_bin(), "run", "--listen=0", "--kubeconfig", kc, "--upstream-compat"});
   CHECK(
       testutil::eventually([&] { return has("job_name: serviceMonitor/shop/checkout/0") && !has("_labelpresent_"); }));
   CHECK(op.terminate() == 0);

@@ -22,7 +22,7 @@ namespace {
 
 using Grant = std::tuple<std::string, std::string, std::string>;  // apiGroup, resource, verb
 
-std::string text(const Value* v) {
+std::string string_or_empty(const Value* v) {
   return v && v->is_string() ? v->as_string() : "";
 }
 
@@ -37,7 +37,7 @@ std::vector<Value> example_objects() {
 const Value* find_object(const std::vector<Value>& objects, const std::string& kind, const std::string& ns,
                          const std::string& name) {
   for (const Value& o : objects)
-    if (text(o.find("kind")) == kind && model::meta_string(o, "name") == name &&
+    if (string_or_empty(o.find("kind")) == kind && model::meta_string(o, "name") == name &&
         model::meta_string(o, "namespace") == ns)
       return &o;
   return nullptr;
@@ -47,11 +47,11 @@ const Value* find_object(const std::vector<Value>& objects, const std::string& k
 std::set<Grant> granted_to(const std::vector<Value>& objects, const std::string& ns, const std::string& name) {
   std::set<Grant> out;
   for (const Value& b : objects) {
-    if (text(b.find("kind")) != "ClusterRoleBinding") continue;
+    if (string_or_empty(b.find("kind")) != "ClusterRoleBinding") continue;
     bool bound = false;
     for (const Value& s : b.find("subjects")->as_array())
-      bound = bound || (text(s.find("kind")) == "ServiceAccount" && text(s.find("name")) == name &&
-                        text(s.find("namespace")) == ns);
+      bound = bound || (string_or_empty(s.find("kind")) == "ServiceAccount" &&
+                        string_or_empty(s.find("name")) == name && string_or_empty(s.find("namespace")) == ns);
     const Value* role = find_object(objects, "ClusterRole", "", model::string_at(b, {"roleRef", "name"}));
     if (!bound || !role) continue;
     for (const Value& rule : role->find("rules")->as_array()) {
@@ -74,7 +74,7 @@ void collect_roles(const Value& v, std::set<std::string>& roles) {
   if (!v.is_object()) return;
   for (const auto& [key, child] : v.as_object()) {
     if (key == "kubernetes_sd_configs" && child.is_array())
-      for (const Value& sd : child.as_array()) roles.insert(text(sd.find("role")));
+      for (const Value& sd : child.as_array()) roles.insert(string_or_empty(sd.find("role")));
     collect_roles(child, roles);
   }
 }
@@ -103,7 +103,7 @@ TEST_CASE("the example agents run as a ServiceAccount whose RBAC covers their di
     model::AgentRender r = model::render_agent(inv, agent.obj, model::RenderOptions{});
     for (const auto& [secret, config] : r.configs) collect_roles(config, roles);
     for (const Value& o : r.objects) {
-      std::string kind = text(o.find("kind"));
+      std::string kind = string_or_empty(o.find("kind"));
       if (kind != "StatefulSet" && kind != "DaemonSet" && kind != "Deployment") continue;
       ++workloads;
       std::string ns = model::meta_string(o, "namespace");

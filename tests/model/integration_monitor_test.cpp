@@ -13,7 +13,7 @@ namespace {
 using model::Value;
 using testutil::at;
 
-const std::string kBase = R"(
+const std::string kMonitorBase = R"(
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: GrafanaAgent
 metadata: {name: agent, namespace: mon}
@@ -51,7 +51,8 @@ spec:
   labelLimit: 30
 )";
 
-model::Value render(const std::string& manifests, bool compat = false, std::vector<std::string> warnings = {}) {
+model::Value render_monitor_config(const std::string& manifests, bool compat = false,
+                                   std::vector<std::string> warnings = {}) {
   testutil::ConfigRender r = testutil::render_metrics(testutil::valid_inventory(manifests), compat);
   testutil::require_warnings(r, std::move(warnings));
   return r.config;
@@ -60,17 +61,19 @@ model::Value render(const std::string& manifests, bool compat = false, std::vect
 }  // namespace
 
 TEST_CASE("golden: an IntegrationMonitor job", "[metrics][integrations]") {
-  testutil::check_golden("metrics", "integration_monitor.yaml", model::to_yaml(render(kBase + kMonitor)));
+  testutil::check_golden("metrics", "integration_monitor.yaml",
+                         model::to_yaml(render_monitor_config(kMonitorBase + kMonitor)));
   // Upstream renders no label limits.
-  testutil::check_golden("metrics", "integration_monitor.compat.yaml",
-                         model::to_yaml(render(kBase + kMonitor, true,
-                                               {"IntegrationMonitor ops/infra: spec.labelLimit: not rendered with "
-                                                "--upstream-compat (the Grafana Agent Operator leaves it out); "
-                                                "ignored"})));
+  testutil::check_golden(
+      "metrics", "integration_monitor.compat.yaml",
+      model::to_yaml(render_monitor_config(kMonitorBase + kMonitor, true,
+                                           {"IntegrationMonitor ops/infra: spec.labelLimit: not rendered with "
+                                            "--upstream-compat (the Grafana Agent Operator leaves it out); "
+                                            "ignored"})));
 }
 
 TEST_CASE("an IntegrationMonitor job keeps this agent's targets and labels them", "[metrics][integrations]") {
-  Value cfg = render(kBase + kMonitor);
+  Value cfg = render_monitor_config(kMonitorBase + kMonitor);
   const Value& job = testutil::only_metrics_job(cfg);
   CHECK(at(job, "job_name") == Value("integrationMonitor/ops/infra"));
   CHECK(at(job, "http_sd_configs") ==
@@ -93,7 +96,7 @@ TEST_CASE("an IntegrationMonitor job keeps this agent's targets and labels them"
 TEST_CASE("an IntegrationMonitor that selects nothing still renders its job", "[metrics][integrations]") {
   // Like a ServiceMonitor whose Services do not exist: the rules keep no
   // target until an integration with matching labels appears.
-  Value cfg = render(kBase + R"(
+  Value cfg = render_monitor_config(kMonitorBase + R"(
 ---
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: IntegrationMonitor
@@ -112,7 +115,7 @@ spec: {selector: {matchLabels: {nothing: here}}}
 }
 
 TEST_CASE("the integrations SD URL comes from RenderOptions", "[metrics][integrations]") {
-  auto inv = testutil::valid_inventory(kBase + kMonitor);
+  auto inv = testutil::valid_inventory(kMonitorBase + kMonitor);
   model::RenderOptions opts;
   opts.integrations_sd_url = "https://op.example:8443/operator/api/v1/metrics/integrations/sd?x=1";
   model::AgentRender r = model::render_agent(inv, testutil::only_agent(inv), opts);
@@ -123,7 +126,7 @@ TEST_CASE("the integrations SD URL comes from RenderOptions", "[metrics][integra
 }
 
 TEST_CASE("a bad IntegrationMonitor is left out with a Problem", "[metrics][integrations]") {
-  testutil::ConfigRender r = testutil::render_metrics(testutil::valid_inventory(kBase + R"(
+  testutil::ConfigRender r = testutil::render_metrics(testutil::valid_inventory(kMonitorBase + R"(
 ---
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: IntegrationMonitor

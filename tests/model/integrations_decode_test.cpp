@@ -11,14 +11,14 @@
 
 namespace {
 
-std::vector<std::string> problems(const std::string& yaml) {
+std::vector<std::string> integration_problems(const std::string& yaml) {
   return testutil::inventory_problems(yaml);
 }
 
 }  // namespace
 
 TEST_CASE("MetricsIntegration decode errors name the object and the field", "[decode][integrations]") {
-  auto p = problems(R"(
+  auto p = integration_problems(R"(
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: MetricsIntegration
 metadata: {name: bad, namespace: mon}
@@ -41,7 +41,7 @@ spec:
 }
 
 TEST_CASE("MetricsIntegration spec.type is a string and defaults to normal", "[decode][integrations]") {
-  auto p = problems(R"(
+  auto p = integration_problems(R"(
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: MetricsIntegration
 metadata: {name: typed, namespace: mon}
@@ -94,7 +94,7 @@ spec: {name: mysqld_exporter, config: "just text"}
 }
 
 TEST_CASE("IntegrationMonitor decode errors name the object and the field", "[decode][integrations]") {
-  auto p = problems(R"(
+  auto p = integration_problems(R"(
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: IntegrationMonitor
 metadata: {name: im, namespace: mon}
@@ -117,7 +117,7 @@ spec:
 }
 
 TEST_CASE("the new selectors of GrafanaAgent and MetricsInstance decode", "[decode][integrations]") {
-  auto p = problems(R"(
+  auto p = integration_problems(R"(
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: GrafanaAgent
 metadata: {name: ga, namespace: mon}

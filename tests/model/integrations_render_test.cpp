@@ -18,7 +18,7 @@ namespace {
 using model::Value;
 using testutil::at;
 
-const std::string kAgent = R"(
+const std::string kIntegrationsAgent = R"(
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: GrafanaAgent
 metadata: {name: ga, namespace: mon, uid: ga-uid}
@@ -27,7 +27,7 @@ spec:
   metricsIntegrations: {selector: {matchLabels: {run: 'yes'}}, namespaceSelector: {}}
 )";
 
-const std::string kBoth = kAgent + R"(
+const std::string kBoth = kIntegrationsAgent + R"(
 ---
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: Integration
@@ -138,7 +138,7 @@ TEST_CASE("the integrations Service keeps its contract", "[integrations]") {
 }
 
 TEST_CASE("no integrations means no Service and upstream_compat never renders it", "[integrations]") {
-  model::AgentRender none = testutil::render_only_agent(testutil::valid_inventory(kAgent));
+  model::AgentRender none = testutil::render_only_agent(testutil::valid_inventory(kIntegrationsAgent));
   CHECK_FALSE(find_object(none, "Service", "ga-integrations"));
   model::AgentRender compat = testutil::render_only_agent(testutil::valid_inventory(kBoth), true);
   CHECK_FALSE(find_object(compat, "Service", "ga-integrations"));

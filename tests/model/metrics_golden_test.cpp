@@ -31,11 +31,6 @@ void check_goldens(const std::string& name, const std::string& manifests,
   testutil::check_golden("metrics", name + ".compat.yaml", render_yaml(manifests, true, std::move(compat_warnings)));
 }
 
-std::string compat_ignored(const std::string& object, const std::string& field) {
-  return object + ": " + field +
-         ": not rendered with --upstream-compat (the Grafana Agent Operator leaves it out); ignored";
-}
-
 const std::string kAgent = metrics_agent_yaml("mon", "{instanceSelector: {}}");
 
 const std::string kInstance = testutil::select_all_instance_yaml("name: primary, namespace: mon");
@@ -259,9 +254,9 @@ spec:
   // Upstream: enforced wins whenever set (also an enforced 0), no label
   // limits, and no limits on Probes.
   check_goldens("limits", in,
-                {compat_ignored("ServiceMonitor app/lower-user", "spec.labelLimit"),
-                 compat_ignored("ServiceMonitor app/lower-user", "spec.labelNameLengthLimit"),
-                 compat_ignored("ServiceMonitor app/lower-user", "spec.labelValueLengthLimit")});
+                {testutil::compat_ignored("ServiceMonitor app/lower-user", "spec.labelLimit"),
+                 testutil::compat_ignored("ServiceMonitor app/lower-user", "spec.labelNameLengthLimit"),
+                 testutil::compat_ignored("ServiceMonitor app/lower-user", "spec.labelValueLengthLimit")});
 }
 
 TEST_CASE("golden: ingress Probe", "[metrics]") {
@@ -296,10 +291,10 @@ spec:
 )";
   // Upstream: single-source selector rules with raw regex values, no
   // sharding, no proxy_url, metric relabelings or limits.
-  check_goldens(
-      "ingress_probe", in,
-      {compat_ignored("Probe app/sites", "spec.sampleLimit"), compat_ignored("Probe app/sites", "spec.prober.proxyUrl"),
-       compat_ignored("Probe app/sites", "spec.metricRelabelings")});
+  check_goldens("ingress_probe", in,
+                {testutil::compat_ignored("Probe app/sites", "spec.sampleLimit"),
+                 testutil::compat_ignored("Probe app/sites", "spec.prober.proxyUrl"),
+                 testutil::compat_ignored("Probe app/sites", "spec.metricRelabelings")});
 }
 
 TEST_CASE("the promtool edge-case input renders cleanly", "[metrics]") {

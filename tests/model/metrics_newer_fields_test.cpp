@@ -22,17 +22,12 @@ std::string newer_fields() {
   return testutil::read_text(testutil::source_path("tests/golden/promtool/newer-fields.yaml"));
 }
 
-const std::string kAgent = testutil::metrics_agent_yaml("mon", "{instanceSelector: {}}") +
-                           testutil::select_all_instance_yaml("name: primary, namespace: mon");
-
-std::string compat_ignored(const std::string& object, const std::string& field) {
-  return object + ": " + field +
-         ": not rendered with --upstream-compat (the Grafana Agent Operator leaves it out); ignored";
-}
+const std::string kNewerFieldsAgent = testutil::metrics_agent_yaml("mon", "{instanceSelector: {}}") +
+                                      testutil::select_all_instance_yaml("name: primary, namespace: mon");
 
 // The only ServiceMonitor job of `spec` (flow or block YAML lines under spec:).
 testutil::ConfigRender render_monitor(const std::string& spec, bool compat = false) {
-  return testutil::render_metrics(testutil::valid_inventory(kAgent + R"(
+  return testutil::render_metrics(testutil::valid_inventory(kNewerFieldsAgent + R"(
 ---
 apiVersion: monitoring.coreos.com/v1
 kind: ServiceMonitor
@@ -57,27 +52,28 @@ TEST_CASE("golden: the fields prometheus-operator added after v0.66", "[metrics]
   testutil::ConfigRender compat = testutil::render_metrics(testutil::valid_inventory(newer_fields()), true);
   // Upstream renders none of them, and no oauth2 either.
   const std::string sm = "ServiceMonitor app/slices", pm = "PodMonitor app/ports", probe = "Probe app/sites";
-  testutil::require_warnings(compat, {compat_ignored(sm, "spec.selectorMechanism"),
-                                      compat_ignored(sm, "spec.serviceDiscoveryRole"),
-                                      compat_ignored(sm, "spec.keepDroppedTargets"),
-                                      compat_ignored(sm, "spec.bodySizeLimit"),
-                                      compat_ignored(sm, "spec.scrapeClassicHistograms"),
-                                      compat_ignored(sm, "spec.nativeHistogramBucketLimit"),
-                                      compat_ignored(sm, "spec.endpoints[0].trackTimestampsStaleness"),
-                                      compat_ignored(sm, "spec.endpoints[0].noProxy"),
-                                      compat_ignored(sm, "spec.endpoints[0].proxyConnectHeader"),
-                                      compat_ignored(sm, "spec.endpoints[0].tlsConfig.minVersion"),
-                                      compat_ignored(sm, "spec.endpoints[0].tlsConfig.maxVersion"),
-                                      compat_ignored(sm, "spec.endpoints[0].oauth2"),
-                                      compat_ignored(pm, "spec.selectorMechanism"),
-                                      compat_ignored(pm, "spec.podMetricsEndpoints[0].portNumber"),
-                                      compat_ignored(pm, "spec.podMetricsEndpoints[0].trackTimestampsStaleness"),
-                                      compat_ignored(probe, "spec.params"),
-                                      compat_ignored(probe, "spec.followRedirects"),
-                                      compat_ignored(probe, "spec.enableHttp2"),
-                                      compat_ignored(probe, "spec.keepDroppedTargets"),
-                                      compat_ignored(probe, "spec.prober.proxyUrl"),
-                                      compat_ignored(probe, "spec.prober.noProxy")});
+  testutil::require_warnings(compat,
+                             {testutil::compat_ignored(sm, "spec.selectorMechanism"),
+                              testutil::compat_ignored(sm, "spec.serviceDiscoveryRole"),
+                              testutil::compat_ignored(sm, "spec.keepDroppedTargets"),
+                              testutil::compat_ignored(sm, "spec.bodySizeLimit"),
+                              testutil::compat_ignored(sm, "spec.scrapeClassicHistograms"),
+                              testutil::compat_ignored(sm, "spec.nativeHistogramBucketLimit"),
+                              testutil::compat_ignored(sm, "spec.endpoints[0].trackTimestampsStaleness"),
+                              testutil::compat_ignored(sm, "spec.endpoints[0].noProxy"),
+                              testutil::compat_ignored(sm, "spec.endpoints[0].proxyConnectHeader"),
+                              testutil::compat_ignored(sm, "spec.endpoints[0].tlsConfig.minVersion"),
+                              testutil::compat_ignored(sm, "spec.endpoints[0].tlsConfig.maxVersion"),
+                              testutil::compat_ignored(sm, "spec.endpoints[0].oauth2"),
+                              testutil::compat_ignored(pm, "spec.selectorMechanism"),
+                              testutil::compat_ignored(pm, "spec.podMetricsEndpoints[0].portNumber"),
+                              testutil::compat_ignored(pm, "spec.podMetricsEndpoints[0].trackTimestampsStaleness"),
+                              testutil::compat_ignored(probe, "spec.params"),
+                              testutil::compat_ignored(probe, "spec.followRedirects"),
+                              testutil::compat_ignored(probe, "spec.enableHttp2"),
+                              testutil::compat_ignored(probe, "spec.keepDroppedTargets"),
+                              testutil::compat_ignored(probe, "spec.prober.proxyUrl"),
+                              testutil::compat_ignored(probe, "spec.prober.noProxy")});
   testutil::check_golden("metrics", "newer_fields.compat.yaml", model::to_yaml(compat.config));
 }
 
@@ -150,7 +146,7 @@ TEST_CASE("fields the Grafana Agent cannot honour are warnings and the monitor s
 }
 
 TEST_CASE("warnings leave render_all without errors", "[metrics][render]") {
-  model::RenderAll all = testutil::render_all_yaml(kAgent + R"(
+  model::RenderAll all = testutil::render_all_yaml(kNewerFieldsAgent + R"(
 ---
 apiVersion: monitoring.coreos.com/v1
 kind: ServiceMonitor

@@ -17,7 +17,7 @@ namespace {
 
 // The metrics block of the only GrafanaAgent (rendered members only: what
 // rendering reports is for the test to check).
-ConfigRender render(const std::string& manifests, model::ConfigFlavor flavor = model::ConfigFlavor::full) {
+ConfigRender render_rejections(const std::string& manifests, model::ConfigFlavor flavor = model::ConfigFlavor::full) {
   return testutil::render_metrics_flavor(testutil::valid_inventory(manifests), flavor);
 }
 
@@ -107,7 +107,7 @@ stringData:
 }  // namespace
 
 TEST_CASE("a monitor with a missing Secret is rejected alone", "[metrics]") {
-  ConfigRender out = render(kBase + kMonitors + extra_jobs("    - job_name: extra\n"));
+  ConfigRender out = render_rejections(kBase + kMonitors + extra_jobs("    - job_name: extra\n"));
   CHECK(problem_texts(out.problems) ==
         std::vector<std::string>{
             "ServiceMonitor app/api: spec.endpoints[0].bearerTokenSecret: Secret app/api-token not found",
@@ -140,7 +140,7 @@ metadata: {name: web, namespace: app}
 spec: {selector: {}, endpoints: [{port: metrics}]}
 )";
   auto problems_for = [&](const std::string& secret) {
-    ConfigRender out = render(kBase + monitor + secret);
+    ConfigRender out = render_rejections(kBase + monitor + secret);
     CHECK(job_names(out.config) == std::vector<std::string>{"serviceMonitor/app/web/0"});
     CHECK(out.used.count("/secrets/mon/extra/jobs.yaml") == 0);
     REQUIRE(out.problems.size() == 1);
@@ -157,7 +157,7 @@ spec: {selector: {}, endpoints: [{port: metrics}]}
 }
 
 TEST_CASE("an instance whose remote_write fails is rejected - the agent's own fails the root", "[metrics]") {
-  ConfigRender out = render(R"(
+  ConfigRender out = render_rejections(R"(
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: GrafanaAgent
 metadata: {name: agent, namespace: mon}
@@ -206,7 +206,7 @@ metadata: {name: plain, namespace: mon}
 spec: {selector: {}, endpoints: [{port: web}]}
 )");
   };
-  ConfigRender denied = render(manifests(true));
+  ConfigRender denied = render_rejections(manifests(true));
   const std::string why =
       "reading files is denied by GrafanaAgent mon/agent (spec.metrics.arbitraryFSAccessThroughSMs.deny)";
   CHECK(problem_texts(denied.problems) ==
@@ -214,7 +214,7 @@ spec: {selector: {}, endpoints: [{port: web}]}
                                  "ServiceMonitor mon/kubelet: spec.endpoints[1].tlsConfig.caFile: " + why});
   CHECK(job_names(denied.config) == std::vector<std::string>{"serviceMonitor/mon/plain/0"});
 
-  ConfigRender allowed = render(manifests(false));
+  ConfigRender allowed = render_rejections(manifests(false));
   CHECK(allowed.problems.empty());
   const Value& job = allowed.config.find("configs")->as_array()[0].find("scrape_configs")->as_array()[0];
   CHECK(*job.find("bearer_token_file") == Value("/var/run/secrets/kubernetes.io/serviceaccount/token"));
@@ -227,7 +227,7 @@ kind: ServiceMonitor
 metadata: {name: sm, namespace: mon}
 spec: {selector: {}, endpoints: [)" +
                                 endpoint + "]}\n";
-    return problem_texts(render(agent_with_instance(agent_metrics, monitor)).problems);
+    return problem_texts(render_rejections(agent_with_instance(agent_metrics, monitor)).problems);
   };
   const std::string sm = "ServiceMonitor mon/sm: spec.endpoints[0].";
   // No interval: the agent's scrapeInterval, else Prometheus' default 1m.
@@ -241,7 +241,8 @@ spec: {selector: {}, endpoints: [)" +
 }
 
 TEST_CASE("target labels that cannot be label names reject the monitor", "[metrics]") {
-  ConfigRender out = render(agent_with_instance("{instanceSelector: {}}", R"(apiVersion: monitoring.coreos.com/v1
+  ConfigRender out =
+      render_rejections(agent_with_instance("{instanceSelector: {}}", R"(apiVersion: monitoring.coreos.com/v1
 kind: ServiceMonitor
 metadata: {name: sm, namespace: mon}
 spec: {selector: {}, targetLabels: [team, 9lives], endpoints: [{port: a}, {port: b}]}
@@ -253,9 +254,9 @@ spec: {selector: {}, targetLabels: [team, 9lives], endpoints: [{port: a}, {port:
 }
 
 TEST_CASE("the integrations flavor drops monitors and the replica label keeps additional jobs", "[metrics]") {
-  ConfigRender full = render(kBase + kMonitors + extra_jobs("    - job_name: extra\n"));
+  ConfigRender full = render_rejections(kBase + kMonitors + extra_jobs("    - job_name: extra\n"));
   ConfigRender integ =
-      render(kBase + kMonitors + extra_jobs("    - job_name: extra\n"), model::ConfigFlavor::integrations);
+      render_rejections(kBase + kMonitors + extra_jobs("    - job_name: extra\n"), model::ConfigFlavor::integrations);
   CHECK(job_names(integ.config) == std::vector<std::string>{"extra"});
   CHECK(integ.problems.empty());  // monitors are not rendered, so not rejected either
   CHECK(*integ.config.find("global")->find("external_labels") == Value::obj({{"cluster", "mon/agent"}}));

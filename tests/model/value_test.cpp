@@ -85,6 +85,14 @@ TEST_CASE("duplicate keys and alias bombs are rejected", "[parse]") {
   CHECK_THROWS_AS(model::parse_documents(bomb, "bomb"), model::ParseError);
 }
 
+TEST_CASE("JSON objects with a duplicate key are rejected, small or large", "[parse]") {
+  CHECK_THROWS_WITH(model::parse_json(R"({"a": 1, "b": 2, "a": 3})"), Catch::Contains("duplicate key \"a\""));
+  std::string wide = "{";
+  for (int i = 0; i < 40; ++i) wide += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ", ";
+  CHECK(model::parse_json(wide + "\"last\": 0}").size() == 41);
+  CHECK_THROWS_WITH(model::parse_json(wide + "\"k17\": 0}"), Catch::Contains("duplicate key \"k17\""));
+}
+
 TEST_CASE("deep nesting is an error not a crash", "[parse]") {
   std::string deep(100000, '[');
   CHECK_THROWS_AS(model::parse_documents(deep, "deep"), model::ParseError);

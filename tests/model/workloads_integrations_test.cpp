@@ -13,7 +13,7 @@ using model::Value;
 using testutil::at;
 using testutil::names;
 
-const char* kInput = R"(
+const char* kWorkloadsInput = R"(
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: GrafanaAgent
 metadata: {name: ga, namespace: mon}
@@ -66,7 +66,7 @@ data: {conf: c}
 // The input's agent and its integrations split by allNodes, in
 // namespace/name order. Not copyable: it points into its own inventory.
 struct Loaded {
-  Loaded() : inv(testutil::inventory_from_yaml(kInput)), agent(&inv.agents.at({"mon", "ga"}).obj) {
+  Loaded() : inv(testutil::inventory_from_yaml(kWorkloadsInput)), agent(&inv.agents.at({"mon", "ga"}).obj) {
     for (const auto& [key, entry] : inv.integrations)
       (entry.obj.all_nodes ? ds : deploy).push_back(model::view_of(entry.obj));
     REQUIRE(ds.size() == 2);

@@ -35,7 +35,7 @@ PrometheusCrConfig config(const std::string& yaml) {
   return parse_prometheus_cr(&block, "prometheus_cr");
 }
 
-std::string error_of(const std::string& yaml) {
+std::string scrape_config_error(const std::string& yaml) {
   try {
     config(yaml);
   } catch (const DiscoveryError& e) {
@@ -131,17 +131,20 @@ scrape_classes:
   CHECK(c.scrape_classes.default_class()->name == "default");
   CHECK_FALSE(config("deny_fs_access_through_sms: false").deny_fs_access_through_sms);
 
-  CHECK(error_of("allow_namespaces: [a]\ndeny_namespaces: [b]") ==
+  CHECK(scrape_config_error("allow_namespaces: [a]\ndeny_namespaces: [b]") ==
         "prometheus_cr.deny_namespaces: cannot be set together with prometheus_cr.allow_namespaces");
-  CHECK(error_of("allow_namespaces: a") == "prometheus_cr.allow_namespaces: must be a list of namespace names");
-  CHECK(error_of("deny_namespaces: [a, 3]") == "prometheus_cr.deny_namespaces[1]: must be a non-empty string");
-  CHECK(error_of("deny_fs_access_through_sms: 'no'") == "prometheus_cr.deny_fs_access_through_sms: must be a boolean");
-  CHECK(error_of("scrape_config_selector: [a]") ==
+  CHECK(scrape_config_error("allow_namespaces: a") ==
+        "prometheus_cr.allow_namespaces: must be a list of namespace names");
+  CHECK(scrape_config_error("deny_namespaces: [a, 3]") ==
+        "prometheus_cr.deny_namespaces[1]: must be a non-empty string");
+  CHECK(scrape_config_error("deny_fs_access_through_sms: 'no'") ==
+        "prometheus_cr.deny_fs_access_through_sms: must be a boolean");
+  CHECK(scrape_config_error("scrape_config_selector: [a]") ==
         "prometheus_cr.scrape_config_selector: must be a label selector (matchLabels/matchExpressions)");
-  CHECK(error_of("scrape_config_namespace_selector: 1") ==
+  CHECK(scrape_config_error("scrape_config_namespace_selector: 1") ==
         "prometheus_cr.scrape_config_namespace_selector: must be a label selector (matchLabels/matchExpressions)");
-  CHECK(error_of("scrape_classes: [{name: a}, {}]") == "prometheus_cr.scrape_classes[1].name: is required");
-  CHECK(error_of("scrape_classes: [{name: a, metricRelabelings: {}}]") ==
+  CHECK(scrape_config_error("scrape_classes: [{name: a}, {}]") == "prometheus_cr.scrape_classes[1].name: is required");
+  CHECK(scrape_config_error("scrape_classes: [{name: a, metricRelabelings: {}}]") ==
         "prometheus_cr.scrape_classes[0].metricRelabelings: expected array, got object");
 }
 

@@ -11,7 +11,7 @@ using discovery_test::Labels;
 
 namespace {
 
-const char* kPod = R"({
+const char* kRolePod = R"({
   "apiVersion": "v1", "kind": "Pod",
   "metadata": {"name": "web-1", "namespace": "shop", "uid": "uid-1",
     "labels": {"app.kubernetes.io/name": "web", "tier": "front"},
@@ -59,7 +59,7 @@ TEST_CASE("join_host_port brackets IPv6 hosts", "[discovery]") {
 }
 
 TEST_CASE("pod role gives one target per container port and per portless container", "[discovery]") {
-  auto pod = discovery_test::object(kPod);
+  auto pod = discovery_test::object(kRolePod);
   CHECK(group_source(Role::pod, *pod) == "pod/shop/web-1");
   auto flat = discovery_test::flatten(build_pod_group(*pod));
   const Labels group = {

@@ -16,6 +16,7 @@
 #include "tests/allocation/ta_runtime_fixture.hpp"
 #include "tests/eventually.hpp"
 #include "tests/k8s/sim/sim_fixture.hpp"
+#include "tests/scratch.hpp"
 
 using namespace allocation::runtime;
 
@@ -153,12 +154,6 @@ TEST_CASE("Prometheus CR jobs bring their kubernetes_sd watches and take them aw
 
 namespace {
 
-std::string write_file(const std::string& name, const std::string& text) {
-  auto path = std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
-  std::ofstream(path) << text;
-  return path.string();
-}
-
 Assignment replayed(const std::string& journal, std::uint64_t until) {
   Replayer r(ReplayOptions{until, ""});
   std::ifstream in(journal);
@@ -190,8 +185,8 @@ TEST_CASE("a recorded allocator journal replays to the live assignment at every 
   k8s::sim::Server api(sim.cluster, {});
   api.start();
   for (int i = 0; i < 3; ++i) add_collector(sim, "col-" + std::to_string(i));
-  const std::string kubeconfig = write_file("ta-replay-kubeconfig", api.kubeconfig());
-  const std::string journal = write_file("ta-replay-journal", "");
+  const std::string kubeconfig = testutil::write_temp_file("ta-replay-kubeconfig", api.kubeconfig());
+  const std::string journal = testutil::write_temp_file("ta-replay-journal", "");
   std::string targets;
   for (int i = 0; i < 40; ++i) targets += (i ? ", '10.2.0." : "'10.2.0.") + std::to_string(i) + ":80'";
   auto rt = std::make_unique<ta_test::Runtime>(
@@ -225,7 +220,7 @@ TEST_CASE("a recorded allocator journal replays to the live assignment at every 
   CHECK(seqs[1] < seqs[2]);
 
   // The binary's replay prints the assignment and explains a target.
-  const std::string log = write_file("ta-replay-log", "");
+  const std::string log = testutil::write_temp_file("ta-replay-log", "");
   const std::string cmd = std::string(AO_BIN_DIR "/target-allocator replay ") + journal + " --until " +
                           std::to_string(seqs[1]) + " --explain web/10.2.0.7:80 2>" + log;
   FILE* p = ::popen(cmd.c_str(), "r");
@@ -255,7 +250,7 @@ TEST_CASE("a recorded allocator journal replays to the live assignment at every 
 }
 
 TEST_CASE("the allocator journal masks the config's credentials and keeps the previous run", "[allocation][runtime]") {
-  const std::string journal = write_file("ta-journal-secrets", "");
+  const std::string journal = testutil::write_temp_file("ta-journal-secrets", "");
   const std::string config =
       "collectors: [c]\nconfig:\n  scrape_configs:\n    - job_name: web\n"
       "      basic_auth: {username: u, password: hunter2}\n"

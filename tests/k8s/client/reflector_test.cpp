@@ -13,7 +13,7 @@ using clienttest::eventually;
 
 namespace {
 
-const Resource& cm() {
+const Resource& config_maps() {
   return *resource_for_kind("ConfigMap");
 }
 
@@ -59,10 +59,10 @@ ReflectorOptions quick() {
   return o;
 }
 
-struct Env {
+struct ReflectorEnv {
   clienttest::SimServer sim;
   Client client;
-  explicit Env(sim::ServerOptions so = {}) : sim(so), client(make_curl_transport(sim.config())) {}
+  explicit ReflectorEnv(sim::ServerOptions so = {}) : sim(so), client(make_curl_transport(sim.config())) {}
 
   void create(const std::string& name) { sim.fixture.create("configmaps", R"({"metadata":{"name":")" + name + "\"}}"); }
   void modify(const std::string& name, const std::string& value) {
@@ -86,11 +86,11 @@ struct Env {
 }  // namespace
 
 TEST_CASE("a reflector lists in pages then watches changes", "[client][reflector]") {
-  Env env;
+  ReflectorEnv env;
   for (int i = 0; i < 20; ++i) env.create("cm" + std::to_string(100 + i));
   env.sim.fixture.create("configmaps", R"({"metadata":{"name":"elsewhere"}})", "kube-system");
   Recorder rec;
-  Reflector r(env.client, cm(), quick(), rec.sink(), rec.on_synced());
+  Reflector r(env.client, config_maps(), quick(), rec.sink(), rec.on_synced());
   r.start();
   REQUIRE(eventually([&] { return rec.synced.load(); }));
   CHECK(rec.size() == 20);  // kube-system is not listed
@@ -109,9 +109,9 @@ TEST_CASE("a reflector lists in pages then watches changes", "[client][reflector
 TEST_CASE("dropped watches resume from the last resourceVersion without gaps or duplicates", "[client][reflector]") {
   sim::ServerOptions so;
   so.faults.drop_watch_rate = 1.0;  // every watch ends after its first event
-  Env env(so);
+  ReflectorEnv env(so);
   Recorder rec;
-  Reflector r(env.client, cm(), quick(), rec.sink(), rec.on_synced());
+  Reflector r(env.client, config_maps(), quick(), rec.sink(), rec.on_synced());
   r.start();
   REQUIRE(eventually([&] { return rec.synced.load(); }));
   std::vector<Seen> want;
@@ -129,11 +129,11 @@ TEST_CASE("dropped watches resume from the last resourceVersion without gaps or 
 }
 
 TEST_CASE("after compaction a 410 relist reports only what changed while disconnected", "[client][reflector]") {
-  Env env;
+  ReflectorEnv env;
   for (const char* n : {"keep", "gone", "changed"}) env.create(n);
   Recorder rec;
   std::atomic<int> errors{0};
-  Reflector r(env.client, cm(), quick(), rec.sink(), rec.on_synced(), [&](const Result&) { ++errors; });
+  Reflector r(env.client, config_maps(), quick(), rec.sink(), rec.on_synced(), [&](const Result&) { ++errors; });
   r.start();
   REQUIRE(eventually([&] { return rec.synced.load(); }));
   REQUIRE(rec.size() == 3);
@@ -166,11 +166,11 @@ TEST_CASE("after compaction a 410 relist reports only what changed while disconn
 TEST_CASE("a watch ended by the server timeout is resumed and bookmarks advance it", "[client][reflector]") {
   sim::ServerOptions so;
   so.api.bookmark_interval = std::chrono::milliseconds(100);
-  Env env(so);
+  ReflectorEnv env(so);
   Recorder rec;
   ReflectorOptions o = quick();
   o.watch_timeout_seconds = 1;
-  Reflector r(env.client, cm(), o, rec.sink(), rec.on_synced());
+  Reflector r(env.client, config_maps(), o, rec.sink(), rec.on_synced());
   r.start();
   REQUIRE(eventually([&] { return r.stats().watches >= 3; }));
   CHECK(r.stats().bookmarks > 0);
@@ -181,9 +181,9 @@ TEST_CASE("a watch ended by the server timeout is resumed and bookmarks advance 
 }
 
 TEST_CASE("no callback runs after stop returns and stop works from a sink", "[client][reflector]") {
-  Env env;
+  ReflectorEnv env;
   Recorder rec;
-  Reflector r(env.client, cm(), quick(), rec.sink(), rec.on_synced());
+  Reflector r(env.client, config_maps(), quick(), rec.sink(), rec.on_synced());
   r.start();
   REQUIRE(eventually([&] { return rec.synced.load(); }));
   env.create("one");
@@ -195,7 +195,7 @@ TEST_CASE("no callback runs after stop returns and stop works from a sink", "[cl
 
   std::atomic<int> calls{0};
   std::unique_ptr<Reflector> self_stopping;
-  self_stopping = std::make_unique<Reflector>(env.client, cm(), quick(), [&](ObjectEvent) {
+  self_stopping = std::make_unique<Reflector>(env.client, config_maps(), quick(), [&](ObjectEvent) {
     ++calls;
     self_stopping->stop();  // on the I/O thread: must not deadlock
   });
@@ -207,7 +207,7 @@ TEST_CASE("no callback runs after stop returns and stop works from a sink", "[cl
 }
 
 TEST_CASE("two hundred watches share the one transport thread", "[client][reflector]") {
-  Env env;
+  ReflectorEnv env;
   constexpr int n = 200;
   std::vector<std::atomic<int>> seen(n);
   std::mutex mutex;
@@ -220,7 +220,7 @@ TEST_CASE("two hundred watches share the one transport thread", "[client][reflec
       std::lock_guard lock(mutex);
       threads.insert(std::this_thread::get_id());
     };
-    reflectors.push_back(std::make_unique<Reflector>(env.client, cm(), quick(), sink, [&] { ++synced; }));
+    reflectors.push_back(std::make_unique<Reflector>(env.client, config_maps(), quick(), sink, [&] { ++synced; }));
     reflectors.back()->start();
   }
   REQUIRE(eventually([&] { return synced == n; }, std::chrono::seconds(60)));

@@ -14,7 +14,7 @@ namespace {
 
 const char* kConfigMaps = "/api/v1/namespaces/default/configmaps";
 
-Request get(std::string path) {
+Request get_request(std::string path) {
   Request r;
   r.path = std::move(path);
   r.timeout = std::chrono::seconds(20);
@@ -22,7 +22,7 @@ Request get(std::string path) {
 }
 
 Request post(std::string path, std::string body) {
-  Request r = get(std::move(path));
+  Request r = get_request(std::move(path));
   r.method = "POST";
   r.body = std::move(body);
   return r;
@@ -49,10 +49,10 @@ TEST_CASE("a request gets the status and body of the answer", "[client][transpor
   Result created = call([&](Callback cb) { t->send(post(kConfigMaps, R"({"metadata":{"name":"a"}})"), cb); });
   CHECK(created.status == 201);
   CHECK(created.body.find("\"name\":\"a\"") != std::string::npos);
-  Result got = call([&](Callback cb) { t->send(get(std::string(kConfigMaps) + "/a"), cb); });
+  Result got = call([&](Callback cb) { t->send(get_request(std::string(kConfigMaps) + "/a"), cb); });
   CHECK(got.status == 200);
   CHECK(got.ok());
-  Result missing = call([&](Callback cb) { t->send(get(std::string(kConfigMaps) + "/nope"), cb); });
+  Result missing = call([&](Callback cb) { t->send(get_request(std::string(kConfigMaps) + "/nope"), cb); });
   CHECK(missing.status == 404);
   CHECK(missing.reason == "NotFound");
   CHECK(missing.error.find("\"nope\" not found") != std::string::npos);
@@ -66,7 +66,7 @@ TEST_CASE("a refused connection is a transport error with status 0", "[client][t
     c = sim.config();
   }  // the port is closed now
   auto t = make_curl_transport(c);
-  Result r = call([&](Callback cb) { t->send(get("/api/v1/namespaces"), cb); });
+  Result r = call([&](Callback cb) { t->send(get_request("/api/v1/namespaces"), cb); });
   CHECK(r.status == 0);
   CHECK_FALSE(r.error.empty());
   CHECK(r.error_class() == ErrorClass::retry_call);
@@ -78,7 +78,7 @@ TEST_CASE("a 429 answer carries its Retry-After", "[client][transport]") {
   o.faults.retry_after_seconds = 3;
   clienttest::SimServer sim(o);
   auto t = make_curl_transport(sim.config());
-  Result r = call([&](Callback cb) { t->send(get(kConfigMaps), cb); });
+  Result r = call([&](Callback cb) { t->send(get_request(kConfigMaps), cb); });
   CHECK(r.status == 429);
   CHECK(r.retry_after == std::chrono::seconds(3));
   CHECK(r.reason == "TooManyRequests");
@@ -90,7 +90,7 @@ TEST_CASE("a stream delivers watch events as lines and ends once on cancel", "[c
   std::mutex m;
   std::vector<std::string> lines;
   clienttest::Pending done;
-  Request w = get(std::string(kConfigMaps) + "");
+  Request w = get_request(std::string(kConfigMaps) + "");
   w.query = "watch=true";
   w.timeout = {};
   StreamId id = t->stream(
@@ -149,7 +149,7 @@ TEST_CASE("destroying the transport completes streams requests and timers", "[cl
   clienttest::SimServer sim;
   auto t = make_curl_transport(sim.config());
   clienttest::Pending watch_done, later_done;
-  Request w = get(kConfigMaps);
+  Request w = get_request(kConfigMaps);
   w.query = "watch=true";
   w.timeout = {};
   t->stream(
@@ -157,7 +157,7 @@ TEST_CASE("destroying the transport completes streams requests and timers", "[cl
   Transport* raw = t.get();
   auto later = later_done.callback();
   // A retry waiting on a timer: its request must still complete.
-  t->post_after(std::chrono::hours(1), [raw, later] { raw->send(get(kConfigMaps), later); });
+  t->post_after(std::chrono::hours(1), [raw, later] { raw->send(get_request(kConfigMaps), later); });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   t.reset();
   CHECK(watch_done.calls() == 1);
@@ -177,7 +177,7 @@ TEST_CASE("max_body ends a longer answer as too_large, and absolute URLs go to a
   // A transport without a server or credentials, as the SD aggregator uses
   // for pods: the request names the whole URL.
   auto pods = make_curl_transport(ClusterConfig{});
-  Request req = get(sim.config().server + kConfigMaps + "/big");
+  Request req = get_request(sim.config().server + kConfigMaps + "/big");
   Result whole = call([&](Callback cb) { pods->send(req, cb); });
   CHECK(whole.status == 200);
   CHECK(whole.content_type.starts_with("application/json"));

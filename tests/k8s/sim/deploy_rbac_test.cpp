@@ -14,6 +14,7 @@
 #include <fstream>
 
 #include "../../scratch.hpp"
+#include "bin_path.hpp"
 #include "golden_util.hpp"
 #include "model/parse.hpp"
 #include "model/yaml_emit.hpp"
@@ -26,10 +27,6 @@ using testutil::SimRbac;
 namespace {
 
 using namespace std::chrono_literals;
-
-std::string bin(const std::string& name) {
-  return std::string(AO_BIN_DIR) + "/" + name;
-}
 
 std::string field(const std::shared_ptr<const Value>& v, std::initializer_list<const char*> path) {
   const Value* at = v.get();
@@ -251,14 +248,15 @@ Outcome run_operator(const std::vector<Value>& rbac, const std::string& expect) 
   for (const char* file : {"20-metrics.yaml", "30-logs.yaml", "40-integrations.yaml", "45-metrics-integrations.yaml"})
     s.load({testutil::source_path(std::string("deploy/examples/") + file)});
   std::string log = s.file("operator.log");
-  auto op = testutil::spawn(
-      {bin("agent-operator"), "run", "--listen=0", "--kubeconfig", s.kubeconfig_for("agent-operator", "agent-operator"),
-       "--leader-elect", "--leader-election-namespace", "agent-operator", "--lease-duration", "15s", "--renew-deadline",
-       "10s", "--retry-period", "200ms", "-kubelet-service=kube-system/kubelet",
-       // SIGTERM waits for the informers to sync: a variant that cannot list
-       // would otherwise take the default 60 s to stop.
-       "--sync-timeout", "5s"},
-      log);
+  auto op =
+      testutil::spawn({testutil::bin("agent-operator"), "run", "--listen=0", "--kubeconfig",
+                       s.kubeconfig_for("agent-operator", "agent-operator"), "--leader-elect",
+                       "--leader-election-namespace", "agent-operator", "--lease-duration", "15s", "--renew-deadline",
+                       "10s", "--retry-period", "200ms", "-kubelet-service=kube-system/kubelet",
+                       // SIGTERM waits for the informers to sync: a variant that cannot list
+                       // would otherwise take the default 60 s to stop.
+                       "--sync-timeout", "5s"},
+                      log);
   auto give_up = [&] { return !expect.empty() && s.denied(expect); };
   Outcome out;
   bool converged = testutil::poll_until([&] { return operator_converged(s); }, give_up, 60s);
@@ -353,7 +351,7 @@ Outcome run_allocator(const std::vector<Value>& rbac, const std::string& expect)
     log = s.file("allocator-" + std::to_string(attempt) + ".log");
     int port = testutil::unused_port();
     auto ta = testutil::spawn(
-        {bin("target-allocator"), "--config-file", s.file("config.yaml"), "--kubeconfig-path",
+        {testutil::bin("target-allocator"), "--config-file", s.file("config.yaml"), "--kubeconfig-path",
          s.kubeconfig_for("observability", "target-allocator"), "--listen-addr", "127.0.0.1:" + std::to_string(port),
          "--collector-namespace", "observability", "--leader-elect", "--leader-elect-retry-period", "200ms"},
         log);

@@ -13,15 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "bin_path.hpp"
 #include "golden_util.hpp"
 #include "kubectl_env.hpp"
 #include "rbac_runner.hpp"
 
 namespace {
-
-std::string bin(const std::string& name) {
-  return std::string(AO_BIN_DIR) + "/" + name;
-}
 
 void ok(testutil::KubectlEnv& env, const std::vector<std::string>& args) {
   auto r = env.kubectl(args);
@@ -59,7 +56,8 @@ TEST_CASE("a new user installs the bundle with kubectl and runs the operator thr
 
   std::string log = env.write_file("operator.log", "");
   auto op = testutil::spawn(
-      {"env", "KUBECONFIG=" + env.kubeconfig(), bin("agent-operator"), "run", "--listen", "127.0.0.1:0"}, log);
+      {"env", "KUBECONFIG=" + env.kubeconfig(), testutil::bin("agent-operator"), "run", "--listen", "127.0.0.1:0"},
+      log);
   // The examples' GrafanaAgent becomes a StatefulSet and its config Secret.
   bool reconciled = testutil::poll_until(
       [&] {

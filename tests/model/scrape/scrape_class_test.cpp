@@ -55,7 +55,7 @@ struct Out {
 };
 
 // Renders the one monitor of `manifest` (any of the four kinds).
-Out render(const std::string& manifest, const scrape::PromOperatorSettings* s) {
+Out render_with_class(const std::string& manifest, const scrape::PromOperatorSettings* s) {
   model::Inventory inv = testutil::inventory_from_yaml(std::string(kSecrets) + "---\n" + manifest);
   REQUIRE(inv.problems().empty());
   model::GrafanaAgent agent;
@@ -82,7 +82,7 @@ Out render(const std::string& manifest, const scrape::PromOperatorSettings* s) {
 }
 
 Value first_job(const std::string& manifest, const scrape::PromOperatorSettings* s) {
-  Out out = render(manifest, s);
+  Out out = render_with_class(manifest, s);
   for (const auto& e : out.errors) FAIL_CHECK(e);
   REQUIRE(out.jobs.size() >= 1);
   return out.jobs.as_array()[0];
@@ -204,10 +204,10 @@ TEST_CASE("class authorization applies to monitors without their own", "[metrics
              .find("authorization") == yaml("{type: Token, credentials: t0ken}"));
   // Prometheus allows one method per job: basicAuth next to the class's
   // authorization leaves the monitor out, naming the field.
-  Out both =
-      render(sm("{port: http, basicAuth: {username: {name: creds, key: user}, password: {name: creds, key: pass}}}",
-                "  scrapeClass: mtls\n"),
-             &s);
+  Out both = render_with_class(
+      sm("{port: http, basicAuth: {username: {name: creds, key: user}, password: {name: creds, key: pass}}}",
+         "  scrapeClass: mtls\n"),
+      &s);
   REQUIRE(both.errors.size() == 1);
   CHECK_THAT(both.errors[0], Catch::StartsWith("spec.endpoints[0].basicAuth: cannot be combined with the "
                                                "authorization of scrape class \"mtls\""));
@@ -221,11 +221,11 @@ TEST_CASE("the default class applies unless a monitor names another, and unknown
   auto named = targets(first_job(sm("{port: http}", "  scrapeClass: mtls\n"), &s));
   CHECK(std::find(named.begin(), named.end(), "tier") == named.end());
   CHECK(std::find(named.begin(), named.end(), "cluster") != named.end());
-  Out unknown = render(sm("{port: http}", "  scrapeClass: gold\n"), &s);
+  Out unknown = render_with_class(sm("{port: http}", "  scrapeClass: gold\n"), &s);
   CHECK(unknown.errors == std::vector<std::string>{"spec.scrapeClass: scrape class \"gold\" is not defined"});
   // Without classes at all, a monitor naming one is rejected too.
   const scrape::PromOperatorSettings none;
-  CHECK(render(sm("{port: http}", "  scrapeClass: mtls\n"), &none).errors.size() == 1);
+  CHECK(render_with_class(sm("{port: http}", "  scrapeClass: mtls\n"), &none).errors.size() == 1);
 }
 
 TEST_CASE("class attachMetadata and fallback protocol are defaults", "[metrics][scrapeclass]") {

@@ -17,7 +17,7 @@ using testutil::yaml;
 
 namespace {
 
-const char* kSecrets = R"(
+const char* kScrapeConfigSecrets = R"(
 apiVersion: v1
 kind: Secret
 metadata: {name: creds, namespace: ns}
@@ -101,9 +101,9 @@ struct Rendered {
   std::vector<std::string> errors;  // "<path>: <message>"
 };
 
-Rendered render(const std::string& text, std::int64_t shards = 1,
-                const scrape::PromOperatorSettings* settings = nullptr) {
-  model::Inventory inv = testutil::inventory_from_yaml(kSecrets);
+Rendered render_scrape_config(const std::string& text, std::int64_t shards = 1,
+                              const scrape::PromOperatorSettings* settings = nullptr) {
+  model::Inventory inv = testutil::inventory_from_yaml(kScrapeConfigSecrets);
   model::FieldErrors decode_errors;
   model::ScrapeConfig sc = model::decode_scrape_config(yaml(text), decode_errors);
   Rendered out;
@@ -120,7 +120,7 @@ Rendered render(const std::string& text, std::int64_t shards = 1,
 }
 
 std::string only_error(const std::string& text) {
-  auto r = render(text);
+  auto r = render_scrape_config(text);
   REQUIRE(r.errors.size() == 1);
   return r.errors[0];
 }
@@ -152,7 +152,7 @@ Value wrong_type(const Value& original) {
 }  // namespace
 
 TEST_CASE("a ScrapeConfig renders prometheus-operator's job shape", "[metrics][scrapeconfig]") {
-  auto r = render(kFull);
+  auto r = render_scrape_config(kFull);
   for (const auto& e : r.errors) FAIL_CHECK(e);
   testutil::check_same(yaml(R"(
 job_name: scrapeConfig/ns/full
@@ -218,7 +218,7 @@ metric_name_escaping_scheme: underscores
 }
 
 TEST_CASE("a minimal ScrapeConfig sets only what it names", "[metrics][scrapeconfig]") {
-  auto r = render(with_spec("  staticConfigs: [{targets: [a:80]}]\n"));
+  auto r = render_scrape_config(with_spec("  staticConfigs: [{targets: [a:80]}]\n"));
   CHECK(r.errors.empty());
   testutil::check_same(yaml(R"(
 job_name: scrapeConfig/ns/s
@@ -229,23 +229,24 @@ relabel_configs: [{source_labels: [job], target_label: __tmp_prometheus_job_name
   // fallback_scrape_protocol is prometheus-operator's field: rendered only
   // with PromOperatorSettings (the allocator), as the agent lacks it.
   scrape::PromOperatorSettings settings;
-  auto with = render(kFull, 1, &settings);
+  auto with = render_scrape_config(kFull, 1, &settings);
   CHECK(with.job.find("fallback_scrape_protocol")->as_string() == "PrometheusText0.0.4");
-  CHECK_FALSE(render(kFull).job.find("fallback_scrape_protocol"));
+  CHECK_FALSE(render_scrape_config(kFull).job.find("fallback_scrape_protocol"));
 }
 
 TEST_CASE("ScrapeConfig sharding follows prometheus-operator", "[metrics][scrapeconfig]") {
-  auto one = render(with_spec("  staticConfigs: [{targets: [a:80]}]\n"), 1);
+  auto one = render_scrape_config(with_spec("  staticConfigs: [{targets: [a:80]}]\n"), 1);
   CHECK(one.job.find("relabel_configs")->size() == 1);
-  auto two = render(with_spec("  staticConfigs: [{targets: [a:80]}]\n"), 2);
+  auto two = render_scrape_config(with_spec("  staticConfigs: [{targets: [a:80]}]\n"), 2);
   const auto& rules = two.job.find("relabel_configs")->as_array();
   REQUIRE(rules.size() == 3);
   CHECK(rules[1].find("action")->as_string() == "hashmod");
   CHECK(rules[1].find("modulus")->as_int() == 2);
   // A hashmod rule of the user's means the ScrapeConfig shards itself.
-  auto own = render(with_spec("  staticConfigs: [{targets: [a:80]}]\n  relabelings:\n"
-                              "  - {sourceLabels: [__address__], targetLabel: __tmp_h, modulus: 4, action: HashMod}\n"),
-                    2);
+  auto own = render_scrape_config(
+      with_spec("  staticConfigs: [{targets: [a:80]}]\n  relabelings:\n"
+                "  - {sourceLabels: [__address__], targetLabel: __tmp_h, modulus: 4, action: HashMod}\n"),
+      2);
   CHECK(own.job.find("relabel_configs")->size() == 2);
 }
 
@@ -259,7 +260,7 @@ TEST_CASE("every SD kind but static, file, http and kubernetes is refused by nam
     auto text = with_spec(std::string("  staticConfigs: [{targets: [a:80]}]\n  ") + kind + ": [{names: [x]}]\n");
     CHECK_THAT(only_error(text), Catch::StartsWith(std::string("spec.") + kind + ": not supported"));
     // An empty list asks for nothing and is accepted.
-    CHECK(render(with_spec(std::string("  ") + kind + ": []\n")).errors.empty());
+    CHECK(render_scrape_config(with_spec(std::string("  ") + kind + ": []\n")).errors.empty());
   }
 }
 
@@ -320,7 +321,7 @@ TEST_CASE("type-confused ScrapeConfigs give field errors, never an exception", "
   const Value full = yaml(kFull);
   std::mt19937 rng(15);
   const testutil::Confusion how{5, true, {"kind", "apiVersion", "metadata"}};
-  model::Inventory inv = testutil::inventory_from_yaml(kSecrets);
+  model::Inventory inv = testutil::inventory_from_yaml(kScrapeConfigSecrets);
   model::GrafanaAgent agent;
   model::RenderOptions options;
   options.inline_tls = true;
