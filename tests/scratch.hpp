@@ -30,6 +30,30 @@ inline int unused_port() {
   return ntohs(a.sin_port);
 }
 
+// A loopback port that refuses connections for as long as this object
+// lives: the socket is bound but never listens, so no parallel test can
+// take the port and answer (or hang) in its place, as with unused_port().
+class RefusingPort {
+ public:
+  RefusingPort() : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+  }
+  ~RefusingPort() { ::close(fd_); }
+  RefusingPort(const RefusingPort&) = delete;
+  RefusingPort& operator=(const RefusingPort&) = delete;
+  int port() const { return port_; }
+
+ private:
+  int fd_;
+  int port_ = 0;
+};
+
 // Writes `text` to `name`-<pid> in the temporary directory and returns its path.
 inline std::string write_temp_file(const std::string& name, const std::string& text) {
   auto path = std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()));

@@ -134,7 +134,8 @@ Measured run_measured(const std::vector<std::string>& argv) {
 // to a metrics object that had already been destroyed.
 TEST_CASE("run exits 1, without crashing, when the API server is unreachable", "[e2e][cli]") {
   testutil::TempDir dir("ao-cli");
-  std::string kc = closed_kubeconfig(dir, testutil::unused_port());
+  testutil::RefusingPort refusing;
+  std::string kc = closed_kubeconfig(dir, refusing.port());
   for (const char* listen : {"0", "127.0.0.1:0"}) {
     std::vector<std::string> argv{testutil::operator_bin(), "run", "--kubeconfig", kc,
                                   "--sync-timeout",         "2s",  "--listen",     listen};
@@ -179,8 +180,9 @@ TEST_CASE("run names the kinds that never listed and why, when the CRDs are miss
 
 TEST_CASE("run exits 0 on SIGTERM before its informers have synced", "[e2e][cli]") {
   testutil::TempDir dir("ao-cli");
+  testutil::RefusingPort refusing;
   k8s::sim::Child op({testutil::operator_bin(), "run", "--listen=0", "--kubeconfig",
-                      closed_kubeconfig(dir, testutil::unused_port()), "--sync-timeout", "60s"});
+                      closed_kubeconfig(dir, refusing.port()), "--sync-timeout", "60s"});
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // well into the informers' retries
   auto asked = std::chrono::steady_clock::now();
   CHECK(op.terminate() == 0);
@@ -209,9 +211,9 @@ TEST_CASE("run refuses a journal another process holds", "[e2e][cli]") {
   actors::core::FileJournalOptions o;
   o.path = journal;
   actors::core::FileJournal held(o);  // this test process is the other operator
-  auto r =
-      k8s::sim::run({testutil::operator_bin(), "run", "--listen=0", "--kubeconfig",
-                     closed_kubeconfig(dir, testutil::unused_port()), "--journal", journal, "--sync-timeout", "20s"});
+  testutil::RefusingPort refusing;
+  auto r = k8s::sim::run({testutil::operator_bin(), "run", "--listen=0", "--kubeconfig",
+                          closed_kubeconfig(dir, refusing.port()), "--journal", journal, "--sync-timeout", "20s"});
   INFO(r.err);
   CHECK(r.code == 1);
   CHECK(r.err.find("journal " + journal + " is in use by process " + std::to_string(::getpid())) != std::string::npos);
