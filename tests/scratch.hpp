@@ -18,18 +18,6 @@
 
 namespace testutil {
 
-inline int unused_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 // A loopback port that refuses connections for as long as this object
 // lives: the socket is bound but never listens, so no parallel test can
 // take the port and answer (or hang) in its place, as with unused_port().
@@ -53,6 +41,11 @@ class RefusingPort {
   int fd_;
   int port_ = 0;
 };
+
+// A port that was free when this returned (bound, read, closed).
+inline int unused_port() {
+  return RefusingPort().port();
+}
 
 // Writes `text` to `name`-<pid> in the temporary directory and returns its path.
 inline std::string write_temp_file(const std::string& name, const std::string& text) {
