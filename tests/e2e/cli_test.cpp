@@ -137,12 +137,15 @@ TEST_CASE("run exits 1, without crashing, when the API server is unreachable", "
   testutil::RefusingPort refusing;
   std::string kc = closed_kubeconfig(dir, refusing.port());
   for (const char* listen : {"0", "127.0.0.1:0"}) {
+    // The client retries a refused connection 5 times with backoff (at
+    // least 1.55 s, at most 3.1 s in all) before a list reports it, so the
+    // timeout must outlast that for "HTTP 0" to be seen.
     std::vector<std::string> argv{testutil::operator_bin(), "run", "--kubeconfig", kc,
-                                  "--sync-timeout",         "2s",  "--listen",     listen};
+                                  "--sync-timeout",         "5s",  "--listen",     listen};
     auto r = k8s::sim::run(argv);
     INFO(r.err);
     CHECK(r.code == 1);
-    CHECK(r.err.find("msg=\"informers did not sync in time; exiting\" sync_timeout_ms=2000") != std::string::npos);
+    CHECK(r.err.find("msg=\"informers did not sync in time; exiting\" sync_timeout_ms=5000") != std::string::npos);
     // The kinds whose list got no answer at all say why; which kinds had
     // tried by then depends on the informers' backoff.
     CHECK(r.err.find("error=\"HTTP 0 ") != std::string::npos);
