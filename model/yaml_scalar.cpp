@@ -4,6 +4,7 @@
 #include <cstring>
 #include <optional>
 #include <regex>
+#include <string_view>
 
 #include "model/parse.hpp"
 #include "model/yaml_emit.hpp"
@@ -16,12 +17,15 @@ bool is_null_word(const std::string& s) {
 }
 
 // YAML 1.1 booleans, as Kubernetes' YAML reader (go-yaml v2) resolves them.
-int bool_word(const std::string& s) {
-  static const char* t[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
-  static const char* f[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
-  for (auto* w : t)
+int bool_word(std::string_view s) {
+  // string_views: every manifest scalar passes here, and comparing with
+  // C strings measured each word with strlen on every call.
+  static constexpr std::string_view t[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
+  static constexpr std::string_view f[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
+  if (s.size() > 5) return -1;
+  for (auto w : t)
     if (s == w) return 1;
-  for (auto* w : f)
+  for (auto w : f)
     if (s == w) return 0;
   return -1;
 }
