@@ -1,6 +1,8 @@
-// Reads YAML or JSON text into Value documents. JSON goes through simdjson,
-// YAML through yaml-cpp's event parser; both build the same Value tree, so
-// every later stage sees one representation.
+// Reads YAML or JSON text into Value documents. JSON goes through simdjson;
+// YAML through a fast reader for the block style manifests are written in
+// (yaml_fast.hpp) and, for any stream it is not sure of, yaml-cpp's event
+// parser. All build the same Value tree, so every later stage sees one
+// representation.
 // Contract: never throws anything but ParseError; limits depth, alias
 // expansion and size so hostile input cannot exhaust the stack or memory.
 #pragma once

@@ -1,8 +1,6 @@
 #include <simdjson.h>
 
-#include <algorithm>
 #include <string_view>
-#include <vector>
 
 #include "model/parse.hpp"
 
@@ -64,20 +62,9 @@ class JsonBuilder {
 
  private:
   // The API server would keep the last duplicate and our lookups the first;
-  // refuse rather than guess, as the YAML path does. Most objects have a
-  // handful of members, where comparing pairs beats hashing every key.
+  // refuse rather than guess, as the YAML path does.
   void check_unique_keys(const Value::Object& o) const {
-    if (o.size() <= 16) {
-      for (std::size_t i = 1; i < o.size(); ++i)
-        for (std::size_t j = 0; j < i; ++j)
-          if (o[i].first == o[j].first) duplicate(o[i].first);
-      return;
-    }
-    std::vector<std::string_view> keys;
-    keys.reserve(o.size());
-    for (const auto& m : o) keys.push_back(m.first);
-    std::sort(keys.begin(), keys.end());
-    if (auto it = std::adjacent_find(keys.begin(), keys.end()); it != keys.end()) duplicate(*it);
+    if (const std::string* key = duplicate_key(o)) duplicate(*key);
   }
   [[noreturn]] void duplicate(std::string_view key) const {
     throw ParseError(std::string(source_), 0, "duplicate key \"" + std::string(key) + "\"");

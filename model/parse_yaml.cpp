@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "model/parse.hpp"
+#include "model/yaml_fast.hpp"
 
 namespace model {
 namespace {
@@ -212,7 +213,6 @@ ParseError::ParseError(std::string source, int line, std::string message)
       line_(line),
       problem_(std::move(message)) {}
 
-namespace {
 // Offset of the first byte that makes `s` something other than UTF-8 YAML
 // text, or npos: a byte that does not start a valid UTF-8 sequence
 // (overlong forms, surrogates and code points above U+10FFFF included), or
@@ -245,6 +245,7 @@ std::size_t non_utf8_yaml_at(std::string_view s) {
   return std::string_view::npos;
 }
 
+namespace {
 // Occurrences of "---" and "..." (an upper bound on document markers).
 std::size_t count_markers(std::string_view text) {
   std::size_t n = 0;
@@ -272,6 +273,12 @@ std::vector<Document> parse_documents(std::string_view text, std::string_view so
       // Not strict JSON; YAML reads flow style too and reports a line number.
     }
   }
+  if (auto fast = read_yaml_fast(text, limits)) return std::move(*fast);
+  return read_yaml_cpp(text, source, limits);
+}
+
+std::vector<Document> read_yaml_cpp(std::string_view text, std::string_view source, const ParseLimits& limits) {
+  std::vector<Document> docs;
   std::istringstream in{std::string(text)};
   Builder builder(limits, std::string(source));
   try {

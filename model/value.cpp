@@ -131,4 +131,22 @@ const char* Value::type_name(Type t) {
   return "unknown";
 }
 
+const std::string* duplicate_key(const Value::Object& members) {
+  // Most objects have a handful of members, where comparing pairs beats
+  // hashing or sorting the keys.
+  if (members.size() <= 16) {
+    for (std::size_t i = 1; i < members.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (members[i].first == members[j].first) return &members[i].first;
+    return nullptr;
+  }
+  std::vector<const std::string*> keys;
+  keys.reserve(members.size());
+  for (const auto& m : members) keys.push_back(&m.first);
+  std::sort(keys.begin(), keys.end(), [](const std::string* a, const std::string* b) { return *a < *b; });
+  auto it =
+      std::adjacent_find(keys.begin(), keys.end(), [](const std::string* a, const std::string* b) { return *a == *b; });
+  return it == keys.end() ? nullptr : *it;
+}
+
 }  // namespace model

@@ -89,6 +89,11 @@ class Value {
   std::variant<std::monostate, bool, std::int64_t, double, std::string, Array, Object> v_;
 };
 
+// The first key `members` holds twice, or nullptr. Objects do not check
+// their keys themselves; the readers refuse duplicates (the API server
+// would keep the last, our lookups find the first).
+const std::string* duplicate_key(const Value::Object& members);
+
 // One element of a braced list given to Value::obj() or Value::arr(). The
 // elements of an initializer_list are const, so a plain Member would be
 // copied out of it, subtree and all; a mutable field may be moved from.

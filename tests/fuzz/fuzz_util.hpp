@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -63,6 +64,46 @@ inline bool has_nan(const model::Value& v) {
 }
 inline bool has_non_finite(const model::Value& v) {
   return has_number(v, [](double d) { return !std::isfinite(d); });
+}
+
+// Where `a` and `b` differ, or "": unlike Value's operator==, member order,
+// integer against number and the bits of a double count (NaN equals NaN).
+inline std::string strict_difference(const model::Value& a, const model::Value& b, const std::string& path = "$") {
+  using T = model::Value::Type;
+  if (a.type() != b.type()) return path + ": " + a.type_name() + " vs " + b.type_name();
+  if (a.size() != b.size())
+    return path + ": " + std::to_string(a.size()) + " vs " + std::to_string(b.size()) + " members";
+  switch (a.type()) {
+    case T::boolean:
+      return a.as_bool() == b.as_bool() ? "" : path + ": booleans";
+    case T::integer:
+      return a.as_int() == b.as_int() ? ""
+                                      : path + ": " + std::to_string(a.as_int()) + " vs " + std::to_string(b.as_int());
+    case T::number: {
+      const double x = a.as_double(), y = b.as_double();
+      return std::memcmp(&x, &y, sizeof x) == 0 || (std::isnan(x) && std::isnan(y)) ? "" : path + ": numbers";
+    }
+    case T::string:
+      return a.as_string() == b.as_string() ? "" : path + ": \"" + a.as_string() + "\" vs \"" + b.as_string() + "\"";
+    case T::array:
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        std::string d = strict_difference(a.as_array()[i], b.as_array()[i], path + "[" + std::to_string(i) + "]");
+        if (!d.empty()) return d;
+      }
+      return "";
+    case T::object:
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        const auto& [ka, va] = a.as_object()[i];
+        const auto& [kb, vb] = b.as_object()[i];
+        if (ka != kb) return path + ": key \"" + ka + "\" vs \"" + kb + "\"";
+        std::string d = strict_difference(va, vb, path + "." + ka);
+        if (!d.empty()) return d;
+      }
+      return "";
+    case T::null:
+      return "";
+  }
+  return "";
 }
 
 }  // namespace fuzz

@@ -2,6 +2,7 @@
 // text -> model::parse_documents / parse_json -> model::Inventory::add
 // (decoding into the typed CRDs) -> render_agent for each GrafanaAgent.
 // Contract checked: parsing throws only ParseError, within small limits;
+// the fast YAML reader answers only with exactly yaml-cpp's documents;
 // add() and render_agent() never throw; what parses re-emits as YAML and
 // JSON that read back as an equal Value (yaml_emit.hpp's contract).
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include "model/parse.hpp"
 #include "model/render.hpp"
 #include "model/yaml_emit.hpp"
+#include "model/yaml_fast.hpp"
 #include "tests/fuzz/fuzz_util.hpp"
 
 namespace {
@@ -48,7 +50,27 @@ void check_round_trip(const model::Value& v) {
   }
 }
 
+// The fast YAML reader may answer only where it reads exactly as yaml-cpp.
+void check_fast_reader(std::string_view text) {
+  if (model::non_utf8_yaml_at(text) != std::string_view::npos) return;  // parse_documents refuses it first
+  auto fast = model::read_yaml_fast(text, limits());
+  if (!fast) return;
+  std::vector<model::Document> slow;
+  try {
+    slow = model::read_yaml_cpp(text, "fuzz", limits());
+  } catch (const model::ParseError& e) {
+    fuzz::fuzz_fail("the fast YAML reader accepts what yaml-cpp refuses: " + std::string(e.what()));
+  }
+  if (fast->size() != slow.size()) fuzz::fuzz_fail("the fast YAML reader finds another number of documents");
+  for (std::size_t i = 0; i < slow.size(); ++i) {
+    if ((*fast)[i].line != slow[i].line) fuzz::fuzz_fail("the fast YAML reader puts a document on another line");
+    std::string d = fuzz::strict_difference((*fast)[i].value, slow[i].value);
+    if (!d.empty()) fuzz::fuzz_fail("the fast YAML reader reads another value: " + d);
+  }
+}
+
 std::vector<model::Document> parse(std::string_view text) {
+  check_fast_reader(text);
   std::vector<model::Document> docs;
   try {
     docs = model::parse_documents(text, "fuzz", limits());
