@@ -2,7 +2,9 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
+#include <limits>
 
 namespace model {
 
@@ -65,20 +67,35 @@ std::optional<std::string> base64_decode(std::string_view in) {
   return out;
 }
 
-std::string gzip_compress(std::string_view in, int level) {
+std::optional<std::string> gzip_compress_within(std::string_view in, int level, std::size_t limit) {
   z_stream zs{};
   // windowBits 15 + 16 selects the gzip wrapper; zlib writes mtime 0.
   deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out;
-  out.resize(deflateBound(&zs, static_cast<uLong>(in.size())) + 32);
+  const std::size_t bound = deflateBound(&zs, static_cast<uLong>(in.size())) + 32;
+  // The output grows as needed rather than starting at deflateBound: that
+  // is the input's size again (agent.yml is megabytes), all of it zeroed
+  // and faulted in, for a result that is usually a twentieth of it. zlib's
+  // bytes do not depend on how the output space is handed to it.
+  std::string out(std::min({bound, limit + 1, in.size() / 8 + 4096}), '\0');
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
   zs.avail_in = static_cast<uInt>(in.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
+  int rc = Z_OK;
+  while (true) {
+    zs.next_out = reinterpret_cast<Bytef*>(out.data() + zs.total_out);
+    zs.avail_out = static_cast<uInt>(out.size() - zs.total_out);
+    rc = deflate(&zs, Z_FINISH);
+    if (rc == Z_STREAM_END || zs.total_out > limit || out.size() > limit) break;
+    out.resize(std::min({out.size() * 2, bound, limit + 1}));
+  }
+  const bool done = rc == Z_STREAM_END && zs.total_out <= limit;
   out.resize(zs.total_out);
   deflateEnd(&zs);
+  if (!done) return std::nullopt;
   return out;
+}
+
+std::string gzip_compress(std::string_view in, int level) {
+  return *gzip_compress_within(in, level, std::numeric_limits<std::size_t>::max() - 1);
 }
 
 std::optional<std::string> gzip_decompress(std::string_view in) {

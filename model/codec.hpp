@@ -14,6 +14,10 @@ std::optional<std::string> base64_decode(std::string_view text);
 // gzip with a zero mtime and no file name, so the same input and level
 // always give the same bytes. Levels as zlib's: -1 (its default, 6), 1-9.
 std::string gzip_compress(std::string_view bytes, int level = -1);
+// The same bytes, or std::nullopt as soon as they would exceed `limit`:
+// compression stops there, so a try at a fast level costs little when it
+// misses.
+std::optional<std::string> gzip_compress_within(std::string_view bytes, int level, std::size_t limit);
 std::optional<std::string> gzip_decompress(std::string_view bytes);
 
 }  // namespace model

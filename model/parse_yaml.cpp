@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -224,6 +225,17 @@ ParseError::ParseError(std::string source, int line, std::string message)
 std::size_t non_utf8_yaml_at(std::string_view s) {
   std::size_t i = 0;
   while (i < s.size()) {
+    // Eight bytes at a time while they are ASCII without NUL, which is
+    // nearly all of a manifest.
+    constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+    if (s.size() - i >= 8) {
+      std::uint64_t w = 0;
+      std::memcpy(&w, s.data() + i, 8);
+      if (((w | ((w - kOnes) & ~w)) & kHigh) == 0) {  // no high bit and no zero byte
+        i += 8;
+        continue;
+      }
+    }
     const auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
       if (c == 0) return i;

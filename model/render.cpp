@@ -6,6 +6,7 @@
 
 #include "model/config.hpp"
 #include "model/integrations.hpp"
+#include "model/job_cache.hpp"
 #include "model/workloads.hpp"
 #include "model/yaml_emit.hpp"
 
@@ -139,7 +140,13 @@ RenderAll render_all(const Inventory& inv, const RenderOptions& opts) {
   std::map<std::tuple<std::string, std::string, std::string>, std::string> owners;
   for (const auto& [key, entry] : inv.agents) {
     if (!entry.valid) continue;
-    AgentRender r = render_agent(inv, entry.obj, opts);
+    // Without a caller's cache, a throwaway one: each member's jobs then go
+    // to text as soon as they are built, so the whole metrics document never
+    // exists as one tree (less memory, nothing big to free). Same bytes.
+    JobCache scratch;
+    RenderOptions root_opts = opts;
+    if (!root_opts.job_cache) root_opts.job_cache = &scratch;
+    AgentRender r = render_agent(inv, entry.obj, root_opts);
     for (auto& o : r.objects) {
       auto id = std::make_tuple(str_field(o, "metadata", "namespace"), str_field(o, "kind"),
                                 str_field(o, "metadata", "name"));

@@ -86,8 +86,8 @@ constexpr int kFastGzipLevel = 3;
 constexpr std::size_t kFastGzipMax = 256 * 1024;
 
 std::string compress_config(std::string_view agent_yml) {
-  std::string fast = gzip_compress(agent_yml, kFastGzipLevel);
-  return fast.size() <= kFastGzipMax ? fast : gzip_compress(agent_yml);
+  if (auto fast = gzip_compress_within(agent_yml, kFastGzipLevel, kFastGzipMax)) return std::move(*fast);
+  return gzip_compress(agent_yml);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "model/yaml_emit.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <vector>
@@ -129,14 +130,32 @@ bool emit_scalar(const Value& v, std::string& out) {
   return false;
 }
 
-std::vector<const Value::Member*> sorted_members(const Value& v) {
-  std::vector<const Value::Member*> members;
-  members.reserve(v.size());
-  for (const auto& m : v.as_object()) members.push_back(&m);
-  std::sort(members.begin(), members.end(),
-            [](const Value::Member* a, const Value::Member* b) { return a->first < b->first; });
-  return members;
-}
+// An object's members in key order, as pointers; up to 16 of them (nearly
+// every object) without a heap allocation.
+class SortedMembers {
+ public:
+  explicit SortedMembers(const Value& v) {
+    const auto& members = v.as_object();
+    const Value::Member** first = small_.data();
+    if (members.size() > small_.size()) {
+      big_.resize(members.size());
+      first = big_.data();
+    }
+    for (std::size_t i = 0; i < members.size(); ++i) first[i] = &members[i];
+    view_ = {first, members.size()};
+    std::sort(view_.begin(), view_.end(),
+              [](const Value::Member* a, const Value::Member* b) { return a->first < b->first; });
+  }
+  SortedMembers(const SortedMembers&) = delete;
+  SortedMembers& operator=(const SortedMembers&) = delete;
+  auto begin() const { return view_.begin(); }
+  auto end() const { return view_.end(); }
+
+ private:
+  std::array<const Value::Member*, 16> small_;
+  std::vector<const Value::Member*> big_;
+  std::span<const Value::Member*> view_;
+};
 
 struct Emitter {
   std::string& out;
@@ -216,7 +235,7 @@ struct Emitter {
       }
       return;
     }
-    for (const auto* m : sorted_members(v)) {
+    for (const auto* m : SortedMembers(v)) {
       pad();
       member(*m, indent);
     }
@@ -272,7 +291,7 @@ void emit_json(const Value& v, std::string& out) {
     case Value::Type::object: {
       out += '{';
       bool first = true;
-      for (const auto* m : sorted_members(v)) {
+      for (const auto* m : SortedMembers(v)) {
         if (!first) out += ',';
         first = false;
         emit_double_quoted(m->first, out, true);

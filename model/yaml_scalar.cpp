@@ -1,3 +1,4 @@
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -5,6 +6,10 @@
 #include <optional>
 #include <regex>
 #include <string_view>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "model/parse.hpp"
 #include "model/yaml_emit.hpp"
@@ -87,13 +92,42 @@ Value resolve_plain_scalar(const std::string& text) {
 
 namespace {
 
+// Byte classes for yaml_plain_safe, one table lookup per byte: the emitter
+// asks about every string of every rendered object, most of them plain.
+enum : unsigned char {
+  kNever = 1,         // control, DEL or non-ASCII: always quoted
+  kColonHash = 2,     // ':' or '#', which matter by their neighbours
+  kBadFirst = 4,      // an indicator that cannot start a plain scalar
+  kNumberChar = 8,    // may appear in something a reader takes for a number
+  kKeywordFirst = 16  // first byte of some keyword of is_keyword
+};
+
+constexpr std::array<unsigned char, 256> make_classes() {
+  std::array<unsigned char, 256> t{};
+  for (int c = 0; c < 256; ++c)
+    if (c < 0x20 || c >= 0x7f) t[c] |= kNever;
+  t[':'] |= kColonHash;
+  t['#'] |= kColonHash;
+  for (char c : std::string_view("?:,[]{}#&*!|>'\"%@`")) t[static_cast<unsigned char>(c)] |= kBadFirst;
+  for (char c : std::string_view("0123456789+-._:eExXoObBabcdefABCDEF"))
+    t[static_cast<unsigned char>(c)] |= kNumberChar;
+  for (char c : std::string_view("~nNtTfFyYoO=<.-+")) t[static_cast<unsigned char>(c)] |= kKeywordFirst;
+  return t;
+}
+
+constexpr std::array<unsigned char, 256> kClasses = make_classes();
+
+unsigned char byte_class(char c) {
+  return kClasses[static_cast<unsigned char>(c)];
+}
+
 // Words a YAML 1.1 or 1.2 reader resolves to null, bool, inf or nan.
 bool is_keyword(std::string_view s) {
-  static const std::string_view words[] = {
+  static constexpr std::string_view words[] = {
       "~",    "null", "Null", "NULL",  "true",  "True",  "TRUE",  "false", "False", "FALSE", "yes",  "Yes", "YES", "no",
       "No",   "NO",   "on",   "On",    "ON",    "off",   "Off",   "OFF",   "y",     "Y",     "n",    "N",   "=",   "<<",
       ".inf", ".Inf", ".INF", "-.inf", "-.Inf", "-.INF", "+.inf", "+.Inf", "+.INF", ".nan",  ".NaN", ".NAN"};
-  if (s.size() > 6) return false;
+  if (s.size() > 6 || !(byte_class(s[0]) & kKeywordFirst)) return false;
   for (auto w : words)
     if (s == w) return true;
   return false;
@@ -103,24 +137,45 @@ bool number_like(std::string_view s) {
   char c = s[0];
   if (!((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.')) return false;
   for (char ch : s)
-    if (!std::strchr("0123456789+-._:eExXoObBabcdefABCDEF", ch)) return false;
+    if (!(byte_class(ch) & kNumberChar)) return false;
   return true;
+}
+
+// The index of the first byte at or after `i` that is kNever or
+// kColonHash, or s.size(). Sixteen bytes at a time where SSE2 is there:
+// long strings (regexes, label names, base64 data) are most of the bytes.
+std::size_t next_notable(std::string_view s, std::size_t i) {
+#if defined(__SSE2__)
+  const __m128i space = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f);
+  const __m128i colon = _mm_set1_epi8(':'), hash = _mm_set1_epi8('#');
+  for (; i + 16 <= s.size(); i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
+    // Signed compare: bytes 0x80-0xff are negative, so "< 0x20" finds them too.
+    const __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(v, space), _mm_cmpeq_epi8(v, del)),
+                                     _mm_or_si128(_mm_cmpeq_epi8(v, colon), _mm_cmpeq_epi8(v, hash)));
+    if (const int bits = _mm_movemask_epi8(hit)) return i + static_cast<std::size_t>(__builtin_ctz(bits));
+  }
+#endif
+  for (; i < s.size(); ++i)
+    if (byte_class(s[i]) & (kNever | kColonHash)) return i;
+  return s.size();
+}
+
+// Whether the ':' or '#' at `i` ends a key or starts a comment.
+bool breaks_plain(std::string_view s, std::size_t i) {
+  if (s[i] == ':') return i + 1 < s.size() && s[i + 1] == ' ';
+  return i > 0 && s[i - 1] == ' ';
 }
 
 }  // namespace
 
 bool yaml_plain_safe(std::string_view s) {
   if (s.empty()) return false;
-  auto first = static_cast<unsigned char>(s[0]);
-  if (std::strchr("?:,[]{}#&*!|>'\"%@`", first) && first != 0) return false;
-  if (first == '-' && (s.size() == 1 || s[1] == ' ' || s[1] == '-')) return false;
+  if (byte_class(s[0]) & kBadFirst) return false;
+  if (s[0] == '-' && (s.size() == 1 || s[1] == ' ' || s[1] == '-')) return false;
   if (s.front() == ' ' || s.back() == ' ' || s.back() == ':') return false;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    auto ch = static_cast<unsigned char>(s[i]);
-    if (ch < 0x20 || ch == 0x7f || ch >= 0x80) return false;
-    if (ch == ':' && i + 1 < s.size() && s[i + 1] == ' ') return false;
-    if (ch == '#' && i > 0 && s[i - 1] == ' ') return false;
-  }
+  for (std::size_t i = next_notable(s, 0); i < s.size(); i = next_notable(s, i + 1))
+    if ((byte_class(s[i]) & kNever) || breaks_plain(s, i)) return false;
   if (s.starts_with("...")) return false;
   // Anything a reader could take for a number (hex, octal, sexagesimal,
   // 1_000) or a keyword is quoted.

@@ -2,6 +2,7 @@
 
 #include "model/parse.hpp"
 #include "model/yaml_emit.hpp"
+#include "model/yaml_fast.hpp"
 
 using model::Value;
 
@@ -150,4 +151,26 @@ TEST_CASE("a mapping with 100k keys parses and JSON duplicates are refused", "[p
   CHECK(docs[0].value.size() == 100000);
   CHECK_THROWS_AS(model::parse_json(R"({"a": 1, "a": 2})"), model::ParseError);
   CHECK_THROWS_AS(model::parse_documents(R"({"a": 1, "a": 2})", "dup.json"), model::ParseError);
+}
+
+TEST_CASE("non_utf8_yaml_at finds the first bad byte wherever it is, word by word or not", "[parse]") {
+  // One odd sequence at every offset of ASCII text of every length up to
+  // 40: the eight-byte ASCII skip must stop exactly where a byte needs a look.
+  struct Case {
+    std::string bytes;
+    bool bad;
+  };
+  const Case cases[] = {{std::string(1, '\0'), true}, {"\x80", true},          {"\xc3", true},
+                        {"\xc3\xa9", false},          {"\xe2\x82\xac", false}, {"\xed\xa0\x80", true},
+                        {"\xf0\x9f\x98\x80", false},  {"\xff", true}};
+  for (const Case& c : cases) {
+    for (std::size_t len = 0; len <= 40; ++len) {
+      for (std::size_t at = 0; at <= len; ++at) {
+        std::string text(len, 'a');
+        text.insert(at, c.bytes);
+        INFO("len " << len << " at " << at << " bytes " << c.bytes.size());
+        CHECK(model::non_utf8_yaml_at(text) == (c.bad ? at : std::string_view::npos));
+      }
+    }
+  }
 }

@@ -1,5 +1,6 @@
 // Config and assets Secrets (gzip, data keys, labels, ownerReferences) and
 // the operator's -labels flag across every object.
+#include <zlib.h>
 #include <catch2/catch.hpp>
 #include <cstdint>
 
@@ -142,5 +143,42 @@ metadata: {name: l, namespace: ns}
     CHECK(pod.find("team")->as_string() == "infra");
     CHECK(pod.find("app.kubernetes.io/instance")->as_string() == "forced");
     CHECK(labels.find("app.kubernetes.io/instance")->as_string() == "forced");
+  }
+}
+
+TEST_CASE("gzip: the output buffer grows in steps, the bytes stay zlib's one-shot bytes", "[workloads]") {
+  // The one-shot reference: deflate into a buffer of deflateBound's size,
+  // which is what gzip_compress did before it grew its output.
+  auto one_shot = [](const std::string& in, int level) {
+    z_stream zs{};
+    deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+    std::string out(deflateBound(&zs, static_cast<uLong>(in.size())) + 32, '\0');
+    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+    zs.avail_in = static_cast<uInt>(in.size());
+    zs.next_out = reinterpret_cast<Bytef*>(out.data());
+    zs.avail_out = static_cast<uInt>(out.size());
+    REQUIRE(deflate(&zs, Z_FINISH) == Z_STREAM_END);
+    out.resize(zs.total_out);
+    deflateEnd(&zs);
+    return out;
+  };
+  std::uint64_t x = 12345;
+  std::string text;
+  for (std::size_t size : {0, 1, 100, 5000, 70000, 3000000}) {
+    while (text.size() < size) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      // Half repetitive, half noise: ratios in between the extremes.
+      text += (x % 2) ? std::string("  - source_labels: [__meta_kubernetes_pod_label_app]\n")
+                      : std::string(1, static_cast<char>('!' + x % 90));
+    }
+    const std::string in = text.substr(0, size);
+    for (int level : {1, 3, -1}) {
+      INFO("size " << size << " level " << level);
+      const std::string want = one_shot(in, level);
+      CHECK(model::gzip_compress(in, level) == want);
+      // A limit at the exact size keeps the result; one byte less refuses it.
+      CHECK(model::gzip_compress_within(in, level, want.size()) == want);
+      CHECK_FALSE(model::gzip_compress_within(in, level, want.size() - 1));
+    }
   }
 }
