@@ -7,9 +7,11 @@
 // Problem; the GrafanaAgent's own references resolve into the root's
 // assets, so their failures invalidate the root (see render.cpp).
 #include <algorithm>
+#include <optional>
 
 #include "model/config.hpp"
 #include "model/job_cache.hpp"
+#include "model/parallel_for.hpp"
 #include "model/scrape/jobs.hpp"
 #include "model/yaml_emit.hpp"
 
@@ -82,55 +84,77 @@ scrape::JobContext job_context(MetricsContext& ctx) {
   return scrape::JobContext{ctx.agent, ctx.opts, ctx.shards, *ctx.sd_fields};
 }
 
-// A memoised member: its warnings reported, its assets absorbed and its
-// text appended, as if it were rendered now. False on a miss.
-bool reuse(MetricsContext& ctx, const std::string& key, const char* kind, const ObjectMeta& meta) {
-  if (key.empty()) return false;
-  const JobCache::Entry* hit = ctx.cache->find(key, ctx.assets.inventory());
-  if (!hit) return false;
-  report(ctx, kind, meta, hit->warnings, true);
-  AssetRefs copy(ctx.assets.inventory());
-  copy.used = hit->used;
-  ctx.assets.absorb(std::move(copy));
-  ctx.fragments.back().push_back(hit->yaml);
-  return true;
-}
+// One member of a monitor list, rendered apart from the context (possibly
+// on another thread); apply_member then adds it to the context in order.
+struct RenderedMember {
+  std::string key;                       // JobCache key, "" without a cache or versions
+  const JobCache::Entry* hit = nullptr;  // a memoised render to reuse instead
+  std::optional<AssetRefs> scratch;      // the render's assets, lookups, warnings, errors
+  Value out;                             // its jobs, without a cache
+  std::string text;                      // its jobs as YAML, with a cache
+};
 
-void push_fragment(MetricsContext& ctx, const std::string& key, Value out, AssetRefs& scratch) {
-  std::string text = jobs_yaml(std::move(out));
-  if (key.empty()) {
-    ctx.fragments.back().push_back(ctx.cache->keep(std::move(text)));
+// Members rendered before their results are applied: bounds what a batch
+// holds at once, and is enough work to keep every thread busy.
+constexpr std::size_t kMemberBatch = 256;
+
+// Adds one rendered member to the context exactly as rendering it in place
+// would: warnings reported, a member with errors left out whole and
+// reported, assets absorbed, jobs appended (as text with a cache).
+void apply_member(MetricsContext& ctx, const char* kind, const ObjectMeta& meta, RenderedMember& r, Value& jobs) {
+  if (r.hit) {
+    report(ctx, kind, meta, r.hit->warnings, true);
+    AssetRefs copy(ctx.assets.inventory());
+    copy.used = r.hit->used;
+    ctx.assets.absorb(std::move(copy));
+    ctx.fragments.back().push_back(r.hit->yaml);
     return;
   }
-  const auto& stored = ctx.cache->store(
-      key, JobCache::Entry{std::move(text), scratch.used, std::move(scratch.lookups), scratch.warnings});
-  ctx.fragments.back().push_back(stored.yaml);
+  AssetRefs& scratch = *r.scratch;
+  report(ctx, kind, meta, scratch.warnings, true);
+  if (!scratch.errors.empty()) {
+    report(ctx, kind, meta, scratch.errors);
+    return;
+  }
+  if (ctx.cache) {
+    if (r.key.empty()) {
+      ctx.fragments.back().push_back(ctx.cache->keep(std::move(r.text)));
+    } else {
+      const auto& stored = ctx.cache->store(
+          r.key, JobCache::Entry{std::move(r.text), scratch.used, std::move(scratch.lookups), scratch.warnings});
+      ctx.fragments.back().push_back(stored.yaml);
+    }
+  }
+  ctx.assets.absorb(std::move(scratch));
+  if (ctx.cache) return;
+  if (!r.out.is_array())
+    jobs.push(std::move(r.out));
+  else
+    for (auto& job : r.out.as_array()) jobs.push(std::move(job));
 }
 
-// Renders each member into its own AssetRefs; a member with errors is left
-// out whole and reported. Warnings are reported either way: they name
-// fields the member's jobs go without.
+// Renders each member into its own AssetRefs, batch by batch, on up to
+// opts.render_threads threads; rendering and emitting a member touch only
+// its own RenderedMember, and results are applied in member order, so the
+// output is the same for any thread count.
 template <class T, class Render>
 void append_members(MetricsContext& ctx, const char* kind, const std::vector<const T*>& members, Render render,
                     Value& jobs, std::string_view scope = {}) {
-  for (const T* member : members) {
-    const std::string key =
-        ctx.cache ? JobCache::key(kind, member->meta, ctx.agent.meta, static_cast<int>(ctx.flavor), scope) : "";
-    if (ctx.cache && reuse(ctx, key, kind, member->meta)) continue;
-    AssetRefs scratch(ctx.assets.inventory());
-    Value out = render(*member, scratch);
-    report(ctx, kind, member->meta, scratch.warnings, true);
-    if (!scratch.errors.empty()) {
-      report(ctx, kind, member->meta, scratch.errors);
-      continue;
+  for (std::size_t first = 0; first < members.size(); first += kMemberBatch) {
+    std::vector<RenderedMember> batch(std::min(kMemberBatch, members.size() - first));
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      if (!ctx.cache) continue;
+      batch[i].key = JobCache::key(kind, members[first + i]->meta, ctx.agent.meta, static_cast<int>(ctx.flavor), scope);
+      if (!batch[i].key.empty()) batch[i].hit = ctx.cache->find(batch[i].key, ctx.assets.inventory());
     }
-    if (ctx.cache) push_fragment(ctx, key, std::move(out), scratch);
-    ctx.assets.absorb(std::move(scratch));
-    if (ctx.cache) continue;
-    if (!out.is_array())
-      jobs.push(std::move(out));
-    else
-      for (auto& job : out.as_array()) jobs.push(std::move(job));
+    parallel_for(batch.size(), ctx.opts.render_threads, [&](std::size_t i) {
+      RenderedMember& r = batch[i];
+      if (r.hit) return;
+      r.scratch.emplace(ctx.assets.inventory());
+      r.out = render(*members[first + i], *r.scratch);
+      if (ctx.cache && r.scratch->errors.empty()) r.text = jobs_yaml(std::move(r.out));
+    });
+    for (std::size_t i = 0; i < batch.size(); ++i) apply_member(ctx, kind, members[first + i]->meta, batch[i], jobs);
   }
 }
 

@@ -36,6 +36,10 @@ struct RenderOptions {
   // Optional memo of per-monitor scrape jobs as YAML text (one per root,
   // owned by the caller): the objects are byte-identical with or without it.
   JobCache* job_cache = nullptr;
+  // Threads that render a root's monitors into jobs, the caller's included
+  // (model/parallel_for.hpp). 1 keeps rendering on the calling thread, as
+  // the controller's actors need; the output is the same for any value.
+  unsigned render_threads = 1;
   // The operator's aggregated integrations SD endpoint, which every
   // IntegrationMonitor job polls (with ?agent=<ns>/<name> appended).
   std::string integrations_sd_url =

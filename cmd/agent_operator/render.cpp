@@ -3,7 +3,9 @@
 // Problems go to stderr ("warning: " before warnings); no GrafanaAgent in
 // the input is said on stderr and is no error (exit 0), as the input may
 // be right and simply hold none.
+#include <algorithm>
 #include <iostream>
+#include <thread>
 
 #include "commands.hpp"
 #include "flags.hpp"
@@ -27,7 +29,14 @@ constexpr const char* kRenderExitCodes =
     "exit codes: 0 ok (also with warnings, and for input without a GrafanaAgent), 1 some resource is invalid\n"
     "(details on stderr) or --explain names no agent, 2 unusable input (unreadable or unparsable)";
 
+// A one-shot render has the machine to itself: one thread per CPU, up to
+// a point where more threads stop paying for themselves.
+unsigned default_render_threads() {
+  return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+}
+
 struct RenderFlags {
+  RenderFlags() { opts.render_threads = default_render_threads(); }
   std::vector<std::string> paths;
   model::RenderOptions opts;
   std::string explain;
@@ -54,6 +63,11 @@ std::vector<Flag> render_flags(RenderFlags& f) {
                "the agent-operator-metrics Service",
                "the operator's integrations SD endpoint, as agents reach it (IntegrationMonitor jobs)",
                [&f](const std::string& v) { f.opts.integrations_sd_url = check_sd_url(v); }});
+  t.push_back({{"threads"},
+               "N",
+               "the number of CPUs, at most 8",
+               "threads that render monitors into scrape jobs (1-64); the output is the same for any number",
+               [&f](const std::string& v) { f.opts.render_threads = static_cast<unsigned>(parse_int(v, 1, 64)); }});
   t.push_back({{"decode"},
                "",
                "false",

@@ -53,6 +53,12 @@ void render_checked(const std::string& text) {
   }
   // Whatever rendered must serialise and read back.
   std::string out = model::to_yaml_stream(all.objects);
+  // And render the same on several threads.
+  model::RenderOptions threaded;
+  threaded.render_threads = 3;
+  auto again = model::render_all(inv, threaded);
+  REQUIRE(model::to_yaml_stream(again.objects) == out);
+  REQUIRE(again.problems == all.problems);
   REQUIRE_NOTHROW(model::parse_documents(out, "rendered"));
 }
 
