@@ -22,11 +22,6 @@ constexpr std::size_t kBaseWriteBytes = 1u << 20;
   throw std::system_error(errno, std::generic_category(), what + " " + path);
 }
 
-bool exists(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0;
-}
-
 // Makes a created or renamed directory entry durable.
 void sync_dir(const std::string& path) {
   std::string dir = std::filesystem::path(path).parent_path().string();
@@ -44,16 +39,21 @@ std::string set_aside_name(const std::string& path) {
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
   std::string base = path + ".corrupt-" + stamp, name = base;
-  for (int i = 2; exists(name); ++i) name = base + "-" + std::to_string(i);
+  for (int i = 2; journal_path_exists(name); ++i) name = base + "-" + std::to_string(i);
   return name;
 }
 
 }  // namespace
 
+bool journal_path_exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
 FileJournal::FileJournal(FileJournalOptions opts) : opts_(std::move(opts)), lock_(opts_.path) {
-  if (exists(opts_.path))
+  if (journal_path_exists(opts_.path))
     recover_existing();
-  else if (exists(opts_.path + ".1"))  // a crash between rotation's rename and the new file
+  else if (journal_path_exists(opts_.path + ".1"))  // a crash between rotation's rename and the new file
     last_seq_ = last_seq_of(opts_.path + ".1");
   if (fd_ < 0) open_fresh();
 }
@@ -142,7 +142,8 @@ void FileJournal::shift_files() {
   std::remove((p + "." + std::to_string(opts_.keep_files)).c_str());
   for (int i = opts_.keep_files - 1; i >= 1; --i) {
     std::string from = p + "." + std::to_string(i);
-    if (exists(from) && std::rename(from.c_str(), (p + "." + std::to_string(i + 1)).c_str()) != 0) fail("rotate", from);
+    if (journal_path_exists(from) && std::rename(from.c_str(), (p + "." + std::to_string(i + 1)).c_str()) != 0)
+      fail("rotate", from);
   }
   if (std::rename(p.c_str(), (p + ".1").c_str()) != 0) fail("rotate", p);
 }

@@ -27,6 +27,10 @@
 
 namespace actors::core {
 
+// Whether a journal file (or rotated part) is there; the writer and the
+// reader agree on what "there" means.
+bool journal_path_exists(const std::string& path);
+
 class JournalSink {
  public:
   using LineWriter = std::function<void(std::string_view line)>;

@@ -5,8 +5,9 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <filesystem>
 #include <system_error>
+
+#include "actors/core/journal_file.hpp"
 
 namespace actors::core {
 namespace {
@@ -28,11 +29,6 @@ class Fd {
  private:
   int fd_;
 };
-
-bool on_disk(const std::string& path) {
-  std::error_code ec;
-  return std::filesystem::exists(path, ec);
-}
 
 }  // namespace
 
@@ -75,8 +71,9 @@ void scan_file(const std::string& path, JournalScanner& scanner) {
 
 std::vector<std::string> rotated_set(const std::string& path) {
   std::vector<std::string> out;
-  for (int i = 1; on_disk(path + "." + std::to_string(i)); ++i) out.insert(out.begin(), path + "." + std::to_string(i));
-  if (on_disk(path) || path == "-") out.push_back(path);
+  for (int i = 1; journal_path_exists(path + "." + std::to_string(i)); ++i)
+    out.insert(out.begin(), path + "." + std::to_string(i));
+  if (journal_path_exists(path) || path == "-") out.push_back(path);
   return out;
 }
 
