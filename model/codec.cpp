@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <new>
+#include <stdexcept>
+#include <string>
 
 namespace model {
 
@@ -70,7 +73,10 @@ std::optional<std::string> base64_decode(std::string_view in) {
 std::optional<std::string> gzip_compress_within(std::string_view in, int level, std::size_t limit) {
   z_stream zs{};
   // windowBits 15 + 16 selects the gzip wrapper; zlib writes mtime 0.
-  deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  if (const int init = deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY); init != Z_OK) {
+    if (init == Z_MEM_ERROR) throw std::bad_alloc();
+    throw std::invalid_argument("gzip: zlib refused level " + std::to_string(level));
+  }
   const std::size_t bound = deflateBound(&zs, static_cast<uLong>(in.size())) + 32;
   // The output grows as needed rather than starting at deflateBound: that
   // is the input's size again (agent.yml is megabytes), all of it zeroed
@@ -84,7 +90,8 @@ std::optional<std::string> gzip_compress_within(std::string_view in, int level, 
     zs.next_out = reinterpret_cast<Bytef*>(out.data() + zs.total_out);
     zs.avail_out = static_cast<uInt>(out.size() - zs.total_out);
     rc = deflate(&zs, Z_FINISH);
-    if (rc == Z_STREAM_END || zs.total_out > limit || out.size() > limit) break;
+    if (rc != Z_OK && rc != Z_BUF_ERROR) break;  // the end, or zlib refused
+    if (zs.total_out > limit || out.size() > limit || out.size() >= bound) break;
     out.resize(std::min({out.size() * 2, bound, limit + 1}));
   }
   const bool done = rc == Z_STREAM_END && zs.total_out <= limit;
@@ -95,7 +102,10 @@ std::optional<std::string> gzip_compress_within(std::string_view in, int level, 
 }
 
 std::string gzip_compress(std::string_view in, int level) {
-  return *gzip_compress_within(in, level, std::numeric_limits<std::size_t>::max() - 1);
+  // Without a limit only zlib itself can fail (a bad level, no memory).
+  auto out = gzip_compress_within(in, level, std::numeric_limits<std::size_t>::max() - 1);
+  if (!out) throw std::runtime_error("gzip: zlib failed at level " + std::to_string(level));
+  return std::move(*out);
 }
 
 std::optional<std::string> gzip_decompress(std::string_view in) {

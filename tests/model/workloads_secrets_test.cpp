@@ -182,3 +182,8 @@ TEST_CASE("gzip: the output buffer grows in steps, the bytes stay zlib's one-sho
     }
   }
 }
+
+TEST_CASE("gzip: a level zlib does not know is an error, not an endless loop", "[workloads]") {
+  CHECK_THROWS_AS(model::gzip_compress("text", 42), std::invalid_argument);
+  CHECK_THROWS_AS(model::gzip_compress_within("text", 42, 100), std::invalid_argument);
+}
