@@ -50,5 +50,7 @@ Value parse_json(std::string_view text, std::string_view source = "<json>", cons
 
 // Resolves a plain (unquoted) YAML scalar to null, bool, int, float or string.
 Value resolve_plain_scalar(const std::string& text);
+// Whether a plain scalar reads as null: "", "~", "null", "Null", "NULL".
+bool is_null_word(std::string_view text);
 
 }  // namespace model

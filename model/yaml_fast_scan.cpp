@@ -142,7 +142,7 @@ std::optional<std::string> plain_lines(std::string_view text, const Lines& lines
 
 std::string plain_key_text(std::string_view key) {
   if (key == "<<") unsupported();
-  if (key == "~" || key == "null" || key == "Null" || key == "NULL") return "null";
+  if (is_null_word(key)) return "null";  // never "": a plain key has text
   return std::string(key);
 }
 

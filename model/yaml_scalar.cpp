@@ -15,11 +15,12 @@
 #include "model/yaml_emit.hpp"
 
 namespace model {
-namespace {
 
-bool is_null_word(const std::string& s) {
+bool is_null_word(std::string_view s) {
   return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL";
 }
+
+namespace {
 
 // YAML 1.1 booleans, as Kubernetes' YAML reader (go-yaml v2) resolves them.
 int bool_word(std::string_view s) {
