@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/parse.hpp"
 #include "model/value.hpp"
@@ -102,6 +103,20 @@ inline std::string strict_difference(const model::Value& a, const model::Value& 
       return "";
     case T::null:
       return "";
+  }
+  return "";
+}
+
+// Where the fast YAML reader's documents differ from yaml-cpp's (their
+// number, a document's line, strict_difference of a value), or "".
+inline std::string documents_difference(const std::vector<model::Document>& fast,
+                                        const std::vector<model::Document>& slow) {
+  if (fast.size() != slow.size()) return std::to_string(fast.size()) + " documents vs " + std::to_string(slow.size());
+  for (std::size_t i = 0; i < slow.size(); ++i) {
+    const std::string doc = "document " + std::to_string(i);
+    if (fast[i].line != slow[i].line)
+      return doc + ": line " + std::to_string(fast[i].line) + " vs " + std::to_string(slow[i].line);
+    if (std::string d = strict_difference(fast[i].value, slow[i].value); !d.empty()) return doc + ": " + d;
   }
   return "";
 }
