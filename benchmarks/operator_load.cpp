@@ -8,8 +8,11 @@
 //   routing     events/s through journal, router and roots, fed straight
 //               into the journal actor (no HTTP), drained when the router
 //               has routed them all
-// Usage: operator_load [--quick] [--edits N] [--qps Q]
+// Usage: operator_load [--quick | --scale S] [--edits N] [--qps Q]
+//   --scale S multiplies every count of the 1x cluster (--quick is 0.1)
+#include <malloc.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -40,16 +43,18 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct Flags {
-  bool quick = false;
+  double scale = 1;
   int edits = 1000;
   double qps = 1000;
 };
 
-std::string spec_text(bool quick) {
-  return quick ? "namespaces=50,agents=5,metrics_instances=20,service_monitors=2000,pod_monitors=500,probes=0,"
-                 "secrets=2000,pods=0,seed=1"
-               : "namespaces=500,agents=50,metrics_instances=200,service_monitors=20000,pod_monitors=5000,probes=0,"
-                 "secrets=20000,pods=0,seed=1";
+// The 1x cluster: 500 namespaces, 50 agents, 200 MetricsInstances, 20,000
+// ServiceMonitors, 5,000 PodMonitors and 20,000 Secrets, each count scaled.
+std::string spec_text(double scale) {
+  auto n = [scale](double base) { return std::to_string(static_cast<long>(base * scale + 0.5)); };
+  return "namespaces=" + n(500) + ",agents=" + n(50) + ",metrics_instances=" + n(200) +
+         ",service_monitors=" + n(20000) + ",pod_monitors=" + n(5000) + ",probes=0,secrets=" + n(20000) +
+         ",pods=0,seed=1";
 }
 
 double peak_rss_mib() {
@@ -58,11 +63,24 @@ double peak_rss_mib() {
   return ru.ru_maxrss / 1024.0;
 }
 
+// Resident memory now (VmRSS), after returning free heap pages to the OS:
+// the peak also counts the driver's own generated copy of the cluster.
+double current_rss_mib() {
+  malloc_trim(0);
+  long pages = 0, resident = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return resident * (sysconf(_SC_PAGESIZE) / 1024.0) / 1024.0;
+}
+
 double ms(Clock::duration d) {
   return std::chrono::duration<double, std::milli>(d).count();
 }
 
 double pct(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   return v[std::min(v.size() - 1, static_cast<std::size_t>(p * v.size()))];
 }
@@ -86,11 +104,24 @@ struct WriteLog {
   }
 };
 
-// Which agents' config each ServiceMonitor feeds (from the same generated objects).
-std::map<std::pair<std::string, std::string>, std::set<std::string>> affected_agents(
-    const k8s::sim::GenerateSpec& spec) {
+// Which agents' config each of the first `wanted` ServiceMonitors (in key
+// order, among those some agent selects) feeds, from the same generated
+// objects. Only a few times `wanted` monitors enter the inventory: every
+// hierarchy over all of them is quadratic at 10x and would time the driver.
+std::map<std::pair<std::string, std::string>, std::set<std::string>> affected_agents(const k8s::sim::GenerateSpec& spec,
+                                                                                     std::size_t wanted) {
+  std::vector<model::Value> objects = k8s::sim::generate_objects(spec);
+  std::vector<model::Key> monitors;
+  for (const auto& obj : objects)
+    if (model::string_at(obj, {"kind"}) == "ServiceMonitor") monitors.push_back(model::object_key(obj));
+  std::sort(monitors.begin(), monitors.end());
+  monitors.resize(std::min(monitors.size(), wanted * 4 + 100));
+  std::set<model::Key> candidates(monitors.begin(), monitors.end());
   model::Inventory inv;
-  for (auto& obj : k8s::sim::generate_objects(spec)) inv.add(std::move(obj));
+  for (auto& obj : objects)
+    if (model::string_at(obj, {"kind"}) != "ServiceMonitor" || candidates.count(model::object_key(obj)))
+      inv.add(std::move(obj));
+  objects.clear();
   std::map<std::pair<std::string, std::string>, std::set<std::string>> out;
   for (const auto& [key, agent] : inv.agents) {
     model::Hierarchy h = model::build_hierarchy(inv, agent.obj);
@@ -113,26 +144,28 @@ int main(int argc, char** argv) {
   Flags flags;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick"))
-      flags.quick = true;
+      flags.scale = 0.1;
+    else if (!std::strcmp(argv[i], "--scale") && i + 1 < argc)
+      flags.scale = std::atof(argv[++i]);
     else if (!std::strcmp(argv[i], "--edits") && i + 1 < argc)
       flags.edits = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--qps") && i + 1 < argc)
       flags.qps = std::atof(argv[++i]);
   }
-  auto spec = k8s::sim::parse_generate_spec(spec_text(flags.quick));
+  auto spec = k8s::sim::parse_generate_spec(spec_text(flags.scale));
   std::string kubeconfig = "/tmp/operator-load-" + std::to_string(::getpid()) + ".kubeconfig";
   k8s::sim::Child sim({std::string(AO_BIN_DIR) + "/simcluster", "--listen", "127.0.0.1:0", "--kubeconfig-out",
                        kubeconfig, "--crds", std::string(AO_SOURCE_DIR) + "/deploy/crds",
                        std::string(AO_SOURCE_DIR) + "/deploy/prometheus-operator-crds", "--generate",
-                       spec_text(flags.quick)});
+                       spec_text(flags.scale)});
   if (!sim.read_until([](const std::string& out) { return out.find("listening on") != std::string::npos; },
-                      std::chrono::seconds(120))) {
+                      std::chrono::seconds(static_cast<long>(120 * std::max(1.0, flags.scale))))) {
     std::fprintf(stderr, "simcluster did not start\n");
     return 1;
   }
-  auto affected = affected_agents(spec);
-  std::printf("cluster: %s (%zu ServiceMonitors selected by some agent)\n", spec_text(flags.quick).c_str(),
-              affected.size());
+  auto affected = affected_agents(spec, static_cast<std::size_t>(std::max(flags.edits, 1)));
+  std::printf("cluster: %s (%zu ServiceMonitors to edit, each selected by some agent)\n",
+              spec_text(flags.scale).c_str(), affected.size());
   double rss_before = peak_rss_mib();
 
   actors::tune_process_memory();  // as agent-operator run does
@@ -154,7 +187,11 @@ int main(int argc, char** argv) {
   ctl.start();
   while (!ctl.synced()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   auto synced_at = Clock::now();
-  ctl.wait_idle(std::chrono::minutes(5), std::chrono::milliseconds(1000));
+  // Rendering every root can take longer than wait_idle's quiet period
+  // without any event: first wait until every root has handed the writer
+  // its objects.
+  while (ctl.stats().writer.roots < spec.agents) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ctl.wait_idle(std::chrono::minutes(30), std::chrono::milliseconds(1000));
   auto stats = ctl.stats();
   std::printf(
       "cold start: %.0f ms to the last initial write (informers synced after %.0f ms); %zu roots, %llu "
@@ -163,6 +200,10 @@ int main(int argc, char** argv) {
       static_cast<unsigned long long>(stats.writer.writes), static_cast<unsigned long long>(stats.journal_seq));
   std::printf("peak RSS after cold start: %.0f MiB (%.0f MiB before the controller started)\n", peak_rss_mib(),
               rss_before);
+  double rss_now = current_rss_mib();
+  std::printf("RSS after cold start, free heap returned: %.0f MiB = %.2f KB per watched object (%llu)\n", rss_now,
+              rss_now * 1024 / std::max<double>(1, stats.journal_seq),
+              static_cast<unsigned long long>(stats.journal_seq));
 
   // Change latency: edit one ServiceMonitor at a time.
   const k8s::Resource& sm = *k8s::resource_for_kind("ServiceMonitor");
