@@ -9,6 +9,7 @@
 // with errors must not be rendered.
 #pragma once
 
+#include "model/boxed.hpp"
 #include "model/meta.hpp"
 
 namespace model {
@@ -41,14 +42,14 @@ struct Endpoint {
   std::map<std::string, std::vector<std::string>> params;
   std::string interval;
   std::string scrape_timeout;
-  std::optional<TLSConfig> tls_config;
+  Boxed<TLSConfig> tls_config;  // boxed: rarely set, and large (see model/boxed.hpp)
   std::string bearer_token_file;
   std::optional<SecretKeySelector> bearer_token_secret;
-  std::optional<Authorization> authorization;
+  Boxed<Authorization> authorization;
   bool honor_labels = false;
   std::optional<bool> honor_timestamps;
-  std::optional<BasicAuth> basic_auth;
-  std::optional<OAuth2> oauth2;
+  Boxed<BasicAuth> basic_auth;
+  Boxed<OAuth2> oauth2;
   std::vector<RelabelConfig> metric_relabelings;
   std::vector<RelabelConfig> relabelings;
   ProxySettings proxy;
@@ -119,11 +120,11 @@ struct Probe {
   std::optional<ProbeIngressTargets> ingress_targets;
   std::string interval;
   std::string scrape_timeout;
-  std::optional<TLSConfig> tls_config;
+  Boxed<TLSConfig> tls_config;
   std::optional<SecretKeySelector> bearer_token_secret;
-  std::optional<BasicAuth> basic_auth;
-  std::optional<OAuth2> oauth2;
-  std::optional<Authorization> authorization;
+  Boxed<BasicAuth> basic_auth;
+  Boxed<OAuth2> oauth2;
+  Boxed<Authorization> authorization;
   std::optional<bool> follow_redirects, enable_http2;
   std::vector<RelabelConfig> metric_relabelings;
   ScrapeLimits limits;

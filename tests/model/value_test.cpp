@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "model/monitors.hpp"
 #include "model/parse.hpp"
 #include "model/yaml_emit.hpp"
 #include "model/yaml_fast.hpp"
@@ -173,4 +174,28 @@ TEST_CASE("non_utf8_yaml_at finds the first bad byte wherever it is, word by wor
       }
     }
   }
+}
+
+TEST_CASE("Boxed is an optional on the heap with deep copies", "[model][boxed]") {
+  model::Boxed<model::BasicAuth> empty;
+  CHECK_FALSE(empty.has_value());
+  CHECK_FALSE(static_cast<bool>(std::optional<model::BasicAuth>(empty)));
+  model::BasicAuth auth;
+  auth.username = model::SecretKeySelector{"user-secret", "user"};
+  model::Boxed<model::BasicAuth> a = std::optional<model::BasicAuth>(auth);
+  REQUIRE(a.has_value());
+  model::Boxed<model::BasicAuth> b = a;
+  b->username->name = "other";
+  CHECK(a->username->name == "user-secret");  // the copy is deep
+  std::optional<model::BasicAuth> back = a;
+  REQUIRE(back);
+  CHECK(back->username->key == "user");
+  a = std::nullopt;
+  CHECK_FALSE(a);
+  CHECK(b.has_value());
+  b.reset();
+  CHECK_FALSE(b.has_value());
+  CHECK(b.emplace(auth).username->name == "user-secret");
+  // The reason for boxing: an endpoint with none of these set stays small.
+  CHECK(sizeof(model::Endpoint) < 1024);
 }
