@@ -94,6 +94,7 @@ std::tuple<DeltaPtr, std::uint64_t> on_subscribe(MemberSelector self, const core
 
 member_selector_actor::behavior_type member_behavior(MemberSelector self, MemberSelectorConfig cfg) {
   self->state.routes.writer = cfg.writer;
+  self->state.routes.router = core::Router(cfg.kinds);
   self->state.cfg = std::move(cfg);
   return {
       [=](event_atom, const EventPtr& e) { on_member_event(self, e); },

@@ -75,6 +75,12 @@ Router::Router() {
   for (const auto& kind : selected_kinds()) selectors_.emplace(kind, SelectorIndex(kind));
 }
 
+Router::Router(const std::set<std::string>& kinds)
+    : index_secrets_(kinds.count("Secret") > 0), index_config_maps_(kinds.count("ConfigMap") > 0) {
+  for (const auto& kind : selected_kinds())
+    if (kinds.count(kind)) selectors_.emplace(kind, SelectorIndex(kind));
+}
+
 Routing Router::route(const Event& e) {
   Routing out;
   if (!e.object) return out;
@@ -125,8 +131,8 @@ SubscriptionDelta Router::set_subscriptions(const RootKey& root, const Subscript
     for (auto& k : d.lost) out.lost.emplace_back(kind, std::move(k));
   };
   for (auto& [kind, index] : selectors_) absorb(kind, index.set_subscriptions(root, subs.selectors, ns_labels_));
-  absorb("Secret", secrets_.set_references(root, subs.secrets));
-  absorb("ConfigMap", config_maps_.set_references(root, subs.config_maps));
+  if (index_secrets_) absorb("Secret", secrets_.set_references(root, subs.secrets));
+  if (index_config_maps_) absorb("ConfigMap", config_maps_.set_references(root, subs.config_maps));
   return out;
 }
 

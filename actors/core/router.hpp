@@ -73,7 +73,12 @@ RootLifecycle root_lifecycle(const Event& e);
 
 class Router {
  public:
+  // Indexes every routed kind (the replay Pipeline).
   Router();
+  // Indexes only `kinds` (plus Namespace labels): a selector actor owns a
+  // few kinds, and indexing the others' subscriptions in every selector
+  // multiplied their memory by the number of selectors.
+  explicit Router(const std::set<std::string>& kinds);
 
   Routing route(const Event& e);
   SubscriptionDelta set_subscriptions(const RootKey& root, const Subscriptions& subs);
@@ -94,6 +99,7 @@ class Router {
 
   std::map<std::string, SelectorIndex> selectors_;
   NameIndex secrets_, config_maps_;
+  bool index_secrets_ = true, index_config_maps_ = true;
   NamespaceLabels ns_labels_;
   std::map<std::string, ObjectPtr> ns_objects_;
 };

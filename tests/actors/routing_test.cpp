@@ -189,3 +189,32 @@ TEST_CASE("a GrafanaAgent event ensures or stops its root, other kinds leave the
   CHECK(gone.key == kBeta);
   CHECK(root_lifecycle(sm_event(3, "mon", "beta", "web", EventType::deleted)).action == Action::none);
 }
+
+// A selector actor's Router indexes only its own kinds: the subscriptions a
+// root hands every selector must not be indexed again in each of them.
+TEST_CASE("a router restricted to some kinds indexes and answers only those kinds", "[actors][routing]") {
+  Router all;
+  Router secrets_only(std::set<std::string>{"Secret"});
+  Router monitors_only(std::set<std::string>{"ServiceMonitor"});
+  Event secret = make_event(1, 0, EventType::added, doc("{kind: Secret, metadata: {name: s, namespace: mon}}"));
+  Event sm = sm_event(2, "mon", "m", "a");
+  for (Router* r : {&all, &secrets_only, &monitors_only}) {
+    r->route(secret);
+    r->route(sm);
+  }
+  Subscriptions subs = sm_subscription("a");
+  subs.secrets.insert({"mon", "s"});
+  auto kinds = [](const SubscriptionDelta& d) {
+    std::multiset<std::string> out;
+    for (const auto& [kind, obj] : d.gained) out.insert(kind);
+    return out;
+  };
+  CHECK(kinds(all.set_subscriptions(kAlpha, subs)) == std::multiset<std::string>{"Secret", "ServiceMonitor"});
+  CHECK(kinds(secrets_only.set_subscriptions(kAlpha, subs)) == std::multiset<std::string>{"Secret"});
+  CHECK(kinds(monitors_only.set_subscriptions(kAlpha, subs)) == std::multiset<std::string>{"ServiceMonitor"});
+  CHECK(monitors_only.secrets().size() == 1);  // the object is stored, but no root references it here
+  CHECK(secrets_only.route(secret).roots == std::set<RootKey>{kAlpha});
+  CHECK(monitors_only.route(secret).roots.empty());
+  CHECK(secrets_only.route(sm).roots.empty());
+  CHECK(monitors_only.route(sm).roots == std::set<RootKey>{kAlpha});
+}
