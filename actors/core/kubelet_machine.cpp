@@ -70,9 +70,8 @@ void plan(KubeletCtx& c) {
   st.stats.addresses = objs.addresses.size();
   st.stats.skipped = objs.problems.size();
   for (WriterEffect& e : report_kubelet_nodes(st, objs)) c.fx.push_back(std::move(e));
-  std::vector<model::Value> desired = objs.all(), observed;
-  for (const auto& [id, obj] : st.observed) observed.push_back(obj);
-  PlanInput in{kubelet_key(st), "", &desired, &observed, false, &st.written, nullptr};
+  std::vector<model::Value> desired = objs.all();
+  PlanInput in{kubelet_key(st), "", &desired, nullptr, false, &st.written, nullptr, nullptr, &st.observed};
   Plan p = plan_writes(in);
   add_prunes(st, desired, p);
   ++st.stats.plans;

@@ -251,9 +251,7 @@ void plan_root(Ctx& c, const RootKey& key) {
     settle(c, key, rw, ReconcileOutcome::success);
     return report_status(c, key, rw);
   }
-  std::vector<model::Value> observed;
-  for (const auto& [id, obj] : rw.observed) observed.push_back(obj);
-  PlanInput in{key, rw.out->uid, &fx.desired, &observed, fx.root_valid, &rw.written, &fx.held};
+  PlanInput in{key, rw.out->uid, &fx.desired, nullptr, fx.root_valid, &rw.written, &fx.held, &rw.hashes, &rw.observed};
   Plan plan = plan_writes(in);
   ++st.stats.plans;
   st.stats.skipped += plan.unchanged;
@@ -328,8 +326,10 @@ WriterEffects on_desired(WriterState& st, RootOutputPtr out) {
     forget_generation(st, key, out->uid);
     return {};
   }
-  st.roots[key].out = std::move(out);
-  st.roots[key].reconcile_open = true;
+  RootWrites& rw = st.roots[key];
+  rw.hashes = config_hashes(out->effects.desired);
+  rw.out = std::move(out);
+  rw.reconcile_open = true;
   plan_root(c, key);
   return std::move(c.fx);
 }

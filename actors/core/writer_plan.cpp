@@ -216,6 +216,10 @@ std::string config_hash(const Value& obj) {
 
 Value with_config_hash(Value obj) {
   std::string hash = config_hash(obj);
+  return with_hash_annotation(std::move(obj), hash);
+}
+
+Value with_hash_annotation(Value obj, const std::string& hash) {
   Value& meta = obj.find("metadata") ? *obj.find("metadata") : obj.set("metadata", Value::object());
   Value& ann = meta.find("annotations") ? *meta.find("annotations") : meta.set("annotations", Value::object());
   ann.set(kConfigHashAnnotation, hash);
@@ -258,44 +262,57 @@ std::optional<std::string> immutable_change(const Value& observed, const Value& 
   return std::nullopt;
 }
 
+std::vector<std::string> config_hashes(const std::vector<Value>& desired) {
+  std::vector<std::string> out;
+  out.reserve(desired.size());
+  for (const Value& d : desired) out.push_back(config_hash(d));
+  return out;
+}
+
 Plan plan_writes(const PlanInput& in) {
   Plan plan;
   std::map<Identity, const Value*> observed;
-  for (const auto& o : *in.observed) observed.emplace(identity(o), &o);
-  std::vector<const Value*> desired;
-  for (const auto& d : *in.desired) desired.push_back(&d);
-  std::stable_sort(desired.begin(), desired.end(), [](const Value* a, const Value* b) {
-    return write_rank(model::string_at(*a, {"kind"})) < write_rank(model::string_at(*b, {"kind"}));
+  if (in.observed_by_id)
+    for (const auto& [id, o] : *in.observed_by_id) observed.emplace_hint(observed.end(), id, &o);
+  else
+    for (const auto& o : *in.observed) observed.emplace(identity(o), &o);
+  const std::vector<Value>& desired = *in.desired;
+  std::vector<std::size_t> order(desired.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return write_rank(model::string_at(desired[a], {"kind"})) < write_rank(model::string_at(desired[b], {"kind"}));
   });
-  for (const Value* d : desired) {
-    Identity id = identity(*d);
-    Value want = with_config_hash(*d);
+  for (std::size_t i : order) {
+    const Value& d = desired[i];
+    Identity id = identity(d);
+    std::string hash = in.hashes ? (*in.hashes)[i] : config_hash(d);
+    // Only an action needs the object with its annotation: the common
+    // case (unchanged) copies nothing.
+    auto want = [&] { return with_hash_annotation(d, hash); };
     auto it = observed.find(id);
     if (it == observed.end()) {
       // A new object needs no reason; one we wrote before was deleted.
       bool ours = in.written && in.written->count(id);
-      plan.actions.push_back(
-          make_action(ActionType::create, id, std::move(want), ours ? "deleted by someone else" : ""));
+      plan.actions.push_back(make_action(ActionType::create, id, want(), ours ? "deleted by someone else" : ""));
       continue;
     }
     const Value& have = *it->second;
     observed.erase(it);
-    std::string hash = model::string_at(want, {"metadata", "annotations", kConfigHashAnnotation});
     if (model::string_at(have, {"metadata", "annotations", kConfigHashAnnotation}) == hash) {
+      // `have` carries this hash, so comparing `d` (without the annotation)
+      // finds exactly what comparing it with the annotation would.
       Value scratch;
-      auto drift = find_difference(baseline(in, id, want, hash, scratch), have);
+      auto drift = find_difference(baseline(in, id, d, hash, scratch), have);
       if (!drift) {
         ++plan.unchanged;
         continue;
       }
       std::string reason = drift_reason(std::get<0>(id), *drift);
-      plan.actions.push_back(make_action(ActionType::update, id, update_body(std::move(want), have), reason));
-    } else if (auto field = immutable_change(have, want)) {
-      plan.actions.push_back(
-          make_action(ActionType::recreate, id, std::move(want), "immutable " + *field + " changed"));
+      plan.actions.push_back(make_action(ActionType::update, id, update_body(want(), have), reason));
+    } else if (auto field = immutable_change(have, d)) {
+      plan.actions.push_back(make_action(ActionType::recreate, id, want(), "immutable " + *field + " changed"));
     } else {
-      plan.actions.push_back(
-          make_action(ActionType::update, id, update_body(std::move(want), have), "config hash changed"));
+      plan.actions.push_back(make_action(ActionType::update, id, update_body(want(), have), "config hash changed"));
     }
   }
   if (!in.prune) return plan;

@@ -40,6 +40,8 @@ inline constexpr const char* kConfigHashAnnotation = "agent-operator.grafana.com
 std::string config_hash(const model::Value& obj);
 // `obj` with the hash annotation set.
 model::Value with_config_hash(model::Value obj);
+// `obj` with the hash annotation set to `hash` (its config_hash, known).
+model::Value with_hash_annotation(model::Value obj, const std::string& hash);
 
 enum class ActionType { create, update, recreate, remove };
 const char* action_name(ActionType t);
@@ -71,7 +73,17 @@ struct PlanInput {
   // Objects withheld from `desired` (too large to write) that must not be
   // pruned either.
   const std::vector<Identity>* held = nullptr;
+  // When set: config_hash of each of `desired` (same order), so a caller
+  // that plans one desired set many times (the writer replans on every
+  // echo of its own writes) hashes each object once.
+  const std::vector<std::string>* hashes = nullptr;
+  // When set, used instead of `observed`: the observed objects by identity,
+  // so they are neither copied nor re-keyed for each plan.
+  const std::map<Identity, model::Value>* observed_by_id = nullptr;
 };
+
+// config_hash of each of `desired`: PlanInput::hashes.
+std::vector<std::string> config_hashes(const std::vector<model::Value>& desired);
 
 Plan plan_writes(const PlanInput& in);
 
