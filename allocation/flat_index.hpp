@@ -1,5 +1,7 @@
 // Internal: an open-addressing map from a 64-bit hash to a 32-bit slot,
-// built once per target set (one allocation, no per-entry nodes).
+// built once per target set (one allocation, no per-entry nodes), then
+// edited in place by incremental updates (assign, erase) while it stays
+// at most 3/4 full (room()).
 #pragma once
 
 #include <algorithm>
@@ -39,6 +41,30 @@ class FlatIndex {
   // Starts loading the entry insert(key)/find(key) reads first (tables of
   // many targets do not fit in cache).
   void prefetch(std::uint64_t key) const { __builtin_prefetch(&entries_[mix64(key) & mask_]); }
+
+  // Sets key's slot; key must be present.
+  void assign(std::uint64_t key, std::uint32_t slot) {
+    for (std::size_t i = mix64(key) & mask_;; i = (i + 1) & mask_) {
+      if (entries_[i].key == key && entries_[i].slot != kNone) return void(entries_[i].slot = slot);
+    }
+  }
+
+  // Removes key (present or not). Backward-shift deletion: the entries of
+  // the probe run after it move up, so find() never needs tombstones.
+  void erase(std::uint64_t key) {
+    std::size_t i = mix64(key) & mask_;
+    while (entries_[i].slot != kNone && entries_[i].key != key) i = (i + 1) & mask_;
+    if (entries_[i].slot == kNone) return;
+    for (std::size_t j = (i + 1) & mask_; entries_[j].slot != kNone; j = (j + 1) & mask_) {
+      const std::size_t home = mix64(entries_[j].key) & mask_;
+      // Entry j may fill hole i unless its home lies cyclically in (i, j].
+      if (((j - home) & mask_) >= ((j - i) & mask_)) entries_[i] = entries_[j], i = j;
+    }
+    entries_[i] = Entry{0, kNone};
+  }
+
+  // How many entries fit in all before probes get long (3/4 full).
+  std::size_t room() const { return entries_.size() / 4 * 3; }
 
   std::uint32_t find(std::uint64_t key) const {
     for (std::size_t i = mix64(key) & mask_;; i = (i + 1) & mask_) {

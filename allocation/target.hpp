@@ -8,7 +8,8 @@
 // sets are hashed separately, so equal merged sets split differently between
 // group and target are distinct targets). `key` places it (job + address:
 // targets with one address in one job land together, and a label change
-// alone does not move a target's preferences).
+// alone does not move a target's preferences). `order` is the target's
+// place in discovery order, for Allocator::update_targets (0 when unused).
 #pragma once
 
 #include <cstdint>
@@ -36,6 +37,11 @@ struct Target {
   std::string_view address;  // points into `own` or `group`
   std::uint64_t hash = 0;
   std::uint64_t key = 0;
+  // Discovery order, when the caller numbers targets (append_targets with a
+  // group order): a full set of targets ordered by it is the order the
+  // Allocator serves, which lets update_targets insert a new target in the
+  // place a full reprocess would give it.
+  std::uint64_t order = 0;
 
   std::string_view get(Name n) const {
     auto v = own ? own->get(n) : std::string_view();
@@ -52,8 +58,12 @@ bool make_target(Name job, const std::shared_ptr<const LabelSet>& group, const s
                  Target& out);
 
 // Appends the items of one job's groups to `out`, skipping label sets
-// without __address__ (Prometheus drops those too).
-void append_targets(Name job, std::span<const TargetGroup> groups, TargetList& out);
+// without __address__ (Prometheus drops those too). With a group order,
+// target i of groups[g] gets order ((group_order + g) << kGroupOrderShift) | i;
+// without, order stays 0.
+inline constexpr unsigned kGroupOrderShift = 24;
+inline constexpr std::uint64_t kNoOrder = ~std::uint64_t{0};
+void append_targets(Name job, std::span<const TargetGroup> groups, TargetList& out, std::uint64_t group_order = kNoOrder);
 
 // The node a target runs on, as upstream's per-node strategy reads it: the
 // first of __meta_kubernetes_pod_node_name, __meta_kubernetes_node_name,
