@@ -46,6 +46,7 @@ void Allocator::set_targets(TargetList targets) {
   std::vector<std::uint32_t> previous;
   previous.reserve(targets.size());
   std::size_t kept = 0;
+  bool ordered = true;  // orders increase within each job (update_targets needs it)
   constexpr std::size_t kAhead = 8;
   for (std::size_t i = 0; i < targets.size(); ++i) {
     if (i + kAhead < targets.size()) {
@@ -56,18 +57,34 @@ void Allocator::set_targets(TargetList targets) {
     const std::uint32_t old = slot_of_hash_.find(targets[i].hash);
     previous.push_back(old == FlatIndex::kNone ? kUnassigned : assigned_[old]);
     if (kept != i) targets[kept] = std::move(targets[i]);
+    ordered &= kept == 0 || !(targets[kept - 1].job == targets[kept].job) ||
+               targets[kept - 1].order < targets[kept].order;
     ++kept;
   }
+  incremental_ = ordered && kept == targets.size();
   targets.resize(kept);
   targets_ = std::move(targets);
+  slots_ordered_ = true;
   slot_of_hash_ = std::move(seen);
   previous_ = std::move(previous);
+  count_jobs();
+  reassign();
+}
+
+void Allocator::count_jobs() {
   jobs_.clear();
-  for (const auto& t : targets_) {
-    if (jobs_.empty() || !(jobs_.back() == t.job)) jobs_.push_back(t.job);
+  job_counts_.clear();
+  std::size_t run = 0;
+  for (std::size_t i = 0; i <= targets_.size(); ++i) {
+    if (i < targets_.size() && !jobs_.empty() && jobs_.back() == targets_[i].job) {
+      ++run;
+      continue;
+    }
+    if (!jobs_.empty()) job_counts_[jobs_.back().id()] += run;
+    if (i < targets_.size()) jobs_.push_back(targets_[i].job), run = 1;
   }
   std::sort(jobs_.begin(), jobs_.end(), [](Name a, Name b) { return a.text() < b.text(); });
-  reassign();
+  jobs_.erase(std::unique(jobs_.begin(), jobs_.end()), jobs_.end());
 }
 
 void Allocator::refresh() {
@@ -150,6 +167,26 @@ void Allocator::reassign() {
   rebuild_index();
 }
 
+// After update_targets slots are neither grouped by job nor in discovery
+// order: a job's runs of slots made several buckets, and Target::order,
+// not the slot, is the order to serve.
+void Allocator::merge_runs(std::vector<JobBucket>& buckets) const {
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < buckets.size(); ++i) {
+    if (out > 0 && buckets[out - 1].job == buckets[i].job) {
+      auto& into = buckets[out - 1];
+      into.targets.insert(into.targets.end(), buckets[i].targets.begin(), buckets[i].targets.end());
+      into.checksum += buckets[i].checksum;
+    } else if (out++ != i) {
+      buckets[out - 1] = std::move(buckets[i]);
+    }
+  }
+  buckets.resize(out);
+  for (auto& b : buckets)
+    std::sort(b.targets.begin(), b.targets.end(),
+              [&](std::uint32_t x, std::uint32_t y) { return targets_[x].order < targets_[y].order; });
+}
+
 void Allocator::rebuild_index() {
   std::vector<std::vector<JobBucket>> index(collectors_.size());
   for (std::uint32_t slot = 0; slot < targets_.size(); ++slot) {
@@ -164,6 +201,7 @@ void Allocator::rebuild_index() {
   for (std::size_t c = 0; c < index.size(); ++c) {
     auto& fresh = index[c];
     std::sort(fresh.begin(), fresh.end(), [](const JobBucket& a, const JobBucket& b) { return a.job < b.job; });
+    if (!slots_ordered_) merge_runs(fresh);
     const auto& old = index_[c];
     changed |= fresh.size() != old.size();
     for (auto& b : fresh) {

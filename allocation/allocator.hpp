@@ -7,6 +7,10 @@
 // be keyed on it. Only eligible collectors (Ready for at least the grace
 // period, evaluated at clock.now()) receive targets; targets that arrive
 // before any eligible collector are kept and assigned when one appears.
+// update_targets() applies a change of the target set without reprocessing
+// the rest, with exactly the result set_targets() of the whole new set
+// would give (buckets, their order and versions, the generation), or
+// refuses; targets() is then no longer in discovery order (buckets are).
 #pragma once
 
 #include <chrono>
@@ -43,8 +47,21 @@ class Allocator {
   std::string_view strategy_name() const { return strategy_->name(); }
   // Replaces the collector set (names are unique; later duplicates ignored).
   void set_collectors(std::vector<Collector> collectors);
-  // Replaces the whole target set; equal hashes are one target.
+  // Replaces the whole target set; equal hashes are one target (the first
+  // in input order is kept).
   void set_targets(TargetList targets);
+  // The same result as set_targets(S'), where S' is the current set without
+  // the targets whose hashes are in `removed`, plus `added`, in `order`
+  // (Target::order). A hash in both is the same target with new labels or
+  // order: it keeps its collector. Returns false and changes nothing when
+  // it cannot guarantee that result; call set_targets(S') then. It does so
+  // when the strategy has no incremental form (only consistent-hashing
+  // has), when the last set_targets had duplicates, targets whose orders
+  // did not increase within each job, or unassigned targets, when a removed
+  // hash is unknown or an added one is already present (or twice in
+  // `added`), when a collector would be left empty, and when the change
+  // needs a repair of the balance. Precondition: orders stay unique per job.
+  bool update_targets(std::span<const std::uint64_t> removed, TargetList added);
   // Re-evaluates eligibility at clock.now() and reassigns if it changed.
   void refresh();
   // When the next pending grace period ends (call refresh() then).
@@ -68,7 +85,15 @@ class Allocator {
   void evaluate_eligibility();
   void reassign();
   void rebuild_index();
+  void merge_runs(std::vector<JobBucket>& buckets) const;
   std::vector<StrategyTarget, LargeArrayAllocator<StrategyTarget>> strategy_targets() const;
+  void count_jobs();
+  // update_targets' steps (allocator_update.cpp).
+  struct Update;
+  bool plan_update(std::span<const std::uint64_t> removed, const TargetList& added, Update& u) const;
+  void commit_update(Update& u, TargetList& added);
+  void fill_holes(Update& u);
+  void apply_bucket_changes(Update& u);
 
   std::unique_ptr<Strategy> strategy_;
   AllocatorOptions options_;
@@ -82,7 +107,10 @@ class Allocator {
   std::vector<std::uint32_t> assigned_, previous_;
   std::vector<std::vector<JobBucket>> index_;  // per collector, sorted by job id
   std::vector<Name> jobs_;
+  std::unordered_map<std::uint32_t, std::size_t> job_counts_;  // by Name id
   std::size_t unassigned_ = 0;
+  bool incremental_ = false;
+  bool slots_ordered_ = true;  // false once update_targets has moved slots  // the last set_targets had no duplicates and ordered jobs
   std::uint64_t version_counter_ = 0, generation_ = 0;
 };
 

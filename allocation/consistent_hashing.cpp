@@ -79,6 +79,30 @@ class ConsistentHashing final : public Strategy {
     extended_.clear();
   }
 
+  // With every collector keeping a target (no joiner takes first-rank
+  // targets in keep()), assign() places only the targets without a
+  // collector, by deferred acceptance, then repairs nothing unless a load
+  // leaves the outer band; deferred acceptance depends only on the unplaced
+  // targets and the loads, so running it on `added` alone is exact.
+  bool assign_added(std::span<const StrategyTarget> added, std::size_t total,
+                    std::span<const StrategyCollector> collectors, std::span<const std::uint32_t> loads,
+                    std::vector<std::uint32_t>& out) override {
+    out.assign(added.size(), kUnassigned);
+    if (collectors.empty() || std::find(loads.begin(), loads.end(), 0u) != loads.end()) return false;
+    targets_ = added;
+    collectors_ = collectors;
+    compute_bounds(total, collectors, tolerance_ * kInnerShare, upper_, lower_);
+    compute_bounds(total, collectors, tolerance_, outer_upper_, outer_lower_);
+    compute_prefs();
+    load_.assign(loads.begin(), loads.end());
+    defer_acceptance(out);
+    extended_.clear();
+    if (std::find(out.begin(), out.end(), kUnassigned) != out.end()) return false;
+    for (std::size_t c = 0; c < load_.size(); ++c)
+      if (load_[c] > outer_upper_[c] || load_[c] < outer_lower_[c]) return false;
+    return true;
+  }
+
  private:
   Held held(std::uint32_t t, std::uint32_t c) const {
     return {score(fold(targets_[t].key), seeds_[c]), t, targets_[t].key, targets_[t].hash};

@@ -48,8 +48,13 @@ void by_load(const Allocator& a, std::ostringstream& out) {
 std::optional<Explanation> explain_target(const Allocator& a, const StrategyConfig& strategy, std::string_view job,
                                           std::string_view address) {
   const auto targets = a.targets();
-  std::uint32_t slot = 0;
-  while (slot < targets.size() && (targets[slot].job.text() != job || targets[slot].address != address)) ++slot;
+  // The first in discovery order: after Allocator::update_targets, slots
+  // are not in that order, Target::order is.
+  std::uint32_t slot = static_cast<std::uint32_t>(targets.size());
+  for (std::uint32_t s = 0; s < targets.size(); ++s) {
+    if (targets[s].job.text() != job || targets[s].address != address) continue;
+    if (slot == targets.size() || targets[s].order < targets[slot].order) slot = s;
+  }
   if (slot == targets.size()) return std::nullopt;
   const Target& t = targets[slot];
   Explanation ex{std::string(job), std::string(address), "", ""};

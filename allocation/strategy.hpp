@@ -59,6 +59,17 @@ class Strategy {
   // `collectors`, or kUnassigned). `out` is resized to targets.size().
   virtual void assign(std::span<const StrategyTarget> targets, std::span<const StrategyCollector> collectors,
                       std::span<const std::uint32_t> previous, std::vector<std::uint32_t>& out) = 0;
+  // The incremental form of assign(): `added` are the only targets without
+  // a previous collector among `total`, and every other target keeps its
+  // previous collector, of which collector c holds loads[c]. Places `added`
+  // and returns true when that is exactly what assign() would return for
+  // the whole set; returns false otherwise (also when not implemented), and
+  // the caller runs assign(). consistent-hashing implements it.
+  virtual bool assign_added(std::span<const StrategyTarget> /*added*/, std::size_t /*total*/,
+                            std::span<const StrategyCollector> /*collectors*/,
+                            std::span<const std::uint32_t> /*loads*/, std::vector<std::uint32_t>& /*out*/) {
+    return false;
+  }
 };
 
 // Throws std::invalid_argument naming the field on an unknown name or a bad

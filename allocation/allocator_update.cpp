@@ -1,0 +1,214 @@
+// Allocator::update_targets: a change of the target set applied to the
+// assignment and the index in place, with the result set_targets() of the
+// whole new set would give. The plan is made (and may refuse) before
+// anything changes; the commit then edits slots, the hash table and only
+// the buckets the change touches.
+#include <algorithm>
+#include <map>
+
+#include "allocation/allocator.hpp"
+
+namespace allocation {
+
+struct Allocator::Update {
+  std::vector<std::uint64_t> removed;  // sorted, unique
+  std::vector<std::uint64_t> added;    // sorted hashes of `added`
+  std::vector<std::uint32_t> gone;     // slots removed for good, sorted
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> replaced;  // (slot, index in added)
+  std::vector<std::uint32_t> fresh, fresh_collector;              // index in added, collector
+  // Touched buckets, by (collector, job id): contents before the change.
+  struct Before {
+    bool existed = false;
+    std::uint64_t checksum = 0;
+    std::size_t size = 0;
+  };
+  std::map<std::pair<std::uint32_t, std::uint32_t>, Before> touched;
+  bool pending(std::uint64_t hash) const { return std::binary_search(added.begin(), added.end(), hash); }
+};
+
+namespace {
+
+JobBucket* find_bucket(std::vector<JobBucket>& buckets, Name job) {
+  auto b = std::lower_bound(buckets.begin(), buckets.end(), job, [](const JobBucket& x, Name j) { return x.job < j; });
+  return b != buckets.end() && b->job == job ? &*b : nullptr;
+}
+
+// The position of `slot` in a bucket kept sorted by order.
+std::size_t entry_of(const JobBucket& b, const TargetList& targets, std::uint32_t slot) {
+  const std::uint64_t order = targets[slot].order;
+  auto it = std::lower_bound(b.targets.begin(), b.targets.end(), order,
+                             [&](std::uint32_t s, std::uint64_t o) { return targets[s].order < o; });
+  return static_cast<std::size_t>(it - b.targets.begin());
+}
+
+}  // namespace
+
+bool Allocator::update_targets(std::span<const std::uint64_t> removed, TargetList added) {
+  Update u;
+  if (!plan_update(removed, added, u)) return false;
+  commit_update(u, added);
+  return true;
+}
+
+bool Allocator::plan_update(std::span<const std::uint64_t> removed, const TargetList& added, Update& u) const {
+  if (!incremental_ || unassigned_ != 0 || targets_.empty()) return false;
+  u.removed.assign(removed.begin(), removed.end());
+  std::sort(u.removed.begin(), u.removed.end());
+  u.removed.erase(std::unique(u.removed.begin(), u.removed.end()), u.removed.end());
+  for (const auto& t : added) u.added.push_back(t.hash);
+  std::sort(u.added.begin(), u.added.end());
+  if (std::adjacent_find(u.added.begin(), u.added.end()) != u.added.end()) return false;
+  for (std::uint64_t h : u.removed) {
+    const std::uint32_t slot = slot_of_hash_.find(h);
+    if (slot == FlatIndex::kNone) return false;
+    if (!u.pending(h)) u.gone.push_back(slot);
+  }
+  for (std::uint32_t i = 0; i < added.size(); ++i) {
+    const std::uint32_t slot = slot_of_hash_.find(added[i].hash);
+    if (slot == FlatIndex::kNone) {
+      u.fresh.push_back(i);
+    } else if (std::binary_search(u.removed.begin(), u.removed.end(), added[i].hash)) {
+      u.replaced.emplace_back(slot, i);
+    } else {
+      return false;  // already present: a duplicate, which set_targets would drop
+    }
+  }
+  const std::size_t total = targets_.size() - u.gone.size() + u.fresh.size();
+  if (total == 0 || total > slot_of_hash_.room()) return false;
+  // Loads once the removed targets are gone, over the eligible collectors.
+  std::vector<StrategyCollector> live;
+  std::vector<std::uint32_t> to_global, loads, to_live(collectors_.size(), kUnassigned);
+  for (std::uint32_t c = 0; c < collectors_.size(); ++c) {
+    if (!eligible_[c]) continue;
+    to_live[c] = static_cast<std::uint32_t>(live.size());
+    to_global.push_back(c);
+    live.push_back({collectors_[c].name, collectors_[c].node, seeds_[c]});
+    loads.push_back(static_cast<std::uint32_t>(load(c)));
+  }
+  for (std::uint32_t slot : u.gone) --loads[to_live[assigned_[slot]]];
+  std::vector<StrategyTarget> fresh(u.fresh.size());
+  for (std::size_t k = 0; k < fresh.size(); ++k) fresh[k] = {added[u.fresh[k]].key, added[u.fresh[k]].hash, {}};
+  std::vector<std::uint32_t> out;
+  if (!strategy_->assign_added(fresh, total, live, loads, out)) return false;
+  for (std::uint32_t c : out) u.fresh_collector.push_back(to_global[c]);
+  std::sort(u.gone.begin(), u.gone.end());
+  return true;
+}
+
+void Allocator::commit_update(Update& u, TargetList& added) {
+  // 1. Take the leaving and the replaced targets out of their buckets.
+  std::map<JobBucket*, std::vector<std::size_t>> drop;
+  auto take_out = [&](std::uint32_t slot) {
+    const Target& t = targets_[slot];
+    const std::uint32_t c = assigned_[slot];
+    JobBucket* b = find_bucket(index_[c], t.job);
+    auto [it, first] = u.touched.try_emplace({c, t.job.id()});
+    if (first) it->second = {true, b->checksum, b->targets.size()};
+    b->checksum -= t.hash;
+    drop[b].push_back(entry_of(*b, targets_, slot));
+  };
+  for (std::uint32_t slot : u.gone) take_out(slot);
+  for (const auto& [slot, i] : u.replaced) take_out(slot);
+  for (auto& [b, positions] : drop) {
+    std::sort(positions.begin(), positions.end());
+    for (std::size_t k = positions.size(); k-- > 0;)
+      b->targets.erase(b->targets.begin() + static_cast<std::ptrdiff_t>(positions[k]));
+  }
+  // 2. Slots: replacements in place, new targets into the freed slots.
+  for (std::uint32_t slot : u.gone) {
+    auto& count = job_counts_[targets_[slot].job.id()];
+    if (--count == 0) job_counts_.erase(targets_[slot].job.id());
+    slot_of_hash_.erase(targets_[slot].hash);
+  }
+  for (const auto& [slot, i] : u.replaced) targets_[slot] = std::move(added[i]);
+  std::size_t next_hole = 0;
+  for (std::size_t k = 0; k < u.fresh.size(); ++k) {
+    Target& t = added[u.fresh[k]];
+    if (++job_counts_[t.job.id()] == 1) {
+      jobs_.insert(std::upper_bound(jobs_.begin(), jobs_.end(), t.job,
+                                    [](Name a, Name b) { return a.text() < b.text(); }),
+                   t.job);
+    }
+    std::uint32_t slot = static_cast<std::uint32_t>(targets_.size());
+    if (next_hole < u.gone.size()) {
+      slot = u.gone[next_hole++];
+      targets_[slot] = std::move(t);
+      assigned_[slot] = u.fresh_collector[k];
+    } else {
+      targets_.push_back(std::move(t));
+      assigned_.push_back(u.fresh_collector[k]);
+    }
+    slot_of_hash_.insert(targets_[slot].hash, slot);
+  }
+  u.gone.erase(u.gone.begin(), u.gone.begin() + static_cast<std::ptrdiff_t>(next_hole));
+  fill_holes(u);
+  apply_bucket_changes(u);
+}
+
+// Slots freed and not reused are filled from the end, so targets() stays
+// dense; a moved target's bucket entry follows it.
+void Allocator::fill_holes(Update& u) {
+  std::size_t first = 0, last = u.gone.size();  // holes not yet filled: gone[first, last)
+  while (first < last) {
+    const auto end = static_cast<std::uint32_t>(targets_.size() - 1);
+    if (u.gone[last - 1] == end) {
+      --last;
+    } else {
+      const std::uint32_t hole = u.gone[first++];
+      targets_[hole] = std::move(targets_[end]);
+      assigned_[hole] = assigned_[end];
+      slot_of_hash_.assign(targets_[hole].hash, hole);
+      if (!u.pending(targets_[hole].hash)) {
+        JobBucket* b = find_bucket(index_[assigned_[hole]], targets_[hole].job);
+        b->targets[entry_of(*b, targets_, hole)] = hole;
+      }
+    }
+    targets_.pop_back();
+    assigned_.pop_back();
+  }
+  for (auto it = jobs_.begin(); it != jobs_.end();) it = job_counts_.count(it->id()) ? it + 1 : jobs_.erase(it);
+}
+
+// Inserts the added targets into their buckets in order, then versions
+// the touched buckets as rebuild_index() would: in (collector, job) order,
+// a new number unless checksum and size are unchanged.
+void Allocator::apply_bucket_changes(Update& u) {
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::uint32_t>> insert;
+  for (std::uint64_t h : u.added) {
+    const std::uint32_t slot = slot_of_hash_.find(h);
+    insert[{assigned_[slot], targets_[slot].job.id()}].push_back(slot);
+  }
+  for (auto& [where, slots] : insert) {
+    auto& buckets = index_[where.first];
+    const Name job = targets_[slots.front()].job;
+    JobBucket* b = find_bucket(buckets, job);
+    if (!b) {
+      auto at = std::lower_bound(buckets.begin(), buckets.end(), job,
+                                 [](const JobBucket& x, Name j) { return x.job < j; });
+      b = &*buckets.insert(at, JobBucket{job});
+    }
+    u.touched.try_emplace(where);  // a new bucket: Before{} (did not exist)
+    auto by_order = [&](std::uint32_t x, std::uint32_t y) { return targets_[x].order < targets_[y].order; };
+    std::sort(slots.begin(), slots.end(), by_order);
+    for (std::uint32_t s : slots) b->checksum += targets_[s].hash;
+    const auto middle = static_cast<std::ptrdiff_t>(b->targets.size());
+    b->targets.insert(b->targets.end(), slots.begin(), slots.end());
+    std::inplace_merge(b->targets.begin(), b->targets.begin() + middle, b->targets.end(), by_order);
+  }
+  bool changed = false;
+  for (const auto& [where, before] : u.touched) {
+    auto& buckets = index_[where.first];
+    auto b = std::find_if(buckets.begin(), buckets.end(), [&](const JobBucket& x) { return x.job.id() == where.second; });
+    if (b->targets.empty()) {
+      buckets.erase(b);
+      changed = true;
+      continue;
+    }
+    const bool same = before.existed && before.checksum == b->checksum && before.size == b->targets.size();
+    if (!same) b->version = ++version_counter_, changed = true;
+  }
+  slots_ordered_ = false;
+  if (changed) ++generation_;
+}
+
+}  // namespace allocation
