@@ -182,9 +182,12 @@ void Allocator::merge_runs(std::vector<JobBucket>& buckets) const {
     }
   }
   buckets.resize(out);
-  for (auto& b : buckets)
+  for (auto& b : buckets) {
     std::sort(b.targets.begin(), b.targets.end(),
               [&](std::uint32_t x, std::uint32_t y) { return targets_[x].order < targets_[y].order; });
+    b.orders.clear();
+    for (std::uint32_t slot : b.targets) b.orders.push_back(targets_[slot].order);
+  }
 }
 
 void Allocator::rebuild_index() {
@@ -195,6 +198,7 @@ void Allocator::rebuild_index() {
     auto& buckets = index[c];
     if (buckets.empty() || !(buckets.back().job == targets_[slot].job)) buckets.push_back({targets_[slot].job});
     buckets.back().targets.push_back(slot);
+    if (incremental_) buckets.back().orders.push_back(targets_[slot].order);
     buckets.back().checksum += targets_[slot].hash;
   }
   bool changed = false;

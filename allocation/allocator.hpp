@@ -36,6 +36,9 @@ struct AllocatorOptions {
 struct JobBucket {
   Name job;
   std::vector<std::uint32_t> targets;  // slots into Allocator::targets()
+  // Target::order of each entry, kept only when update_targets may run: its
+  // searches then stay inside the bucket instead of reading cold targets.
+  std::vector<std::uint64_t> orders;
   std::uint64_t checksum = 0;          // sum of the targets' hashes
   std::uint64_t version = 0;           // unique per distinct contents
 };

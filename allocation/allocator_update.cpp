@@ -33,12 +33,42 @@ JobBucket* find_bucket(std::vector<JobBucket>& buckets, Name job) {
   return b != buckets.end() && b->job == job ? &*b : nullptr;
 }
 
-// The position of `slot` in a bucket kept sorted by order.
-std::size_t entry_of(const JobBucket& b, const TargetList& targets, std::uint32_t slot) {
-  const std::uint64_t order = targets[slot].order;
-  auto it = std::lower_bound(b.targets.begin(), b.targets.end(), order,
-                             [&](std::uint32_t s, std::uint64_t o) { return targets[s].order < o; });
-  return static_cast<std::size_t>(it - b.targets.begin());
+// Where a target of this order sits (or goes) in a bucket sorted by order.
+std::size_t entry_of(const JobBucket& b, std::uint64_t order) {
+  return static_cast<std::size_t>(std::lower_bound(b.orders.begin(), b.orders.end(), order) - b.orders.begin());
+}
+
+// Removes the entries at `positions` (sorted) in one pass.
+void remove_entries(JobBucket& b, const std::vector<std::size_t>& positions) {
+  std::size_t write = positions.front(), next = 0;
+  for (std::size_t read = positions.front(); read < b.targets.size(); ++read) {
+    if (next < positions.size() && positions[next] == read) {
+      ++next;
+      continue;
+    }
+    b.targets[write] = b.targets[read], b.orders[write] = b.orders[read], ++write;
+  }
+  b.targets.resize(write);
+  b.orders.resize(write);
+}
+
+// Merges (order, slot) entries, sorted, into the bucket in one pass (one
+// insert per entry would move the bucket's tail each time).
+void merge_entries(JobBucket& b, const std::vector<std::pair<std::uint64_t, std::uint32_t>>& entries) {
+  std::vector<std::uint32_t> targets;
+  std::vector<std::uint64_t> orders;
+  targets.reserve(b.targets.size() + entries.size());
+  orders.reserve(b.targets.size() + entries.size());
+  std::size_t old = 0;
+  for (const auto& [order, slot] : entries) {
+    for (; old < b.orders.size() && b.orders[old] < order; ++old)
+      targets.push_back(b.targets[old]), orders.push_back(b.orders[old]);
+    targets.push_back(slot), orders.push_back(order);
+  }
+  targets.insert(targets.end(), b.targets.begin() + static_cast<std::ptrdiff_t>(old), b.targets.end());
+  orders.insert(orders.end(), b.orders.begin() + static_cast<std::ptrdiff_t>(old), b.orders.end());
+  b.targets = std::move(targets);
+  b.orders = std::move(orders);
 }
 
 }  // namespace
@@ -105,14 +135,13 @@ void Allocator::commit_update(Update& u, TargetList& added) {
     auto [it, first] = u.touched.try_emplace({c, t.job.id()});
     if (first) it->second = {true, b->checksum, b->targets.size()};
     b->checksum -= t.hash;
-    drop[b].push_back(entry_of(*b, targets_, slot));
+    drop[b].push_back(entry_of(*b, t.order));
   };
   for (std::uint32_t slot : u.gone) take_out(slot);
   for (const auto& [slot, i] : u.replaced) take_out(slot);
   for (auto& [b, positions] : drop) {
     std::sort(positions.begin(), positions.end());
-    for (std::size_t k = positions.size(); k-- > 0;)
-      b->targets.erase(b->targets.begin() + static_cast<std::ptrdiff_t>(positions[k]));
+    remove_entries(*b, positions);
   }
   // 2. Slots: replacements in place, new targets into the freed slots.
   for (std::uint32_t slot : u.gone) {
@@ -160,7 +189,7 @@ void Allocator::fill_holes(Update& u) {
       slot_of_hash_.assign(targets_[hole].hash, hole);
       if (!u.pending(targets_[hole].hash)) {
         JobBucket* b = find_bucket(index_[assigned_[hole]], targets_[hole].job);
-        b->targets[entry_of(*b, targets_, hole)] = hole;
+        b->targets[entry_of(*b, targets_[hole].order)] = hole;
       }
     }
     targets_.pop_back();
@@ -188,12 +217,10 @@ void Allocator::apply_bucket_changes(Update& u) {
       b = &*buckets.insert(at, JobBucket{job});
     }
     u.touched.try_emplace(where);  // a new bucket: Before{} (did not exist)
-    auto by_order = [&](std::uint32_t x, std::uint32_t y) { return targets_[x].order < targets_[y].order; };
-    std::sort(slots.begin(), slots.end(), by_order);
-    for (std::uint32_t s : slots) b->checksum += targets_[s].hash;
-    const auto middle = static_cast<std::ptrdiff_t>(b->targets.size());
-    b->targets.insert(b->targets.end(), slots.begin(), slots.end());
-    std::inplace_merge(b->targets.begin(), b->targets.begin() + middle, b->targets.end(), by_order);
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> entries;  // (order, slot)
+    for (std::uint32_t s : slots) b->checksum += targets_[s].hash, entries.emplace_back(targets_[s].order, s);
+    std::sort(entries.begin(), entries.end());
+    merge_entries(*b, entries);
   }
   bool changed = false;
   for (const auto& [where, before] : u.touched) {
