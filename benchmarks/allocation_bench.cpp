@@ -6,11 +6,13 @@
 //   pipeline  discovery output (~40 labels per target) -> items -> relabel
 //             filter -> allocation (consistent-hashing, 100 collectors), with
 //             bytes allocated per target (global operator new counts them)
+//   incremental  1% of the targets rediscovered: Allocator::update_targets
+//             against a full reprocess (allocation_incremental.cpp)
 //   response  per-collector /jobs/{job}/targets?collector_id= body, in-process
 //   balance   balance and churn per strategy and N
 // Usage: allocation_bench [--quick] [--targets N] [--reps R] [section...]
 // (--quick: smaller grid, for smoke runs; --targets/--reps: one pipeline
-// size, R passes; sections: setting pipeline response balance sequence;
+// size, R passes; sections: setting pipeline incremental response balance sequence;
 // default all)
 #include <algorithm>
 #include <atomic>
@@ -25,6 +27,7 @@
 
 #include "allocation/allocator.hpp"
 #include "allocation/filter.hpp"
+#include "allocation_bench.hpp"
 #include "allocation/responses.hpp"
 #include "model/parse.hpp"
 
@@ -60,13 +63,12 @@ void operator delete[](void* p, std::size_t) noexcept {
 }
 #pragma GCC diagnostic pop
 
-namespace {
+namespace allocation_bench {
 
 using namespace allocation;
-using Clock = std::chrono::steady_clock;
 
-double ms_since(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+double ms_since(WallClock::time_point t) {
+  return std::chrono::duration<double, std::milli>(WallClock::now() - t).count();
 }
 
 std::vector<Collector> collectors(std::size_t n) {
@@ -76,6 +78,31 @@ std::vector<Collector> collectors(std::size_t n) {
   }
   return out;
 }
+
+std::unique_ptr<Allocator> make_allocator(const std::string& strategy, const ManualClock& clock) {
+  StrategyConfig c;
+  c.name = strategy;
+  if (strategy == "per-node") c.fallback = "consistent-hashing";
+  return std::make_unique<Allocator>(make_strategy(c), AllocatorOptions{}, clock);
+}
+
+std::size_t rss_bytes() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  std::size_t kb = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "VmRSS: %zu kB", &kb) == 1) break;
+  std::fclose(f);
+  return kb * 1024;
+}
+
+}  // namespace allocation_bench
+
+namespace {
+
+using namespace allocation;
+using namespace allocation_bench;
 
 // `n` small targets over `jobs` jobs, each on one of `nodes` nodes.
 TargetList simple_targets(std::size_t n, std::size_t jobs, std::size_t nodes) {
@@ -94,12 +121,6 @@ TargetList simple_targets(std::size_t n, std::size_t jobs, std::size_t nodes) {
   return out;
 }
 
-std::unique_ptr<Allocator> make_allocator(const std::string& strategy, const ManualClock& clock) {
-  StrategyConfig c;
-  c.name = strategy;
-  if (strategy == "per-node") c.fallback = "consistent-hashing";
-  return std::make_unique<Allocator>(make_strategy(c), AllocatorOptions{}, clock);
-}
 
 void setting_and_get(bool quick) {
   std::printf("\n### Setting and GetTargetsByCollectorAndJob\n\n");
@@ -117,12 +138,12 @@ void setting_and_get(bool quick) {
           a = make_allocator(strategy, clock);
           a->set_collectors(collectors(n));
           auto copy = targets;
-          auto t0 = Clock::now();
+          auto t0 = WallClock::now();
           a->set_targets(std::move(copy));
           best = std::min(best, ms_since(t0));
         }
         std::size_t sink = 0, calls = 0;
-        auto t0 = Clock::now();
+        auto t0 = WallClock::now();
         for (int rep = 0; rep < 20; ++rep) {
           for (const auto& c : a->collectors()) {
             for (Name job : a->jobs()) sink += a->targets_for(c.name, job).size(), ++calls;
@@ -135,11 +156,14 @@ void setting_and_get(bool quick) {
   }
 }
 
+}  // namespace
+
+namespace allocation_bench {
+
 // ~40 labels per target as Kubernetes endpoints discovery produces them:
 // 8 group labels (namespace, endpoints, service labels) + 32 target labels.
 std::vector<TargetGroup> discovery_output(std::size_t n, std::size_t per_group) {
   std::vector<TargetGroup> groups;
-  auto nm = [](const char* s) { return Name::intern(s); };
   for (std::size_t g = 0; g * per_group < n; ++g) {
     const std::string svc = "svc-" + std::to_string(g);
     TargetGroup tg;
@@ -151,51 +175,59 @@ std::vector<TargetGroup> discovery_output(std::size_t n, std::size_t per_group) 
                                          {"__meta_kubernetes_service_label_tier", "backend"},
                                          {"__meta_kubernetes_service_labelpresent_tier", "true"},
                                          {"__meta_kubernetes_service_annotation_owner", "platform"}});
-    for (std::size_t i = g * per_group; i < std::min(n, (g + 1) * per_group); ++i) {
-      const std::string ip =
-          "10." + std::to_string(i / 65536 % 256) + "." + std::to_string(i / 256 % 256) + "." + std::to_string(i % 256);
-      const std::string pod = svc + "-" + std::to_string(i % per_group) + "-x7f9k";
-      std::vector<Label> l = {
-          {nm("__address__"), ip + ":8080"},
-          {nm("__meta_kubernetes_pod_name"), pod},
-          {nm("__meta_kubernetes_pod_ip"), ip},
-          {nm("__meta_kubernetes_pod_node_name"), "node-" + std::to_string(i % 300)},
-          {nm("__meta_kubernetes_pod_host_ip"), "192.168.0." + std::to_string(i % 250)},
-          {nm("__meta_kubernetes_pod_uid"), "6f1c2d3e-4b5a-6978-8a9b-" + std::to_string(100000000000 + i)},
-          {nm("__meta_kubernetes_pod_phase"), "Running"},
-          {nm("__meta_kubernetes_pod_ready"), "true"},
-          {nm("__meta_kubernetes_pod_controller_kind"), "ReplicaSet"},
-          {nm("__meta_kubernetes_pod_controller_name"), svc + "-7d4b9c"},
-          {nm("__meta_kubernetes_pod_container_name"), "server"},
-          {nm("__meta_kubernetes_pod_container_image"), "registry.example.com/team/server:v1.2.3"},
-          {nm("__meta_kubernetes_pod_container_init"), "false"},
-          {nm("__meta_kubernetes_pod_container_port_name"), "http-metrics"},
-          {nm("__meta_kubernetes_pod_container_port_number"), "8080"},
-          {nm("__meta_kubernetes_pod_container_port_protocol"), "TCP"},
-          {nm("__meta_kubernetes_pod_label_app"), "app-" + std::to_string(g)},
-          {nm("__meta_kubernetes_pod_labelpresent_app"), "true"},
-          {nm("__meta_kubernetes_pod_label_pod_template_hash"), "7d4b9c"},
-          {nm("__meta_kubernetes_pod_labelpresent_pod_template_hash"), "true"},
-          {nm("__meta_kubernetes_pod_label_version"), "v1"},
-          {nm("__meta_kubernetes_pod_labelpresent_version"), "true"},
-          {nm("__meta_kubernetes_pod_annotation_prometheus_io_scrape"), "true"},
-          {nm("__meta_kubernetes_pod_annotationpresent_prometheus_io_scrape"), "true"},
-          {nm("__meta_kubernetes_endpoint_port_name"), "http-metrics"},
-          {nm("__meta_kubernetes_endpoint_port_protocol"), "TCP"},
-          {nm("__meta_kubernetes_endpoint_ready"), "true"},
-          {nm("__meta_kubernetes_endpoint_address_target_kind"), "Pod"},
-          {nm("__meta_kubernetes_endpoint_address_target_name"), pod},
-          {nm("__meta_kubernetes_endpoint_node_name"), "node-" + std::to_string(i % 300)},
-          {nm("__meta_kubernetes_endpoint_hostname"), pod},
-          {nm("__meta_kubernetes_pod_container_id"), "containerd://" + std::to_string(900000000 + i)}};
-      tg.targets.push_back(share_label_set(LabelSet(std::move(l))));
-    }
+    for (std::size_t i = g * per_group; i < std::min(n, (g + 1) * per_group); ++i)
+      tg.targets.push_back(endpoint_target(g, i, per_group, 0, 0));
     groups.push_back(std::move(tg));
   }
   return groups;
 }
 
-const char* kPipelineConfig = R"(
+std::shared_ptr<const LabelSet> endpoint_target(std::size_t g, std::size_t i, std::size_t per_group, int pod_variant,
+                                                int meta_variant) {
+  auto nm = [](const char* s) { return Name::intern(s); };
+  const std::string svc = "svc-" + std::to_string(g);
+  const std::string ip =
+      "10." + std::to_string(i / 65536 % 256) + "." + std::to_string(i / 256 % 256) + "." + std::to_string(i % 256);
+  std::string pod = svc + "-" + std::to_string(i % per_group) + "-x7f9k";
+  if (pod_variant) pod += "-" + std::to_string(pod_variant);
+  std::vector<Label> l = {
+      {nm("__address__"), ip + ":8080"},
+      {nm("__meta_kubernetes_pod_name"), pod},
+      {nm("__meta_kubernetes_pod_ip"), ip},
+      {nm("__meta_kubernetes_pod_node_name"), "node-" + std::to_string(i % 300)},
+      {nm("__meta_kubernetes_pod_host_ip"), "192.168.0." + std::to_string(i % 250)},
+      {nm("__meta_kubernetes_pod_uid"), "6f1c2d3e-4b5a-6978-8a9b-" + std::to_string(100000000000 + i)},
+      {nm("__meta_kubernetes_pod_phase"), "Running"},
+      {nm("__meta_kubernetes_pod_ready"), "true"},
+      {nm("__meta_kubernetes_pod_controller_kind"), "ReplicaSet"},
+      {nm("__meta_kubernetes_pod_controller_name"), svc + "-7d4b9c"},
+      {nm("__meta_kubernetes_pod_container_name"), "server"},
+      {nm("__meta_kubernetes_pod_container_image"), "registry.example.com/team/server:v1.2.3"},
+      {nm("__meta_kubernetes_pod_container_init"), "false"},
+      {nm("__meta_kubernetes_pod_container_port_name"), "http-metrics"},
+      {nm("__meta_kubernetes_pod_container_port_number"), "8080"},
+      {nm("__meta_kubernetes_pod_container_port_protocol"), "TCP"},
+      {nm("__meta_kubernetes_pod_label_app"), "app-" + std::to_string(g)},
+      {nm("__meta_kubernetes_pod_labelpresent_app"), "true"},
+      {nm("__meta_kubernetes_pod_label_pod_template_hash"), "7d4b9c"},
+      {nm("__meta_kubernetes_pod_labelpresent_pod_template_hash"), "true"},
+      {nm("__meta_kubernetes_pod_label_version"), "v1"},
+      {nm("__meta_kubernetes_pod_labelpresent_version"), "true"},
+      {nm("__meta_kubernetes_pod_annotation_prometheus_io_scrape"), "true"},
+      {nm("__meta_kubernetes_pod_annotationpresent_prometheus_io_scrape"), "true"},
+      {nm("__meta_kubernetes_endpoint_port_name"), "http-metrics"},
+      {nm("__meta_kubernetes_endpoint_port_protocol"), "TCP"},
+      {nm("__meta_kubernetes_endpoint_ready"), "true"},
+      {nm("__meta_kubernetes_endpoint_address_target_kind"), "Pod"},
+      {nm("__meta_kubernetes_endpoint_address_target_name"), pod},
+      {nm("__meta_kubernetes_endpoint_node_name"), "node-" + std::to_string(i % 300)},
+      {nm("__meta_kubernetes_endpoint_hostname"), pod},
+      {nm("__meta_kubernetes_pod_container_id"),
+       "containerd://" + std::to_string(900000000 + i) + (meta_variant ? "-" + std::to_string(meta_variant) : "")}};
+  return share_label_set(LabelSet(std::move(l)));
+}
+
+const char* const kPipelineConfig = R"(
 - job_name: serviceMonitor/team/app/0
   relabel_configs:
   - {source_labels: [__meta_kubernetes_service_label_app], regex: 'app-.*', action: keep}
@@ -209,6 +241,10 @@ const char* kPipelineConfig = R"(
   - {source_labels: [__tmp_hash], regex: $(SHARD), action: keep}
 )";
 
+}  // namespace allocation_bench
+
+namespace {
+
 void pipeline(bool quick) {
   std::printf("\n### Pipeline (discovery output -> items -> relabel filter -> consistent-hashing, 100 collectors)\n\n");
   // Huge pages change the result by ~40% (the discovery output is ~200 MB
@@ -217,14 +253,19 @@ void pipeline(bool quick) {
   std::printf("GLIBC_TUNABLES=%s\n\n", tunables ? tunables : "(unset)");
   std::printf(
       "| targets | items (ms) | filter (ms) | allocation (ms) | total (ms) | median total (ms) | bytes allocated / "
-      "target |\n");
-  std::printf("|---:|---:|---:|---:|---:|---:|---:|\n");
+      "target | RSS / target (B) |\n");
+  std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   const ManualClock clock;
   const Name job = Name::intern("serviceMonitor/team/app/0");
   auto config = model::parse_documents(kPipelineConfig, "bench");
   for (std::size_t n : {1000u, 10000u, 100000u, 800000u}) {
     if ((quick && n > 10000) || (g_pipeline_targets && n != g_pipeline_targets)) continue;
+    // RSS grows by the discovery output, then by one pass's allocator state
+    // (measured with the last pass alive). Memory of an earlier size stays
+    // in the arenas, so this is per target only when run alone (--targets).
+    const std::size_t rss0 = rss_bytes();
     const auto groups = discovery_output(n, 10);
+    std::size_t rss1 = 0;
     double best[4] = {1e30, 1e30, 1e30, 1e30};
     double bytes_per_target = 0;
     std::vector<double> totals;
@@ -235,26 +276,28 @@ void pipeline(bool quick) {
       RelabelFilter filter;
       filter.set_scrape_configs(config.at(0).value);
       const std::size_t bytes0 = g_bytes.load() + large_array_mapped_total();
-      auto t0 = Clock::now();
+      auto t0 = WallClock::now();
       TargetList items;
-      append_targets(job, groups, items);
+      append_targets(job, groups, items, 0);
       const double items_ms = ms_since(t0);
-      auto t1 = Clock::now();
+      auto t1 = WallClock::now();
       filter.apply(items);
       const double filter_ms = ms_since(t1);
-      auto t2 = Clock::now();
+      auto t2 = WallClock::now();
       a->set_targets(std::move(items));
       const double alloc_ms = ms_since(t2);
       const double total = ms_since(t0);
       bytes_per_target =
           static_cast<double>(g_bytes.load() + large_array_mapped_total() - bytes0) / static_cast<double>(n);
       if (a->targets().size() != n || a->unassigned() != 0) std::printf("unexpected: targets were dropped\n");
+      if (rep == reps - 1) rss1 = rss_bytes();
       totals.push_back(total);
       if (total < best[3]) best[0] = items_ms, best[1] = filter_ms, best[2] = alloc_ms, best[3] = total;
     }
     std::sort(totals.begin(), totals.end());
-    std::printf("| %zu | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f |\n", n, best[0], best[1], best[2], best[3],
-                totals[totals.size() / 2], bytes_per_target);
+    std::printf("| %zu | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f |\n", n, best[0], best[1], best[2], best[3],
+                totals[totals.size() / 2], bytes_per_target,
+                static_cast<double>(rss1 - rss0) / static_cast<double>(n));
   }
 }
 
@@ -270,7 +313,7 @@ void response(bool quick) {
   ResponseCache cache;
   std::vector<std::string> job_names;
   for (Name j : a->jobs()) job_names.emplace_back(j.text());
-  auto t0 = Clock::now();
+  auto t0 = WallClock::now();
   for (const auto& c : a->collectors()) {
     for (const auto& j : job_names) cache.collector_targets(*a, c.name, j);
   }
@@ -280,9 +323,9 @@ void response(bool quick) {
   for (int rep = 0; rep < 5; ++rep) {
     for (const auto& c : a->collectors()) {
       for (const auto& j : job_names) {
-        auto s = Clock::now();
+        auto s = WallClock::now();
         auto body = cache.collector_targets(*a, c.name, j);
-        samples.push_back(std::chrono::duration<double, std::nano>(Clock::now() - s).count());
+        samples.push_back(std::chrono::duration<double, std::nano>(WallClock::now() - s).count());
       }
     }
   }
@@ -466,6 +509,7 @@ int main(int argc, char** argv) {
   };
   if (wanted("setting")) setting_and_get(quick);
   if (wanted("pipeline")) pipeline(quick);
+  if (wanted("incremental")) incremental(quick, g_pipeline_targets, g_pipeline_reps);
   if (wanted("response")) response(quick);
   if (wanted("balance")) balance(quick);
   if (wanted("sequence")) sequences(quick);

@@ -1,0 +1,126 @@
+// allocation_bench's `incremental` section: a discovery update that
+// rediscovers 1% of the targets (1% of the Endpoints groups change: per
+// group of 10, one target leaves, one arrives, three get a new pod name,
+// which changes their identity, and six a new container id, which does
+// not), applied by Allocator::update_targets, against the full reprocess
+// (items, filter, set_targets of every target) of the same update. Both
+// allocators share the history, and every round checks that they agree.
+#include <algorithm>
+#include <cstdio>
+
+#include "allocation/filter.hpp"
+#include "allocation_bench.hpp"
+#include "model/parse.hpp"
+
+namespace allocation_bench {
+namespace {
+
+using namespace allocation;
+
+constexpr std::size_t kPerGroup = 10;
+
+// Group g after its update in round r (each group changes at most once).
+TargetGroup updated_group(const TargetGroup& old, std::size_t g, std::size_t n, int r) {
+  TargetGroup out;
+  out.labels = old.labels;
+  for (std::size_t k = 1; k < old.targets.size(); ++k) {
+    const std::size_t i = g * kPerGroup + k;
+    out.targets.push_back(endpoint_target(g, i, kPerGroup, k <= 3 ? r + 1 : 0, k > 3 ? r + 1 : 0));
+  }
+  out.targets.push_back(endpoint_target(g, n + g * 64 + static_cast<std::size_t>(r), kPerGroup, 0, 0));
+  return out;
+}
+
+// Buckets (contents in order, versions), generation and jobs agree.
+bool same_result(const Allocator& a, const Allocator& b) {
+  if (a.generation() != b.generation() || a.jobs() != b.jobs() || a.unassigned() != b.unassigned()) return false;
+  for (const auto& c : a.collectors()) {
+    for (Name job : a.jobs()) {
+      const JobBucket *x = a.bucket(c.name, job), *y = b.bucket(c.name, job);
+      if (!x || !y) {
+        if (x != y) return false;
+        continue;
+      }
+      if (x->version != y->version || x->targets.size() != y->targets.size()) return false;
+      for (std::size_t i = 0; i < x->targets.size(); ++i)
+        if (a.targets()[x->targets[i]].hash != b.targets()[y->targets[i]].hash) return false;
+    }
+  }
+  return true;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+TargetList full_items(Name job, const std::vector<TargetGroup>& groups, RelabelFilter& filter) {
+  TargetList items;
+  append_targets(job, groups, items, 0);
+  filter.apply(items);
+  return items;
+}
+
+void incremental_row(std::size_t n, int rounds, const model::Value& config) {
+  const ManualClock clock;
+  const Name job = Name::intern("serviceMonitor/team/app/0");
+  auto groups = discovery_output(n, kPerGroup);
+  RelabelFilter filter;
+  filter.set_scrape_configs(config);
+  auto inc = make_allocator("consistent-hashing", clock), full = make_allocator("consistent-hashing", clock);
+  inc->set_collectors(collectors(100));
+  full->set_collectors(collectors(100));
+  inc->set_targets(full_items(job, groups, filter));
+  full->set_targets(full_items(job, groups, filter));
+  const std::size_t changed = std::max<std::size_t>(1, groups.size() / 100), step = groups.size() / changed;
+  std::vector<double> inc_ms, full_ms, update_ms;
+  int fallbacks = 0, differ = 0;
+  for (int r = 0; r < rounds; ++r) {
+    std::vector<std::size_t> which;
+    for (std::size_t k = 0; k < changed; ++k) which.push_back((k * step + static_cast<std::size_t>(r)) % groups.size());
+    std::vector<TargetGroup> fresh;
+    for (std::size_t g : which) fresh.push_back(updated_group(groups[g], g, n, r));
+    // Timed: the changed groups' items before and after, both filtered (the
+    // old ones give the identities that leave), then the update.
+    auto t0 = WallClock::now();
+    TargetList before, after;
+    for (std::size_t k = 0; k < which.size(); ++k) {
+      append_targets(job, std::span<const TargetGroup>(&groups[which[k]], 1), before, which[k]);
+      append_targets(job, std::span<const TargetGroup>(&fresh[k], 1), after, which[k]);
+    }
+    filter.apply(before);
+    filter.apply(after);
+    std::vector<std::uint64_t> removed;
+    for (const auto& t : before) removed.push_back(t.hash);
+    auto t_update = WallClock::now();
+    const bool ok = inc->update_targets(removed, std::move(after));
+    update_ms.push_back(ms_since(t_update));
+    for (std::size_t k = 0; k < which.size(); ++k) groups[which[k]] = std::move(fresh[k]);
+    if (!ok) ++fallbacks, inc->set_targets(full_items(job, groups, filter));  // a refusal costs both
+    inc_ms.push_back(ms_since(t0));
+    auto t1 = WallClock::now();
+    full->set_targets(full_items(job, groups, filter));
+    full_ms.push_back(ms_since(t1));
+    differ += same_result(*inc, *full) ? 0 : 1;
+  }
+  const double i = median(inc_ms), f = median(full_ms);
+  std::printf("| %zu | %zu | %.2f | %.3f | %.3f | %.1f%% | %d of %d | %d |\n", n, changed * kPerGroup, f, i,
+              median(update_ms), 100 * i / f, fallbacks, rounds, differ);
+}
+
+}  // namespace
+
+void incremental(bool quick, std::size_t only_targets, int reps) {
+  std::printf("\n### Incremental update (1%% of targets rediscovered) against a full reprocess\n\n");
+  std::printf(
+      "| targets | rediscovered | full reprocess median (ms) | incremental median (ms) | of which update_targets "
+      "(ms) | incremental / full | fallbacks | rounds differing |\n");
+  std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  auto config = model::parse_documents(kPipelineConfig, "bench");
+  for (std::size_t n : {10000u, 100000u, 800000u}) {
+    if ((quick && n > 10000) || (only_targets && n != only_targets)) continue;
+    incremental_row(n, reps > 0 ? reps : n > 100000 ? 5 : 11, config.at(0).value);
+  }
+}
+
+}  // namespace allocation_bench
