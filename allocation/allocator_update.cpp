@@ -16,13 +16,16 @@ struct Allocator::Update {
   std::vector<std::uint32_t> gone;     // slots removed for good, sorted
   std::vector<std::pair<std::uint32_t, std::uint32_t>> replaced;  // (slot, index in added)
   std::vector<std::uint32_t> fresh, fresh_collector;              // index in added, collector
-  // Touched buckets, by (collector, job id): contents before the change.
-  struct Before {
+  // Touched buckets, by (collector, job id): contents before the change,
+  // and the edit (entries to drop, by position; (order, slot) to add).
+  struct Edit {
     bool existed = false;
     std::uint64_t checksum = 0;
     std::size_t size = 0;
+    std::vector<std::size_t> drops;
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> adds;
   };
-  std::map<std::pair<std::uint32_t, std::uint32_t>, Before> touched;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, Edit> touched;
   bool pending(std::uint64_t hash) const { return std::binary_search(added.begin(), added.end(), hash); }
 };
 
@@ -38,37 +41,34 @@ std::size_t entry_of(const JobBucket& b, std::uint64_t order) {
   return static_cast<std::size_t>(std::lower_bound(b.orders.begin(), b.orders.end(), order) - b.orders.begin());
 }
 
-// Removes the entries at `positions` (sorted) in one pass.
-void remove_entries(JobBucket& b, const std::vector<std::size_t>& positions) {
-  std::size_t write = positions.front(), next = 0;
-  for (std::size_t read = positions.front(); read < b.targets.size(); ++read) {
-    if (next < positions.size() && positions[next] == read) {
-      ++next;
-      continue;
-    }
-    b.targets[write] = b.targets[read], b.orders[write] = b.orders[read], ++write;
-  }
-  b.targets.resize(write);
-  b.orders.resize(write);
-}
-
-// Merges (order, slot) entries, sorted, into the bucket in one pass (one
-// insert per entry would move the bucket's tail each time).
-void merge_entries(JobBucket& b, const std::vector<std::pair<std::uint64_t, std::uint32_t>>& entries) {
+// Buffers reused by the bucket rewrites of one update.
+struct BucketScratch {
   std::vector<std::uint32_t> targets;
   std::vector<std::uint64_t> orders;
-  targets.reserve(b.targets.size() + entries.size());
-  orders.reserve(b.targets.size() + entries.size());
-  std::size_t old = 0;
-  for (const auto& [order, slot] : entries) {
-    for (; old < b.orders.size() && b.orders[old] < order; ++old)
-      targets.push_back(b.targets[old]), orders.push_back(b.orders[old]);
-    targets.push_back(slot), orders.push_back(order);
+};
+
+// Applies an edit to a bucket in one pass (an erase or insert per entry
+// would move the bucket's tail each time). `into` is scratch space.
+void rewrite_bucket(JobBucket& b, BucketScratch& into, std::vector<std::size_t>& drops,
+                    std::vector<std::pair<std::uint64_t, std::uint32_t>>& adds) {
+  std::sort(drops.begin(), drops.end());
+  std::sort(adds.begin(), adds.end());
+  const std::size_t n = b.targets.size();
+  into.targets.clear(), into.orders.clear();
+  into.targets.reserve(n - drops.size() + adds.size()), into.orders.reserve(n - drops.size() + adds.size());
+  std::size_t d = 0, a = 0;
+  for (std::size_t i = 0;; ++i) {
+    for (; a < adds.size() && (i == n || adds[a].first < b.orders[i]); ++a)
+      into.targets.push_back(adds[a].second), into.orders.push_back(adds[a].first);
+    if (i == n) break;
+    if (d < drops.size() && drops[d] == i) {
+      ++d;
+      continue;
+    }
+    into.targets.push_back(b.targets[i]), into.orders.push_back(b.orders[i]);
   }
-  targets.insert(targets.end(), b.targets.begin() + static_cast<std::ptrdiff_t>(old), b.targets.end());
-  orders.insert(orders.end(), b.orders.begin() + static_cast<std::ptrdiff_t>(old), b.orders.end());
-  b.targets = std::move(targets);
-  b.orders = std::move(orders);
+  std::swap(b.targets, into.targets);
+  std::swap(b.orders, into.orders);
 }
 
 }  // namespace
@@ -126,23 +126,19 @@ bool Allocator::plan_update(std::span<const std::uint64_t> removed, const Target
 }
 
 void Allocator::commit_update(Update& u, TargetList& added) {
-  // 1. Take the leaving and the replaced targets out of their buckets.
-  std::map<JobBucket*, std::vector<std::size_t>> drop;
+  // 1. Note where the leaving and the replaced targets sit in their buckets
+  // (the entries go when the buckets are rewritten, in step 3).
   auto take_out = [&](std::uint32_t slot) {
     const Target& t = targets_[slot];
     const std::uint32_t c = assigned_[slot];
     JobBucket* b = find_bucket(index_[c], t.job);
     auto [it, first] = u.touched.try_emplace({c, t.job.id()});
-    if (first) it->second = {true, b->checksum, b->targets.size()};
+    if (first) it->second.existed = true, it->second.checksum = b->checksum, it->second.size = b->targets.size();
     b->checksum -= t.hash;
-    drop[b].push_back(entry_of(*b, t.order));
+    it->second.drops.push_back(entry_of(*b, t.order));
   };
   for (std::uint32_t slot : u.gone) take_out(slot);
   for (const auto& [slot, i] : u.replaced) take_out(slot);
-  for (auto& [b, positions] : drop) {
-    std::sort(positions.begin(), positions.end());
-    remove_entries(*b, positions);
-  }
   // 2. Slots: replacements in place, new targets into the freed slots.
   for (std::uint32_t slot : u.gone) {
     auto& count = job_counts_[targets_[slot].job.id()];
@@ -198,40 +194,30 @@ void Allocator::fill_holes(Update& u) {
   for (auto it = jobs_.begin(); it != jobs_.end();) it = job_counts_.count(it->id()) ? it + 1 : jobs_.erase(it);
 }
 
-// Inserts the added targets into their buckets in order, then versions
-// the touched buckets as rebuild_index() would: in (collector, job) order,
-// a new number unless checksum and size are unchanged.
+// 3. Rewrites the touched buckets (drops out, added targets in by order),
+// then versions them as rebuild_index() would: in (collector, job) order, a
+// new number unless checksum and size are unchanged.
 void Allocator::apply_bucket_changes(Update& u) {
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::uint32_t>> insert;
   for (std::uint64_t h : u.added) {
     const std::uint32_t slot = slot_of_hash_.find(h);
-    insert[{assigned_[slot], targets_[slot].job.id()}].push_back(slot);
+    u.touched[{assigned_[slot], targets_[slot].job.id()}].adds.emplace_back(targets_[slot].order, slot);
   }
-  for (auto& [where, slots] : insert) {
-    auto& buckets = index_[where.first];
-    const Name job = targets_[slots.front()].job;
-    JobBucket* b = find_bucket(buckets, job);
-    if (!b) {
-      auto at = std::lower_bound(buckets.begin(), buckets.end(), job,
-                                 [](const JobBucket& x, Name j) { return x.job < j; });
-      b = &*buckets.insert(at, JobBucket{job});
-    }
-    u.touched.try_emplace(where);  // a new bucket: Before{} (did not exist)
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> entries;  // (order, slot)
-    for (std::uint32_t s : slots) b->checksum += targets_[s].hash, entries.emplace_back(targets_[s].order, s);
-    std::sort(entries.begin(), entries.end());
-    merge_entries(*b, entries);
-  }
+  BucketScratch scratch;
   bool changed = false;
-  for (const auto& [where, before] : u.touched) {
+  for (auto& [where, edit] : u.touched) {
     auto& buckets = index_[where.first];
-    auto b = std::find_if(buckets.begin(), buckets.end(), [&](const JobBucket& x) { return x.job.id() == where.second; });
+    auto b = std::lower_bound(buckets.begin(), buckets.end(), where.second,
+                              [](const JobBucket& x, std::uint32_t id) { return x.job.id() < id; });
+    if (b == buckets.end() || b->job.id() != where.second)
+      b = buckets.insert(b, JobBucket{targets_[edit.adds.front().second].job});
+    for (const auto& [order, slot] : edit.adds) b->checksum += targets_[slot].hash;
+    rewrite_bucket(*b, scratch, edit.drops, edit.adds);
     if (b->targets.empty()) {
       buckets.erase(b);
       changed = true;
       continue;
     }
-    const bool same = before.existed && before.checksum == b->checksum && before.size == b->targets.size();
+    const bool same = edit.existed && edit.checksum == b->checksum && edit.size == b->targets.size();
     if (!same) b->version = ++version_counter_, changed = true;
   }
   slots_ordered_ = false;
