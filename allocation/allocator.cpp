@@ -57,8 +57,8 @@ void Allocator::set_targets(TargetList targets) {
     const std::uint32_t old = slot_of_hash_.find(targets[i].hash);
     previous.push_back(old == FlatIndex::kNone ? kUnassigned : assigned_[old]);
     if (kept != i) targets[kept] = std::move(targets[i]);
-    ordered &= kept == 0 || !(targets[kept - 1].job == targets[kept].job) ||
-               targets[kept - 1].order < targets[kept].order;
+    ordered &=
+        kept == 0 || !(targets[kept - 1].job == targets[kept].job) || targets[kept - 1].order < targets[kept].order;
     ++kept;
   }
   incremental_ = ordered && kept == targets.size();

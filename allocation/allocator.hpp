@@ -39,8 +39,8 @@ struct JobBucket {
   // Target::order of each entry, kept only when update_targets may run: its
   // searches then stay inside the bucket instead of reading cold targets.
   std::vector<std::uint64_t> orders;
-  std::uint64_t checksum = 0;          // sum of the targets' hashes
-  std::uint64_t version = 0;           // unique per distinct contents
+  std::uint64_t checksum = 0;  // sum of the targets' hashes
+  std::uint64_t version = 0;   // unique per distinct contents
 };
 
 class Allocator {
@@ -113,7 +113,8 @@ class Allocator {
   std::unordered_map<std::uint32_t, std::size_t> job_counts_;  // by Name id
   std::size_t unassigned_ = 0;
   bool incremental_ = false;
-  bool slots_ordered_ = true;  // false once update_targets has moved slots  // the last set_targets had no duplicates and ordered jobs
+  bool slots_ordered_ =
+      true;  // false once update_targets has moved slots  // the last set_targets had no duplicates and ordered jobs
   std::uint64_t version_counter_ = 0, generation_ = 0;
 };
 

@@ -11,9 +11,9 @@
 namespace allocation {
 
 struct Allocator::Update {
-  std::vector<std::uint64_t> removed;  // sorted, unique
-  std::vector<std::uint64_t> added;    // sorted hashes of `added`
-  std::vector<std::uint32_t> gone;     // slots removed for good, sorted
+  std::vector<std::uint64_t> removed;                             // sorted, unique
+  std::vector<std::uint64_t> added;                               // sorted hashes of `added`
+  std::vector<std::uint32_t> gone;                                // slots removed for good, sorted
   std::vector<std::pair<std::uint32_t, std::uint32_t>> replaced;  // (slot, index in added)
   std::vector<std::uint32_t> fresh, fresh_collector;              // index in added, collector
   // Touched buckets, by (collector, job id): contents before the change,
@@ -150,9 +150,9 @@ void Allocator::commit_update(Update& u, TargetList& added) {
   for (std::size_t k = 0; k < u.fresh.size(); ++k) {
     Target& t = added[u.fresh[k]];
     if (++job_counts_[t.job.id()] == 1) {
-      jobs_.insert(std::upper_bound(jobs_.begin(), jobs_.end(), t.job,
-                                    [](Name a, Name b) { return a.text() < b.text(); }),
-                   t.job);
+      jobs_.insert(
+          std::upper_bound(jobs_.begin(), jobs_.end(), t.job, [](Name a, Name b) { return a.text() < b.text(); }),
+          t.job);
     }
     std::uint32_t slot = static_cast<std::uint32_t>(targets_.size());
     if (next_hole < u.gone.size()) {

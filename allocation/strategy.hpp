@@ -66,8 +66,8 @@ class Strategy {
   // the whole set; returns false otherwise (also when not implemented), and
   // the caller runs assign(). consistent-hashing implements it.
   virtual bool assign_added(std::span<const StrategyTarget> /*added*/, std::size_t /*total*/,
-                            std::span<const StrategyCollector> /*collectors*/,
-                            std::span<const std::uint32_t> /*loads*/, std::vector<std::uint32_t>& /*out*/) {
+                            std::span<const StrategyCollector> /*collectors*/, std::span<const std::uint32_t> /*loads*/,
+                            std::vector<std::uint32_t>& /*out*/) {
     return false;
   }
 };

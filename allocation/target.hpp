@@ -63,7 +63,8 @@ bool make_target(Name job, const std::shared_ptr<const LabelSet>& group, const s
 // without, order stays 0.
 inline constexpr unsigned kGroupOrderShift = 24;
 inline constexpr std::uint64_t kNoOrder = ~std::uint64_t{0};
-void append_targets(Name job, std::span<const TargetGroup> groups, TargetList& out, std::uint64_t group_order = kNoOrder);
+void append_targets(Name job, std::span<const TargetGroup> groups, TargetList& out,
+                    std::uint64_t group_order = kNoOrder);
 
 // The node a target runs on, as upstream's per-node strategy reads it: the
 // first of __meta_kubernetes_pod_node_name, __meta_kubernetes_node_name,

@@ -27,8 +27,8 @@
 
 #include "allocation/allocator.hpp"
 #include "allocation/filter.hpp"
-#include "allocation_bench.hpp"
 #include "allocation/responses.hpp"
+#include "allocation_bench.hpp"
 #include "model/parse.hpp"
 
 namespace {
@@ -120,7 +120,6 @@ TargetList simple_targets(std::size_t n, std::size_t jobs, std::size_t nodes) {
   }
   return out;
 }
-
 
 void setting_and_get(bool quick) {
   std::printf("\n### Setting and GetTargetsByCollectorAndJob\n\n");
@@ -296,8 +295,7 @@ void pipeline(bool quick) {
     }
     std::sort(totals.begin(), totals.end());
     std::printf("| %zu | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f |\n", n, best[0], best[1], best[2], best[3],
-                totals[totals.size() / 2], bytes_per_target,
-                static_cast<double>(rss1 - rss0) / static_cast<double>(n));
+                totals[totals.size() / 2], bytes_per_target, static_cast<double>(rss1 - rss0) / static_cast<double>(n));
   }
 }
 

@@ -17,7 +17,8 @@ using WallClock = std::chrono::steady_clock;
 
 double ms_since(WallClock::time_point t);
 std::vector<allocation::Collector> collectors(std::size_t n);
-std::unique_ptr<allocation::Allocator> make_allocator(const std::string& strategy, const allocation::ManualClock& clock);
+std::unique_ptr<allocation::Allocator> make_allocator(const std::string& strategy,
+                                                      const allocation::ManualClock& clock);
 
 // ~40 labels per target as Kubernetes endpoints discovery produces them.
 std::vector<allocation::TargetGroup> discovery_output(std::size_t n, std::size_t per_group);

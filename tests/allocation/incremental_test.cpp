@@ -71,8 +71,7 @@ RelabelFilter make_filter(const Discovery& d) {
   return f;
 }
 
-TargetList items_of(const Discovery& d, std::span<const std::pair<std::size_t, std::size_t>> which,
-                    RelabelFilter& f) {
+TargetList items_of(const Discovery& d, std::span<const std::pair<std::size_t, std::size_t>> which, RelabelFilter& f) {
   TargetList out;
   for (auto [j, g] : which)
     append_targets(d.jobs[j], std::span<const TargetGroup>(&d.groups[j][g], 1), out, group_order(j, g));
@@ -106,15 +105,21 @@ void change_group(Discovery& d, std::mt19937& rng, std::size_t j, std::size_t g,
   for (const auto& t : targets) {
     const std::string address(t->address()), pod(t->get(Name::intern("__meta_pod")));
     switch (rng() % 6) {
-      case 0: break;                                                    // leaves
-      case 1: next.push_back(endpoint(d.next_ip++, pod, "true")); break;  // replaced by a new pod
-      case 2: next.push_back(std::make_shared<const LabelSet>(LabelSet{
-                  {"__address__", address}, {"__meta_pod", pod + "x"}, {"__meta_ready", "true"}}));
+      case 0:
+        break;  // leaves
+      case 1:
+        next.push_back(endpoint(d.next_ip++, pod, "true"));
+        break;  // replaced by a new pod
+      case 2:
+        next.push_back(std::make_shared<const LabelSet>(
+            LabelSet{{"__address__", address}, {"__meta_pod", pod + "x"}, {"__meta_ready", "true"}}));
         break;
-      case 3: next.push_back(std::make_shared<const LabelSet>(LabelSet{
-                  {"__address__", address}, {"__meta_pod", pod}, {"__meta_ready", "false"}}));
+      case 3:
+        next.push_back(std::make_shared<const LabelSet>(
+            LabelSet{{"__address__", address}, {"__meta_pod", pod}, {"__meta_ready", "false"}}));
         break;
-      default: next.push_back(t);
+      default:
+        next.push_back(t);
     }
   }
   for (std::size_t k = 0, n = rng() % 3; k < n; ++k)
@@ -177,7 +182,8 @@ TEST_CASE("update_targets gives what set_targets of the whole new set gives", "[
         require_same(*inc, *full);
       }
       std::vector<std::pair<std::size_t, std::size_t>> touched;
-      for (std::size_t k = 0, n = 1 + rng() % 3; k < n; ++k) change_group(d, rng, rng() % kJobs, rng() % kGroups, touched);
+      for (std::size_t k = 0, n = 1 + rng() % 3; k < n; ++k)
+        change_group(d, rng, rng() % kJobs, rng() % kGroups, touched);
       std::sort(touched.begin(), touched.end());
       touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
       // The identities that leave: the touched groups' current targets.
@@ -219,7 +225,7 @@ TEST_CASE("update_targets refuses what it cannot reproduce exactly", "[allocatio
   a->set_targets(numbered);
   const std::uint64_t known = numbered[0].hash;
   CHECK_FALSE(a->update_targets(std::vector<std::uint64_t>{12345}, added));  // unknown hash
-  CHECK_FALSE(a->update_targets({}, TargetList{numbered[0]}));              // already present
+  CHECK_FALSE(a->update_targets({}, TargetList{numbered[0]}));               // already present
   std::vector<std::uint64_t> one_collector;
   for (std::uint32_t s = 0; s < a->targets().size(); ++s)
     if (a->collector_of(s) == 0) one_collector.push_back(a->targets()[s].hash);
