@@ -150,9 +150,10 @@ void Allocator::commit_update(Update& u, TargetList& added) {
   for (std::size_t k = 0; k < u.fresh.size(); ++k) {
     Target& t = added[u.fresh[k]];
     if (++job_counts_[t.job.id()] == 1) {
-      jobs_.insert(
-          std::upper_bound(jobs_.begin(), jobs_.end(), t.job, [](Name a, Name b) { return a.text() < b.text(); }),
-          t.job);
+      // Still listed when the update removed all its old targets (fill_holes
+      // drops the jobs left empty).
+      auto at = std::lower_bound(jobs_.begin(), jobs_.end(), t.job, [](Name a, Name b) { return a.text() < b.text(); });
+      if (at == jobs_.end() || !(*at == t.job)) jobs_.insert(at, t.job);
     }
     std::uint32_t slot = static_cast<std::uint32_t>(targets_.size());
     if (next_hole < u.gone.size()) {

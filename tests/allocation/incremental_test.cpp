@@ -241,6 +241,38 @@ TEST_CASE("update_targets refuses what it cannot reproduce exactly", "[allocatio
   CHECK_FALSE(lw->update_targets({}, added));
 }
 
+TEST_CASE("update_targets replacing every target of a job lists the job once", "[allocation][incremental]") {
+  // An http_sd answer replaces its whole source: the job's old targets all
+  // leave and new ones arrive in the same update.
+  const ManualClock clock;
+  const Name job = Name::intern("job-replaced"), other = Name::intern("job-kept");
+  TargetGroup first, second, kept;
+  for (std::size_t i = 0; i < 6; ++i) {
+    first.targets.push_back(endpoint(2000 + i, "p", "true"));
+    second.targets.push_back(endpoint(3000 + i, "p", "true"));
+    kept.targets.push_back(endpoint(4000 + i, "p", "true"));
+  }
+  TargetList before, after;
+  append_targets(other, std::span<const TargetGroup>(&kept, 1), before, 0);
+  append_targets(job, std::span<const TargetGroup>(&first, 1), before, 1);
+  append_targets(job, std::span<const TargetGroup>(&second, 1), after, 1);
+  std::vector<std::uint64_t> removed;
+  for (const auto& t : before)
+    if (t.job == job) removed.push_back(t.hash);
+  auto inc = allocator(clock), full = allocator(clock);
+  inc->set_collectors(pool(2));
+  full->set_collectors(pool(2));
+  inc->set_targets(before);
+  full->set_targets(before);
+  REQUIRE(inc->update_targets(removed, after));
+  TargetList whole;
+  append_targets(other, std::span<const TargetGroup>(&kept, 1), whole, 0);
+  append_targets(job, std::span<const TargetGroup>(&second, 1), whole, 1);
+  full->set_targets(whole);
+  CHECK(inc->jobs().size() == 2);
+  require_same(*inc, *full);
+}
+
 TEST_CASE("FlatIndex erase keeps every other key findable", "[allocation][incremental]") {
   std::mt19937_64 rng(7);
   FlatIndex index(600);
