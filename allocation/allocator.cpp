@@ -1,8 +1,15 @@
 #include "allocation/allocator.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 namespace allocation {
+
+// Shared by every Allocator, so stamps never repeat between instances.
+std::uint64_t Allocator::next_job_stamp() {
+  static std::atomic<std::uint64_t> counter{0};
+  return ++counter;
+}
 
 Allocator::Allocator(std::unique_ptr<Strategy> strategy, AllocatorOptions options, const Clock& clock)
     : strategy_(std::move(strategy)), options_(options), clock_(clock) {}
@@ -106,6 +113,16 @@ std::optional<TimePoint> Allocator::next_refresh() const {
   return next;
 }
 
+std::size_t Allocator::job_size(Name job) const {
+  auto it = job_counts_.find(job.id());
+  return it == job_counts_.end() ? 0 : it->second;
+}
+
+std::uint64_t Allocator::job_stamp(Name job) const {
+  auto it = job_stamps_.find(job.id());
+  return it == job_stamps_.end() ? stamp_all_ : it->second;
+}
+
 std::size_t Allocator::load(std::uint32_t collector) const {
   std::size_t n = 0;
   for (const auto& b : index_[collector]) n += b.targets.size();
@@ -164,6 +181,8 @@ void Allocator::reassign() {
     assigned_[i] = out[i] == kUnassigned ? kUnassigned : to_global[out[i]];
     unassigned_ += out[i] == kUnassigned;
   }
+  stamp_all_ = next_job_stamp();
+  job_stamps_.clear();
   rebuild_index();
 }
 

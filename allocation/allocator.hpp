@@ -78,6 +78,13 @@ class Allocator {
   std::size_t unassigned() const { return unassigned_; }
   // Jobs that have targets, sorted by name.
   const std::vector<Name>& jobs() const { return jobs_; }
+  // How many targets `job` has (0 when none).
+  std::size_t job_size(Name job) const;
+  // Changes whenever anything /jobs/{job}/targets serves may have changed
+  // (the collector set, or a target of the job: added, removed, new
+  // labels). Unique across Allocator instances, so a cache keyed on it
+  // never mistakes a new allocator's job for an old one's.
+  std::uint64_t job_stamp(Name job) const;
   // nullptr when the collector is unknown or holds nothing of `job`.
   const JobBucket* bucket(std::string_view collector, Name job) const;
   std::span<const std::uint32_t> targets_for(std::string_view collector, Name job) const;
@@ -91,6 +98,7 @@ class Allocator {
   void merge_runs(std::vector<JobBucket>& buckets) const;
   std::vector<StrategyTarget, LargeArrayAllocator<StrategyTarget>> strategy_targets() const;
   void count_jobs();
+  static std::uint64_t next_job_stamp();
   // update_targets' steps (allocator_update.cpp).
   struct Update;
   bool plan_update(std::span<const std::uint64_t> removed, const TargetList& added, Update& u) const;
@@ -111,10 +119,13 @@ class Allocator {
   std::vector<std::vector<JobBucket>> index_;  // per collector, sorted by job id
   std::vector<Name> jobs_;
   std::unordered_map<std::uint32_t, std::size_t> job_counts_;  // by Name id
+  // job_stamp(): every job's since the last reassign, except those an
+  // update_targets touched since (by Name id).
+  std::uint64_t stamp_all_ = 0;
+  std::unordered_map<std::uint32_t, std::uint64_t> job_stamps_;
   std::size_t unassigned_ = 0;
-  bool incremental_ = false;
-  bool slots_ordered_ =
-      true;  // false once update_targets has moved slots  // the last set_targets had no duplicates and ordered jobs
+  bool incremental_ = false;   // the last set_targets had no duplicates and ordered jobs
+  bool slots_ordered_ = true;  // false once update_targets has moved slots
   std::uint64_t version_counter_ = 0, generation_ = 0;
 };
 

@@ -139,6 +139,12 @@ void Allocator::commit_update(Update& u, TargetList& added) {
   };
   for (std::uint32_t slot : u.gone) take_out(slot);
   for (const auto& [slot, i] : u.replaced) take_out(slot);
+  // Every job the change touches serves new bytes (a replaced target keeps
+  // its hash, hence its job, but may carry new labels).
+  const std::uint64_t stamp = next_job_stamp();
+  for (std::uint32_t slot : u.gone) job_stamps_[targets_[slot].job.id()] = stamp;
+  for (const auto& [slot, i] : u.replaced) job_stamps_[targets_[slot].job.id()] = stamp;
+  for (std::uint32_t i : u.fresh) job_stamps_[added[i].job.id()] = stamp;
   // 2. Slots: replacements in place, new targets into the freed slots.
   for (std::uint32_t slot : u.gone) {
     auto& count = job_counts_[targets_[slot].job.id()];

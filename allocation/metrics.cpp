@@ -139,7 +139,7 @@ void AllocatorMetrics::observe_allocation(const Allocator& a) {
     ++eligible;
     loads[a.collectors()[c].name] = static_cast<double>(a.load(c));
   }
-  for (const auto& t : a.targets()) jobs[std::string(t.job.text())] += 1;
+  for (Name job : a.jobs()) jobs[std::string(job.text())] = static_cast<double>(a.job_size(job));
   std::lock_guard lock(impl_->observe_mutex);
   impl_->collector_gauges.replace(loads, "collector_name", {{"strategy", strategy}});
   impl_->job_gauges.replace(jobs, "job_name", {});

@@ -203,7 +203,24 @@ ResponseCache::Body ResponseCache::collector_targets(const Allocator& a, std::st
   return it->second.body;
 }
 
+ResponseCache::Body ResponseCache::job_targets(const Allocator& a, Name job, std::string& etag) {
+  auto& [name, e] = jobs_[job.id()];
+  name = job;
+  const std::uint64_t stamp = a.job_stamp(job);
+  if (!e.body || e.version != stamp) {
+    e.body = std::make_shared<const std::string>(job_targets_json(a, job.text()));
+    e.etag = body_etag(*e.body);
+    e.version = stamp;
+  }
+  etag = e.etag;
+  return e.body;
+}
+
 void ResponseCache::prune(const Allocator& a) {
+  std::erase_if(jobs_, [&](const auto& e) {
+    const JobEntry& j = e.second;
+    return a.job_size(j.job) == 0 || j.entry.version != a.job_stamp(j.job);
+  });
   std::erase_if(entries_, [&](const auto& e) {
     const std::string& key = e.first;
     const auto sep = key.find('\0');

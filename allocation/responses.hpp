@@ -6,7 +6,8 @@
 // (including <, > and & as \u003c, \u003e, \u0026).
 // Contract: ResponseCache serves a collector's per-job body from bytes built
 // once per bucket version; a body is rebuilt only after that collector's
-// targets of that job changed.
+// targets of that job changed. A job's body over all collectors is rebuilt
+// only after Allocator::job_stamp says it may have changed.
 #pragma once
 
 #include <memory>
@@ -50,7 +51,10 @@ class ResponseCache {
   // With `etag`, also the body's body_etag() (computed once per rebuild).
   Body collector_targets(const Allocator& a, std::string_view collector, std::string_view job,
                          std::string* etag = nullptr);
-  // Forgets bodies of buckets that no longer exist.
+  // job_targets_json(a, job) (and its body_etag), rebuilt only when
+  // a.job_stamp(job) changed since the last call for that job.
+  Body job_targets(const Allocator& a, Name job, std::string& etag);
+  // Forgets bodies of buckets and jobs that no longer exist.
   void prune(const Allocator& a);
   std::size_t size() const { return entries_.size(); }
 
@@ -66,6 +70,11 @@ class ResponseCache {
   };
   // key: collector + '\0' + job
   std::unordered_map<std::string, Entry, Hash, std::equal_to<>> entries_;
+  struct JobEntry {
+    Name job;
+    Entry entry;  // version: the job_stamp it was built at
+  };
+  std::unordered_map<std::uint32_t, JobEntry> jobs_;  // by Name id
   std::string key_;
   Body empty_;
 };

@@ -225,9 +225,9 @@ void AllocationServer::publish(const Allocator& a, const model::Value& scrape_co
   if (impl_->https) snap->scrape_configs_unmasked = scrape_configs_json(scrape_configs, false);
   snap->jobs = jobs_json(a);
   for (Name job : a.jobs()) {
-    auto body = std::make_shared<const std::string>(job_targets_json(a, job.text()));
-    std::string etag = body_etag(*body);
-    snap->job_targets.emplace(std::string(job.text()), Tagged{std::move(body), std::move(etag)});
+    Tagged all;
+    all.body = impl_->cache.job_targets(a, job, all.etag);
+    snap->job_targets.emplace(std::string(job.text()), std::move(all));
     for (const auto& c : a.collectors()) {
       if (!a.bucket(c.name, job)) continue;  // served as "[]"
       std::string key = c.name;

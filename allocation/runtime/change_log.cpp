@@ -20,22 +20,7 @@ std::string join(const std::vector<std::string>& names) {
 
 JobCounts count_targets(const Allocator& a) {
   JobCounts out;
-  // Targets of a job mostly sit together: count runs, one map lookup each.
-  const Target* run = nullptr;
-  std::size_t n = 0;
-  auto close_run = [&] {
-    if (run) out[std::string(run->job.text())] += n;
-  };
-  for (const Target& t : a.targets()) {
-    if (run && t.job == run->job) {
-      ++n;
-      continue;
-    }
-    close_run();
-    run = &t;
-    n = 1;
-  }
-  close_run();
+  for (Name job : a.jobs()) out.emplace(std::string(job.text()), a.job_size(job));
   return out;
 }
 

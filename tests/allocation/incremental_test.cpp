@@ -271,6 +271,7 @@ TEST_CASE("update_targets replacing every target of a job lists the job once", "
   full->set_targets(whole);
   CHECK(inc->jobs().size() == 2);
   require_same(*inc, *full);
+  CHECK(inc->job_size(job) == 6);
 }
 
 TEST_CASE("FlatIndex erase keeps every other key findable", "[allocation][incremental]") {
