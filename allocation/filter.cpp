@@ -136,7 +136,8 @@ void RelabelFilter::prefetch(const Target& t, int stage, JobCache& cache, ReadMe
   }
 }
 
-std::size_t RelabelFilter::filter_lane(std::span<Target> targets, std::size_t lane, std::size_t& invalid) {
+std::size_t RelabelFilter::filter_lane(std::span<Target> targets, std::size_t lane, std::size_t& invalid,
+                                       std::vector<std::uint64_t>* invalid_orders) {
   constexpr std::size_t kAhead[3] = {6, 3, 1};  // object, ids, labels
   std::size_t next = 0;
   JobCache ahead;
@@ -157,26 +158,32 @@ std::size_t RelabelFilter::filter_lane(std::span<Target> targets, std::size_t la
     if (!(t.job == last_job)) last_job = t.job, rules = rules_for(t.job);
     if (!rules) return false;
     const Fate fate = process(t, *rules, lane);
-    invalid += fate == Fate::invalid;
+    if (fate == Fate::invalid) {
+      ++invalid;
+      if (invalid_orders) invalid_orders->push_back(t.order);
+    }
     return fate != Fate::keep;
   };
   return static_cast<std::size_t>(std::remove_if(targets.begin(), targets.end(), gone) - targets.begin());
 }
 
-std::size_t RelabelFilter::apply(TargetList& targets) {
+std::size_t RelabelFilter::apply(TargetList& targets, std::vector<std::uint64_t>* invalid_orders) {
   const std::size_t before = targets.size();
   std::span<Target> all(targets);
   auto begin = targets.begin();
   invalid_ = 0;
   if (lanes_ < 2 || before < kParallelMin) {
-    targets.erase(begin + static_cast<std::ptrdiff_t>(filter_lane(all, 0, invalid_)), targets.end());
+    targets.erase(begin + static_cast<std::ptrdiff_t>(filter_lane(all, 0, invalid_, invalid_orders)), targets.end());
     return before - targets.size();
   }
   const std::size_t mid = before / 2;
   std::size_t kept_first = 0, kept_second = 0, invalid_second = 0;
-  run_both([&] { kept_first = filter_lane(all.first(mid), 0, invalid_); },
-           [&] { kept_second = filter_lane(all.subspan(mid), 1, invalid_second); });
+  std::vector<std::uint64_t> second_orders;
+  auto* second = invalid_orders ? &second_orders : nullptr;
+  run_both([&] { kept_first = filter_lane(all.first(mid), 0, invalid_, invalid_orders); },
+           [&] { kept_second = filter_lane(all.subspan(mid), 1, invalid_second, second); });
   invalid_ += invalid_second;
+  if (invalid_orders) invalid_orders->insert(invalid_orders->end(), second_orders.begin(), second_orders.end());
   auto tail = begin + static_cast<std::ptrdiff_t>(mid), end = tail + static_cast<std::ptrdiff_t>(kept_second);
   if (kept_first < mid) end = std::move(tail, end, begin + static_cast<std::ptrdiff_t>(kept_first));
   targets.erase(end, targets.end());

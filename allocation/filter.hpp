@@ -46,7 +46,10 @@ class RelabelFilter {
   // Whether apply() would keep `t`.
   bool keep(const Target& t);
   // Processes `targets` in place (order kept); returns how many it removed.
-  std::size_t apply(TargetList& targets);
+  // With `invalid_orders`, appends the Target::order of each target
+  // removed as invalid, in input order (a caller that numbers targets
+  // learns where the invalid ones came from).
+  std::size_t apply(TargetList& targets, std::vector<std::uint64_t>* invalid_orders = nullptr);
   // How many of those the last apply() removed as invalid.
   std::size_t invalid() const { return invalid_; }
 
@@ -87,7 +90,8 @@ class RelabelFilter {
   void memoise_reads(LabelBuilder& b, const JobRules& job, ReadMemo& memo) const;
   // Compacts the kept targets of `part` to its front; returns how many, and
   // adds the invalid ones to `invalid`.
-  std::size_t filter_lane(std::span<Target> part, std::size_t lane, std::size_t& invalid);
+  std::size_t filter_lane(std::span<Target> part, std::size_t lane, std::size_t& invalid,
+                          std::vector<std::uint64_t>* invalid_orders);
 
   std::size_t lanes_;
   bool drop_relabeled_;

@@ -45,7 +45,8 @@ void prefetch_set(const LabelSet* s) {
 // Label sets are usually cold, and groups are often small (one per
 // Endpoints object), so a second cursor runs kAhead sets ahead across group
 // boundaries, prefetching each set and the next group's pointer array.
-std::size_t fill_items(Name job, std::span<const TargetGroup> groups, Target* at, std::uint64_t group_order) {
+std::size_t fill_items(Name job, std::span<const TargetGroup> groups, Target* at, std::uint64_t group_order,
+                       std::uint64_t stride) {
   constexpr std::size_t kAhead = 8;
   std::size_t pg = 0, pi = 0, holes = 0;
   if (!groups.empty()) __builtin_prefetch(groups[0].targets.data());
@@ -59,7 +60,8 @@ std::size_t fill_items(Name job, std::span<const TargetGroup> groups, Target* at
   };
   for (std::size_t k = 0; k < kAhead; ++k) prefetch_next();
   for (const auto& g : groups) {
-    std::uint64_t order = group_order == kNoOrder ? 0 : group_order++ << kGroupOrderShift;
+    std::uint64_t order = group_order == kNoOrder ? 0 : group_order << kGroupOrderShift;
+    if (group_order != kNoOrder) group_order += stride;
     for (const auto& own : g.targets) {
       prefetch_next();
       if (!make_target(job, g.labels, own, *at)) *at = Target{}, ++holes;
@@ -72,7 +74,8 @@ std::size_t fill_items(Name job, std::span<const TargetGroup> groups, Target* at
 
 }  // namespace
 
-void append_targets(Name job, std::span<const TargetGroup> groups, TargetList& out, std::uint64_t group_order) {
+void append_targets(Name job, std::span<const TargetGroup> groups, TargetList& out, std::uint64_t group_order,
+                    std::uint64_t group_stride) {
   const std::size_t base = out.size();
   std::size_t n = 0;
   for (const auto& g : groups) n += g.targets.size();
@@ -80,14 +83,15 @@ void append_targets(Name job, std::span<const TargetGroup> groups, TargetList& o
   Target* at = out.data() + base;
   std::size_t holes = 0;
   if (n < kParallelMin || default_lanes() < 2) {
-    holes = fill_items(job, groups, at, group_order);
+    holes = fill_items(job, groups, at, group_order, group_stride);
   } else {
     std::size_t split = 0, first_count = 0;
     while (split < groups.size() && first_count < n / 2) first_count += groups[split++].targets.size();
     std::size_t holes_second = 0;
-    const std::uint64_t second_order = group_order == kNoOrder ? kNoOrder : group_order + split;
-    run_both([&] { holes = fill_items(job, groups.first(split), at, group_order); },
-             [&] { holes_second = fill_items(job, groups.subspan(split), at + first_count, second_order); });
+    const std::uint64_t second_order = group_order == kNoOrder ? kNoOrder : group_order + split * group_stride;
+    run_both(
+        [&] { holes = fill_items(job, groups.first(split), at, group_order, group_stride); },
+        [&] { holes_second = fill_items(job, groups.subspan(split), at + first_count, second_order, group_stride); });
     holes += holes_second;
   }
   if (holes == 0) return;

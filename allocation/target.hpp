@@ -60,11 +60,12 @@ bool make_target(Name job, const std::shared_ptr<const LabelSet>& group, const s
 // Appends the items of one job's groups to `out`, skipping label sets
 // without __address__ (Prometheus drops those too). With a group order,
 // target i of groups[g] gets order ((group_order + g) << kGroupOrderShift) | i;
-// without, order stays 0.
+// without, order stays 0. With a stride, groups[g] takes group_order +
+// g * group_stride instead (gaps a later group can be numbered into).
 inline constexpr unsigned kGroupOrderShift = 24;
 inline constexpr std::uint64_t kNoOrder = ~std::uint64_t{0};
 void append_targets(Name job, std::span<const TargetGroup> groups, TargetList& out,
-                    std::uint64_t group_order = kNoOrder);
+                    std::uint64_t group_order = kNoOrder, std::uint64_t group_stride = 1);
 
 // The node a target runs on, as upstream's per-node strategy reads it: the
 // first of __meta_kubernetes_pod_node_name, __meta_kubernetes_node_name,
