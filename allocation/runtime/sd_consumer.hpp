@@ -2,6 +2,8 @@
 // kubernetes_sd_configs entry with its index and the watches it needs.
 #pragma once
 
+#include <set>
+
 #include "allocation/runtime/state.hpp"
 
 namespace allocation::runtime {
@@ -11,7 +13,9 @@ struct State::SdConsumer {
   std::string field;
   discovery::KubernetesIndex index;
   std::vector<discovery::WatchSpec> specs;
-  std::vector<TargetGroup> groups;  // as of the last reallocate
+  std::vector<TargetGroup> groups;  // as of the last full reallocate (stale while dirty)
+  std::vector<std::string> keys;    // their source keys
+  std::set<std::string> changed;    // sources rebuilt or removed since the last reallocate
   std::string raw;                  // the config entry, as JSON
   bool dirty = false;
   explicit SdConsumer(const KubernetesSdJob& j)

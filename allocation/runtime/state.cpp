@@ -126,7 +126,7 @@ void State::configure(const ConfigInput& in, Effects& fx) {
   rebuild_sources();
   fx.sources_changed = true;
   fx.discovery.push_back("static_configs");
-  targets_dirty_ = collectors_dirty_ = true;
+  targets_dirty_ = collectors_dirty_ = full_targets_ = true;
   fx.logs.push_back(model::log_info("config", reload ? "reloaded" : "loaded")
                         .with("file", in.path)
                         .with("generation", generation_)
@@ -151,7 +151,10 @@ void State::on_watch(const WatchInput& in, Effects&) {
       return;
     case Route::To::sd: {
       SdConsumer& c = *consumers_.at(r.consumer);
-      if (!c.index.apply(r.kind, in.change, in.object).empty()) c.dirty = targets_dirty_ = true;
+      auto changed = c.index.apply(r.kind, in.change, in.object);
+      if (changed.empty()) return;
+      c.dirty = targets_dirty_ = true;
+      c.changed.insert(std::make_move_iterator(changed.begin()), std::make_move_iterator(changed.end()));
       return;
     }
   }
@@ -174,10 +177,7 @@ void State::reallocate(Effects& fx) {
   if (auto due = allocator_->next_refresh(); due && *due <= clock_.now()) allocator_->refresh();
   if (targets_dirty_) {
     const double start = seconds();
-    TargetList targets = all_targets();
-    filter_->apply(targets);
-    invalid_targets_ = filter_->invalid();
-    allocator_->set_targets(std::move(targets));
+    set_targets(fx);
     targets_dirty_ = false;
     fx.targets_set = true;
     fx.targets_seconds = seconds() - start;
@@ -246,34 +246,7 @@ void State::render_cr(Effects& fx) {
     for (const auto& p : problems)
       fx.logs.push_back(model::log_warn("prometheus-cr", "monitor left out").with("error", p));
   cr_problems_ = std::move(problems);
-  targets_dirty_ = true;
-}
-
-// Static targets, then http_sd sources in config order, then file_sd
-// sources (each file's groups in path order), then kubernetes_sd consumers
-// (the file's, then the CR jobs').
-TargetList State::all_targets() {
-  TargetList out = config_->targets;
-  out.insert(out.end(), cr_static_targets_.begin(), cr_static_targets_.end());
-  for (const auto& source : http_sources_) {
-    auto groups = http_groups_.find(source.id);
-    if (groups != http_groups_.end()) append_targets(Name::intern(source.job), groups->second, out);
-  }
-  for (const auto& source : file_sources_) {
-    auto by_path = file_groups_.find(source.id);
-    if (by_path == file_groups_.end()) continue;
-    for (const auto& [path, groups] : by_path->second) append_targets(Name::intern(source.job), groups, out);
-  }
-  for (const auto& key : consumer_order_) {
-    SdConsumer& c = *consumers_.at(key);
-    if (c.dirty) {
-      c.groups.clear();
-      for (auto& g : c.index.groups()) c.groups.push_back(std::move(g.group));
-      c.dirty = false;
-    }
-    append_targets(c.job, c.groups, out);
-  }
-  return out;
+  targets_dirty_ = full_targets_ = true;
 }
 
 }  // namespace allocation::runtime

@@ -30,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,7 @@
 #include "allocation/filter.hpp"
 #include "allocation/runtime/change_log.hpp"
 #include "allocation/runtime/config.hpp"
+#include "allocation/runtime/group_ledger.hpp"
 #include "allocation/runtime/input.hpp"
 #include "model/log.hpp"
 
@@ -80,6 +82,7 @@ struct Effects {
   ConfigResult config = ConfigResult::none;  // a config input was applied or rejected
   bool reallocated = false;                  // a reallocate ran: publish the result
   bool collectors_set = false, targets_set = false;
+  bool targets_incremental = false;  // targets_set by Allocator::update_targets
   // How long each step took, for the time_to_allocate metric; 0 without a
   // stopwatch (replay, tests).
   double collectors_seconds = 0, targets_seconds = 0;
@@ -117,6 +120,11 @@ class State {
   // (Effects::*_seconds). The fold never reads it otherwise, so it cannot
   // change what a journal replays to; the live runtime sets it.
   void set_stopwatch(std::function<double()> stopwatch) { stopwatch_ = std::move(stopwatch); }
+  // On (the default), a reallocate gives the Allocator only the groups
+  // that changed when it can (same result; see "Incremental targets" in
+  // runtime/README.md); off, every target is reprocessed each time (for
+  // tests and benchmarks that compare the two).
+  void set_incremental(bool on) { incremental_on_ = on; }
 
  private:
   struct SdConsumer;
@@ -142,7 +150,12 @@ class State {
   void render_cr(Effects& fx);
   void add_consumer(const std::string& key, const KubernetesSdJob& job);
   void rebuild_sources();
+  // The targets step of a reallocate (state_targets.cpp).
+  void set_targets(Effects& fx);
+  void set_all_targets();
+  bool update_targets();
   TargetList all_targets();
+  void forget_changes();
 
   ManualClock clock_;
   std::function<double()> stopwatch_;
@@ -166,8 +179,12 @@ class State {
   std::vector<std::string> cr_problems_;
   bool targets_dirty_ = false, collectors_dirty_ = false, cr_dirty_ = false;
   std::size_t invalid_targets_ = 0;
-  JobCounts job_counts_;                      // at the last reallocate, for its change log
-  std::vector<std::string> collector_names_;  // likewise
+  GroupLedger ledger_;                                 // what each source gave at the last reallocate
+  bool full_targets_ = true;                           // sources or rules changed: reprocess every target
+  bool incremental_on_ = true;                         // set_incremental
+  std::set<std::string> changed_http_, changed_file_;  // source ids answered since the last reallocate
+  JobCounts job_counts_;                               // at the last reallocate, for its change log
+  std::vector<std::string> collector_names_;           // likewise
 };
 
 }  // namespace allocation::runtime

@@ -208,6 +208,7 @@ void State::on_http_sd(const HttpSdInput& in, Effects& fx) {
     return;
   }
   http_groups_[in.source] = std::move(groups);
+  changed_http_.insert(in.source);
   targets_dirty_ = true;
 }
 
@@ -235,6 +236,7 @@ void State::on_file_sd(const FileSdInput& in, Effects& fx) {
     }
   }
   previous = std::move(next);
+  changed_file_.insert(in.source);
   targets_dirty_ = true;
 }
 
