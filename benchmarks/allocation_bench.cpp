@@ -8,11 +8,14 @@
 //             bytes allocated per target (global operator new counts them)
 //   incremental  1% of the targets rediscovered: Allocator::update_targets
 //             against a full reprocess (allocation_incremental.cpp)
+//   runtime   the same through runtime::State and publish, as the live
+//             allocator runs it (allocation_runtime.cpp)
 //   response  per-collector /jobs/{job}/targets?collector_id= body, in-process
 //   balance   balance and churn per strategy and N
 // Usage: allocation_bench [--quick] [--targets N] [--reps R] [section...]
 // (--quick: smaller grid, for smoke runs; --targets/--reps: one pipeline
-// size, R passes; sections: setting pipeline incremental response balance sequence;
+// size, R passes; sections: setting pipeline incremental runtime response balance
+// sequence;
 // default all)
 #include <algorithm>
 #include <atomic>
@@ -508,6 +511,7 @@ int main(int argc, char** argv) {
   if (wanted("setting")) setting_and_get(quick);
   if (wanted("pipeline")) pipeline(quick);
   if (wanted("incremental")) incremental(quick, g_pipeline_targets, g_pipeline_reps);
+  if (wanted("runtime")) runtime(quick, g_pipeline_targets, g_pipeline_reps);
   if (wanted("response")) response(quick);
   if (wanted("balance")) balance(quick);
   if (wanted("sequence")) sequences(quick);

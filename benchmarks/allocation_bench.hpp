@@ -35,5 +35,9 @@ std::size_t rss_bytes();
 // `incremental` section: 1% of targets rediscovered, update_targets
 // against a full reprocess (allocation_incremental.cpp).
 void incremental(bool quick, std::size_t only_targets, int reps);
+// `runtime` section: a 1% discovery update through runtime::State and
+// AllocationServer::publish, incremental against every target reprocessed
+// (allocation_runtime.cpp).
+void runtime(bool quick, std::size_t only_targets, int reps);
 
 }  // namespace allocation_bench
