@@ -9,7 +9,10 @@
 // `reallocate` input applies the changes to the Allocator: Prometheus CR
 // jobs, collectors, readiness refresh when due, then targets, each given
 // its Prometheus identity by the RelabelFilter (dropped by the rules only
-// with filter_strategy relabel-config). The discovery the config needs
+// with filter_strategy relabel-config). After discovery changes alone only
+// the changed groups are reprocessed (Allocator::update_targets), with
+// the same result as reprocessing every target, which any doubt falls
+// back to (state_targets.cpp). The discovery the config needs
 // (watches, http_sd and file_sd sources, including those of Prometheus CR
 // jobs) is published by watches(), http_sd() and file_sd() with ids derived
 // from the config
