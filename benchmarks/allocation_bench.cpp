@@ -74,6 +74,11 @@ double ms_since(WallClock::time_point t) {
   return std::chrono::duration<double, std::milli>(WallClock::now() - t).count();
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
 std::vector<Collector> collectors(std::size_t n) {
   std::vector<Collector> out;
   for (std::size_t i = 0; i < n; ++i) {

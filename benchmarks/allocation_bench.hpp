@@ -16,6 +16,8 @@ namespace allocation_bench {
 using WallClock = std::chrono::steady_clock;
 
 double ms_since(WallClock::time_point t);
+// The middle value of a non-empty sample (the upper one of an even count).
+double median(std::vector<double> v);
 std::vector<allocation::Collector> collectors(std::size_t n);
 std::unique_ptr<allocation::Allocator> make_allocator(const std::string& strategy,
                                                       const allocation::ManualClock& clock);

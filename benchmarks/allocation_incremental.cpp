@@ -52,11 +52,6 @@ bool same_result(const Allocator& a, const Allocator& b) {
   return true;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 TargetList full_items(Name job, const std::vector<TargetGroup>& groups, RelabelFilter& filter) {
   TargetList items;
   append_targets(job, groups, items, 0);

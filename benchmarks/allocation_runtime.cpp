@@ -111,11 +111,6 @@ bool agree(const Allocator& a, const Allocator& b) {
   return true;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 void runtime_row(std::size_t n, int rounds) {
   Side inc, full;
   full.state.set_incremental(false);
