@@ -126,6 +126,25 @@ bool SelectorIndex::root_selects(const std::vector<std::size_t>& ids, const mode
   return std::any_of(ids.begin(), ids.end(), [&](std::size_t id) { return selects(subs_[id], key, o.labels, ns); });
 }
 
+std::optional<std::set<std::string>> SelectorIndex::scope(const std::vector<std::size_t>& ids,
+                                                          const NamespaceLabels& ns) const {
+  static const model::Labels kNoLabels;
+  std::set<std::string> out;
+  for (std::size_t id : ids) {
+    const SelectorSubscription& sub = subs_[id].sub;
+    if (!sub.namespace_selector) {
+      out.insert(sub.parent_ns);
+      continue;
+    }
+    // A selector matching no labels also selects namespaces that have no
+    // Namespace object (and so are not in `ns`): only a full scan finds them.
+    if (sub.namespace_selector->empty() || sub.namespace_selector->matches(kNoLabels)) return std::nullopt;
+    for (const auto& [name, labels] : ns)
+      if (sub.namespace_selector->matches(labels)) out.insert(name);
+  }
+  return out;
+}
+
 KindDelta SelectorIndex::set_subscriptions(const RootKey& root, const std::vector<SelectorSubscription>& subs,
                                            const NamespaceLabels& ns) {
   std::vector<const SelectorSubscription*> mine, before;
@@ -137,10 +156,21 @@ KindDelta SelectorIndex::set_subscriptions(const RootKey& root, const std::vecto
   std::vector<std::size_t> new_ids;
   for (const auto* s : mine) new_ids.push_back(add_slot(root, *s));
   KindDelta delta;
-  for (const auto& [key, o] : objects_) {
+  auto visit = [&](const model::Key& key, const StoredObject& o) {
     bool was = root_selects(old_ids, key, o, ns), is = root_selects(new_ids, key, o, ns);
     if (is && !was) delta.gained.push_back(o.object);
     if (was && !is) delta.lost.push_back(key);
+  };
+  std::vector<std::size_t> all_ids = old_ids;
+  all_ids.insert(all_ids.end(), new_ids.begin(), new_ids.end());
+  // Namespaces in name order, each one's objects in key order: the same
+  // order as a scan of every object.
+  if (auto names = scope(all_ids, ns)) {
+    for (const std::string& name : *names)
+      for (auto it = objects_.lower_bound({name, ""}); it != objects_.end() && it->first.first == name; ++it)
+        visit(it->first, it->second);
+  } else {
+    for (const auto& [key, o] : objects_) visit(key, o);
   }
   for (std::size_t id : old_ids) free_slot(id);
   if (new_ids.empty())

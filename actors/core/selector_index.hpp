@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -71,6 +72,11 @@ class SelectorIndex {
   };
 
   bool selects(const Slot& s, const model::Key& key, const model::Labels& labels, const NamespaceLabels& ns) const;
+  // The namespaces whose objects the subscriptions `ids` can select, or
+  // nullopt for every namespace. A root's subscription change visits only
+  // these namespaces' objects: scanning every object for every root made a
+  // cold start quadratic (roots x objects).
+  std::optional<std::set<std::string>> scope(const std::vector<std::size_t>& ids, const NamespaceLabels& ns) const;
   bool root_selects(const std::vector<std::size_t>& ids, const model::Key& key, const StoredObject& o,
                     const NamespaceLabels& ns) const;
   std::size_t add_slot(const RootKey& root, const SelectorSubscription& sub);

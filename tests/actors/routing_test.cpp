@@ -218,3 +218,49 @@ TEST_CASE("a router restricted to some kinds indexes and answers only those kind
   CHECK(secrets_only.route(sm).roots.empty());
   CHECK(monitors_only.route(sm).roots == std::set<RootKey>{kAlpha});
 }
+
+// A subscription change visits only the namespaces its selectors can reach;
+// the objects gained must be exactly those a scan of every object finds,
+// including namespaces without a Namespace object.
+TEST_CASE("a subscription change gains exactly what a scan of every object would", "[actors][routing]") {
+  Router r(std::set<std::string>{"ServiceMonitor"});
+  std::vector<Event> namespaces = {
+      make_event(1, 0, EventType::added, doc("{kind: Namespace, metadata: {name: a, labels: {team: x}}}")),
+      make_event(2, 0, EventType::added, doc("{kind: Namespace, metadata: {name: b, labels: {team: y}}}")),
+      make_event(3, 0, EventType::added, doc("{kind: Namespace, metadata: {name: mon}}"))};
+  for (const auto& e : namespaces) r.route(e);
+  std::uint64_t seq = 10;
+  for (const char* ns : {"a", "b", "mon", "ghost"})  // "ghost" has no Namespace object
+    for (const char* team : {"a", "b"}) r.route(sm_event(++seq, ns, std::string("m-") + team, team));
+  model::LabelSelector team_x, not_y;
+  team_x.match_labels["team"] = "x";
+  not_y.match_expressions.push_back({"team", "NotIn", {"y"}});
+  struct Case {
+    const char* name;
+    std::optional<model::LabelSelector> ns;
+    std::vector<std::string> want;  // "ns/name", in key order
+  };
+  std::vector<Case> cases = {
+      {"nil: the parent's namespace", std::nullopt, {"mon/m-a"}},
+      {"empty: every namespace", model::LabelSelector{}, {"a/m-a", "b/m-a", "ghost/m-a", "mon/m-a"}},
+      {"by label", team_x, {"a/m-a"}},
+      {"matching no labels reaches unknown namespaces", not_y, {"a/m-a", "ghost/m-a", "mon/m-a"}},
+  };
+  for (const auto& c : cases) {
+    SECTION(c.name) {
+      Subscriptions subs;
+      model::LabelSelector sel;
+      sel.match_labels["team"] = "a";
+      subs.selectors.push_back({"ServiceMonitor", sel, c.ns, "mon"});
+      std::vector<std::string> got;
+      for (const auto& [kind, obj] : r.set_subscriptions(kAlpha, subs).gained)
+        got.push_back(object_key(*obj).first + "/" + object_key(*obj).second);
+      CHECK(got == c.want);
+      // Dropping the subscription loses the same objects.
+      std::vector<std::string> lost;
+      for (const auto& [kind, key] : r.set_subscriptions(kAlpha, Subscriptions{}).lost)
+        lost.push_back(key.first + "/" + key.second);
+      CHECK(lost == c.want);
+    }
+  }
+}
