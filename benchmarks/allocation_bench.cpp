@@ -94,6 +94,25 @@ std::unique_ptr<Allocator> make_allocator(const std::string& strategy, const Man
   return std::make_unique<Allocator>(make_strategy(c), AllocatorOptions{}, clock);
 }
 
+bool same_allocation(const Allocator& a, const Allocator& b) {
+  if (a.generation() != b.generation() || a.jobs() != b.jobs() || a.unassigned() != b.unassigned() ||
+      a.targets().size() != b.targets().size())
+    return false;
+  for (const auto& c : a.collectors()) {
+    for (Name job : a.jobs()) {
+      const JobBucket *x = a.bucket(c.name, job), *y = b.bucket(c.name, job);
+      if (!x || !y) {
+        if (x != y) return false;
+        continue;
+      }
+      if (x->version != y->version || x->targets.size() != y->targets.size()) return false;
+      for (std::size_t i = 0; i < x->targets.size(); ++i)
+        if (a.targets()[x->targets[i]].hash != b.targets()[y->targets[i]].hash) return false;
+    }
+  }
+  return true;
+}
+
 std::size_t rss_bytes() {
   std::FILE* f = std::fopen("/proc/self/status", "r");
   if (!f) return 0;

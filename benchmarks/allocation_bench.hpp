@@ -31,6 +31,11 @@ std::shared_ptr<const allocation::LabelSet> endpoint_target(std::size_t g, std::
 // A ServiceMonitor-style job: 9 relabel rules (keep, drop, replace, hashmod).
 extern const char* const kPipelineConfig;
 
+// Whether two allocators hold the same result: generation, jobs, target
+// and unassigned counts, and every bucket's version and targets in order
+// (by identity). The incremental and runtime sections check each round.
+bool same_allocation(const allocation::Allocator& a, const allocation::Allocator& b);
+
 // Resident set size of this process (VmRSS), in bytes.
 std::size_t rss_bytes();
 

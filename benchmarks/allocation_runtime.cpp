@@ -99,18 +99,6 @@ Input endpoints_input(const std::string& watch, std::size_t g, int r, std::uint6
 }
 
 // Same assignment, buckets and generation (loads and versions per job).
-bool agree(const Allocator& a, const Allocator& b) {
-  if (a.generation() != b.generation() || a.jobs() != b.jobs() || a.targets().size() != b.targets().size())
-    return false;
-  for (const auto& c : a.collectors())
-    for (Name job : a.jobs()) {
-      const JobBucket *x = a.bucket(c.name, job), *y = b.bucket(c.name, job);
-      if ((x == nullptr) != (y == nullptr) || (x && (x->version != y->version || x->checksum != y->checksum)))
-        return false;
-    }
-  return true;
-}
-
 void runtime_row(std::size_t n, int rounds) {
   Side inc, full;
   full.state.set_incremental(false);
@@ -144,7 +132,7 @@ void runtime_row(std::size_t n, int rounds) {
       for (const auto& in : inputs) feed(*s, in, true);
       reallocate(*s, seq);
     }
-    differ += agree(inc.state.allocator(), full.state.allocator()) ? 0 : 1;
+    differ += same_allocation(inc.state.allocator(), full.state.allocator()) ? 0 : 1;
   }
   std::printf("| %zu | %zu | %.2f / %.2f / %.2f | %.2f / %.2f / %.2f | %.1f%% | %d of %d |\n", n, changed * kPerObject,
               median(full.update_ms), median(full.realloc_ms), median(full.publish_ms), median(inc.update_ms),
