@@ -3,7 +3,7 @@
 #include <map>
 #include <vector>
 
-#include "actors/core/sha256.hpp"
+#include "model/sha256.hpp"
 #include "sd/endpoints.hpp"
 
 namespace actors {
@@ -34,9 +34,11 @@ std::optional<sd::AgentKey> parse_filter(const std::string& agent) {
   return sd::AgentKey{agent.substr(0, slash), agent.substr(slash + 1)};
 }
 
-// The entity tag is a hash of the body, quoted as the ETag header carries it.
-SdAnswerPtr make_answer(const std::string& body) {
-  return std::make_shared<const SdAnswer>(body, "\"" + core::sha256_hex(body).substr(0, 32) + "\"");
+// The entity tag, quoted as the ETag header carries it: a hash of the body,
+// or (sd::merge_etag) of the fragments a merge is made of.
+SdAnswerPtr make_answer(const std::string& body, std::string etag = {}) {
+  if (etag.empty()) etag = "\"" + model::sha256_hex(body).substr(0, 32) + "\"";
+  return std::make_shared<const SdAnswer>(body, std::move(etag));
 }
 
 SdAnswerPtr answer_for(SdActorState& st, const std::string& agent) {
@@ -53,7 +55,7 @@ SdAnswerPtr answer_for(SdActorState& st, const std::string& agent) {
   }
   SdAnswerPtr& out = st.answers[agent];
   if (!out) {
-    out = make_answer(st.agg.body(only));
+    out = make_answer(st.agg.body(only), st.agg.etag(only));
   }
   return out;
 }

@@ -75,19 +75,34 @@ std::string pod_fragment(const PodTarget& pod, std::vector<model::HttpSdGroup> g
   return out;
 }
 
-std::string merge(const std::map<PodTarget, std::string>& fragments, const std::optional<AgentKey>& only) {
+Fragment::Fragment(std::string t) : text(std::move(t)) {
+  model::Sha256 h;
+  h.update(text);
+  digest = h.finish();
+}
+
+std::string merge(const Fragments& fragments, const std::optional<AgentKey>& only) {
   std::size_t size = 2;
-  for (const auto& [pod, text] : fragments) size += text.size() + 1;
+  for (const auto& [pod, f] : fragments) size += f.text.size() + 1;
   std::string out;
   out.reserve(size);
   out += '[';
-  for (const auto& [pod, text] : fragments) {
-    if ((only && pod.agent != *only) || text.empty()) continue;
+  for (const auto& [pod, f] : fragments) {
+    if ((only && pod.agent != *only) || f.text.empty()) continue;
     if (out.size() > 1) out += ',';
-    out += text;
+    out += f.text;
   }
   out += ']';
   return out;
+}
+
+std::string merge_etag(const Fragments& fragments, const std::optional<AgentKey>& only) {
+  model::Sha256 h;
+  for (const auto& [pod, f] : fragments) {
+    if ((only && pod.agent != *only) || f.text.empty()) continue;
+    h.update(std::string_view(reinterpret_cast<const char*>(f.digest.data()), f.digest.size()));
+  }
+  return "\"" + model::to_hex(h.finish()).substr(0, 32) + "\"";
 }
 
 void Aggregator::set_pods(const AgentKey& agent, std::vector<std::string> addresses) {
@@ -156,7 +171,7 @@ bool Aggregator::answer(const PodAnswer& a, TimePoint now, std::vector<model::Lo
     last = r.failure;
   }
   if (r.failure == Failure::none)
-    next_[a.pod] = pod_fragment(a.pod, std::move(r.groups));
+    next_.insert_or_assign(a.pod, Fragment(pod_fragment(a.pod, std::move(r.groups))));
   else
     ++failures_[{a.pod.agent, failure_name(r.failure)}];
   if (!asked_.empty()) return false;

@@ -24,6 +24,7 @@
 #include "model/labels.hpp"
 #include "model/log.hpp"
 #include "model/object_fields.hpp"
+#include "model/sha256.hpp"
 
 namespace sd {
 
@@ -70,9 +71,24 @@ PodResult read_answer(const PodAnswer& answer);
 // each labelled with the pod's GrafanaAgent, sorted by labels then
 // targets. Encoded once per answer, so a merge is a concatenation.
 std::string pod_fragment(const PodTarget& pod, std::vector<model::HttpSdGroup> groups);
+
+// A pod's fragment with its SHA-256, taken as the answer arrives: the
+// merge's entity tag then hashes 32 bytes per pod instead of the whole
+// body while every poll waits.
+struct Fragment {
+  std::string text;
+  model::Sha256::Digest digest{};
+  explicit Fragment(std::string t = {});
+};
+using Fragments = std::map<PodTarget, Fragment>;
+
 // The merged http_sd body over every pod's fragment (in pod order), only
 // `only`'s pods when given.
-std::string merge(const std::map<PodTarget, std::string>& fragments, const std::optional<AgentKey>& only);
+std::string merge(const Fragments& fragments, const std::optional<AgentKey>& only);
+// The quoted entity tag of merge(fragments, only): 32 hex digits of a
+// SHA-256 over the digests of the fragments that body holds, so equal
+// answers give equal tags and a changed fragment a new one.
+std::string merge_etag(const Fragments& fragments, const std::optional<AgentKey>& only);
 
 struct Poll {
   enum class Action { serve, wait, start } action = Action::serve;
@@ -106,6 +122,8 @@ class Aggregator {
 
   // The last merge, for every agent or only one; kept until it changes.
   const std::string& body(const std::optional<AgentKey>& only);
+  // The last merge's entity tag (merge_etag), for every agent or only one.
+  std::string etag(const std::optional<AgentKey>& only) const { return merge_etag(results_, only); }
   // Bumped whenever the body may have changed.
   std::uint64_t generation() const { return generation_; }
   bool in_flight() const { return !asked_.empty(); }
@@ -120,10 +138,10 @@ class Aggregator {
 
   std::chrono::milliseconds freshness_;
   std::map<AgentKey, std::vector<std::string>> pods_;
-  std::map<PodTarget, std::string> results_;  // the last merge's pod fragments
-  std::map<PodTarget, std::string> next_;     // the fan-out in flight
-  std::set<PodTarget> asked_;                 // its pods still to answer
-  std::map<PodTarget, Failure> health_;       // the last state per pod
+  Fragments results_;                    // the last merge's pod fragments
+  Fragments next_;                       // the fan-out in flight
+  std::set<PodTarget> asked_;            // its pods still to answer
+  std::map<PodTarget, Failure> health_;  // the last state per pod
   std::map<std::pair<AgentKey, std::string>, std::uint64_t> failures_;
   std::optional<TimePoint> merged_at_;
   bool stale_ = false;  // the pod set changed while a fan-out was in flight

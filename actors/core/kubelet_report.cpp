@@ -2,8 +2,8 @@
 // Warning Event per distinct problem, and a line when the Node is back.
 #include "actors/core/kubelet_report.hpp"
 
-#include "actors/core/sha256.hpp"
 #include "model/object_fields.hpp"
+#include "model/sha256.hpp"
 
 namespace actors::core {
 
@@ -13,7 +13,7 @@ namespace {
 // new leader is a harmless 409.
 model::Value node_event(const KubeletState& st, const model::Problem& p, const std::string& uid) {
   std::string now = st.settings.now_rfc3339 ? st.settings.now_rfc3339() : "";
-  std::string digest = sha256_hex(p.str()).substr(0, 16);
+  std::string digest = model::sha256_hex(p.str()).substr(0, 16);
   model::Value ref = model::Value::obj({{"apiVersion", "v1"}, {"kind", "Node"}, {"name", p.name}});
   if (!uid.empty()) ref.set("uid", uid);
   return model::Value::obj(

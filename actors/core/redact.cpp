@@ -4,8 +4,8 @@
 #include <random>
 #include <stdexcept>
 
-#include "actors/core/sha256.hpp"
 #include "model/codec.hpp"
+#include "model/sha256.hpp"
 
 namespace actors::core {
 namespace {
@@ -60,12 +60,12 @@ std::string random_redaction_key() {
 }
 
 std::string redaction_key_id(std::string_view key) {
-  return to_hex(hmac_sha256(key, "agent-operator journal redaction key id")).substr(0, 16);
+  return model::to_hex(model::hmac_sha256(key, "agent-operator journal redaction key id")).substr(0, 16);
 }
 
 std::string redacted_value(std::string_view key, std::string_view bytes) {
   if (key.empty()) throw std::logic_error("journal redaction without a key");
-  return kRedactedPrefix + to_hex(hmac_sha256(key, bytes));
+  return kRedactedPrefix + model::to_hex(model::hmac_sha256(key, bytes));
 }
 
 Value redact(const std::string& kind, const Value& object, const RedactionPolicy& policy) {

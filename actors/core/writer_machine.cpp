@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "actors/core/sha256.hpp"
 #include "actors/core/status.hpp"
 #include "model/object_fields.hpp"
 #include "model/parse.hpp"
+#include "model/sha256.hpp"
 
 namespace actors::core {
 
@@ -84,7 +84,7 @@ StatusInput status_input(const RootWrites& rw) {
 // replica after a failed status patch, or by a new leader) is a 409.
 model::Value agent_event(const RootKey& key, const RootOutput& out, const std::string& type, const std::string& reason,
                          const std::string& message, const std::string& now) {
-  std::string digest = sha256_hex(reason + "\n" + message + "\n" + std::to_string(out.generation));
+  std::string digest = model::sha256_hex(reason + "\n" + message + "\n" + std::to_string(out.generation));
   return model::Value::obj(
       {{"apiVersion", "v1"},
        {"kind", "Event"},

@@ -4,9 +4,9 @@
 #include <map>
 #include <tuple>
 
-#include "actors/core/sha256.hpp"
 #include "model/object_fields.hpp"
 #include "model/render.hpp"
+#include "model/sha256.hpp"
 #include "model/yaml_emit.hpp"
 
 namespace actors::core {
@@ -211,7 +211,7 @@ std::string config_hash(const Value& obj) {
       if (ann->size() == 0) meta->erase("annotations");
     }
   }
-  return sha256_hex(model::to_json(v));
+  return model::sha256_hex(model::to_json(v));
 }
 
 Value with_config_hash(Value obj) {

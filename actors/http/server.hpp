@@ -7,7 +7,7 @@
 // the server's worker threads, concurrently, and must be thread-safe; an
 // exception in one becomes a 500 with its message. start() binds, serves in a
 // background thread and returns the bound port; stop() (or the destructor)
-// closes the socket and joins.
+// closes the socket and joins. Sockets use TCP_NODELAY.
 #pragma once
 
 #include <functional>

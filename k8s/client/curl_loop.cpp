@@ -1,6 +1,7 @@
 #include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -44,6 +45,8 @@ CurlTransport::CurlTransport(ClusterConfig config, CurlOptions options)
   curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
   thread_ = std::thread([this] {
     ::pthread_setname_np(::pthread_self(), "curl-loop");  // tells it apart in perf and top
+    // Raising a thread's nice needs no privilege; a failure leaves it as it was.
+    if (options_.nice > 0) (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), options_.nice);
     run();
   });
   loop_id_ = thread_.get_id();

@@ -119,6 +119,7 @@ CurlOptions many_hosts_options(long hosts) {
   CurlOptions o;
   o.max_idle_connections = std::max(hosts, 16L);
   o.dns_cache_epoch = std::chrono::minutes(10);
+  o.nice = 5;
   return o;
 }
 

@@ -35,6 +35,10 @@ struct CurlOptions {
   // entries are never pruned one by one; the whole cache is replaced this
   // often instead, so a fan-out over N hosts costs N lookups, not N².
   std::chrono::seconds dns_cache_epoch{0};
+  // The loop thread's nice value (0: the process's). A fan-out waits for
+  // its slowest pod anyway, so a few ms of CPU later cost it nothing, while
+  // the threads answering its pollers share the same cores.
+  int nice = 0;
 };
 
 // For a transport that asks many hosts at once (the integrations SD

@@ -4,13 +4,16 @@
 
 #include "actors/core/journal.hpp"
 #include "actors/core/redact.hpp"
-#include "actors/core/sha256.hpp"
 #include "actors_fixtures.hpp"
 #include "model/codec.hpp"
+#include "model/sha256.hpp"
 #include "model/yaml_emit.hpp"
 
 using namespace actors::core;
 using actors_test::doc;
+using model::hmac_sha256;
+using model::sha256_hex;
+using model::to_hex;
 
 namespace {
 

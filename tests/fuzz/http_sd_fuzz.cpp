@@ -35,8 +35,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   sd::PodAnswer answer{{{"ns", "agent"}, "10.0.0.1:8080"}, 200, std::string(content_type), std::string(rest)};
   sd::PodResult pod = sd::read_answer(answer);
   const std::size_t groups = pod.groups.size();
-  const std::string merged =
-      sd::merge({{answer.pod, sd::pod_fragment(answer.pod, std::move(pod.groups))}}, std::nullopt);
+  sd::Fragments fragments;
+  fragments.emplace(answer.pod, sd::Fragment(sd::pod_fragment(answer.pod, std::move(pod.groups))));
+  const std::string merged = sd::merge(fragments, std::nullopt);
   if (model::parse_http_sd(merged, "merged").size() != groups) fuzz::fuzz_fail("merge lost or added groups");
   try {
     model::ParseLimits limits;

@@ -54,11 +54,11 @@ TEST_CASE("a pod answer is read as http_sd, and every failure is classified", "[
 }
 
 TEST_CASE("the merge labels each group with its GrafanaAgent and sorts, whatever the order", "[sd]") {
-  std::map<PodTarget, std::string> results;
+  Fragments results;
   results[{kB, "10.0.1.1:80"}] =
-      pod_fragment({kB, "10.0.1.1:80"}, read_answer(ok(kB, "10.0.1.1:80", node_exporter("n2"))).groups);
+      Fragment(pod_fragment({kB, "10.0.1.1:80"}, read_answer(ok(kB, "10.0.1.1:80", node_exporter("n2"))).groups));
   results[{kA, "10.0.0.1:80"}] =
-      pod_fragment({kA, "10.0.0.1:80"}, read_answer(ok(kA, "10.0.0.1:80", node_exporter("n1"))).groups);
+      Fragment(pod_fragment({kA, "10.0.0.1:80"}, read_answer(ok(kA, "10.0.0.1:80", node_exporter("n1"))).groups));
   const std::string body = merge(results, std::nullopt);
   const model::Value doc = model::parse_json(body, "merged");
   REQUIRE(doc.as_array().size() == 2);
@@ -80,6 +80,33 @@ TEST_CASE("the merge labels each group with its GrafanaAgent and sorts, whatever
   model::Value doc2 = model::parse_json("[" + fragment + "]", "f");
   CHECK(model::to_json(doc2) == "[" + fragment + "]");
   CHECK(doc2.as_array()[0].find("labels")->find("job")->as_string() == "y");
+}
+
+TEST_CASE("a merge's entity tag follows its fragments, not the order they arrived in", "[sd]") {
+  auto fragment = [](const AgentKey& agent, const std::string& node) {
+    PodTarget pod{agent, node + ":80"};
+    return Fragment(pod_fragment(pod, read_answer(ok(agent, pod.address, node_exporter(node))).groups));
+  };
+  Fragments one, two;
+  one.emplace(PodTarget{kA, "n1:80"}, fragment(kA, "n1"));
+  one.emplace(PodTarget{kB, "n2:80"}, fragment(kB, "n2"));
+  two.emplace(PodTarget{kB, "n2:80"}, fragment(kB, "n2"));
+  two.emplace(PodTarget{kA, "n1:80"}, fragment(kA, "n1"));
+  const std::string tag = merge_etag(one, std::nullopt);
+  CHECK(tag.size() == 34);
+  CHECK(tag.front() == '"');
+  CHECK(merge_etag(two, std::nullopt) == tag);
+  // A filter keeps fewer fragments: another body, another tag.
+  CHECK(merge_etag(one, kA) != tag);
+  CHECK(merge(one, kA) != merge(one, std::nullopt));
+  // One target changes: a new body and a new tag.
+  two.insert_or_assign(PodTarget{kB, "n2:80"}, fragment(kB, "n3"));
+  CHECK(merge(two, std::nullopt) != merge(one, std::nullopt));
+  CHECK(merge_etag(two, std::nullopt) != tag);
+  CHECK(merge_etag(two, kA) == merge_etag(one, kA));
+  // A pod that answered with no groups adds nothing to the body or the tag.
+  one.emplace(PodTarget{kA, "n9:80"}, Fragment(""));
+  CHECK(merge_etag(one, std::nullopt) == tag);
 }
 
 TEST_CASE("one fan-out at a time, served from the last merge while fresh", "[sd]") {

@@ -1,6 +1,9 @@
 // The sharded transport: which shard a URL goes to, requests and streams
 // through several curl loops against two simclusters, and the epoch DNS
 // cache starting a new cache while requests continue.
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -79,6 +82,25 @@ TEST_CASE("requests and streams go through the shard of their host", "[client][s
     });
   });
   CHECK(posted.status == 200);
+}
+
+TEST_CASE("a fan-out transport's loops run at a raised nice value", "[client][sharded]") {
+  CHECK(many_hosts_options(8).nice > 0);
+  CurlOptions o = many_hosts_options(8);
+  o.nice = 3;
+  auto t = make_fanout_transport(2, o);
+  int base = ::getpriority(PRIO_PROCESS, 0);
+  Result r = call([&](Callback cb) {
+    t->post([cb] {
+      Result out;
+      out.status = 200 + ::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()));
+      cb(out);
+    });
+  });
+  CHECK(r.status == 200 + std::min(base + 3, 19));
+  // The process's own threads keep their value.
+  CHECK(::getpriority(PRIO_PROCESS, 0) == base);
+  CHECK(::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid())) == base);
 }
 
 TEST_CASE("the epoch DNS cache is replaced while requests go on", "[client][sharded]") {

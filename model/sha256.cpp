@@ -1,9 +1,9 @@
-#include "actors/core/sha256.hpp"
+#include "model/sha256.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-namespace actors::core {
+namespace model {
 namespace {
 
 constexpr std::array<std::uint32_t, 64> kK = {
@@ -126,4 +126,4 @@ Sha256::Digest hmac_sha256(std::string_view key, std::string_view bytes) {
   return outer.finish();
 }
 
-}  // namespace actors::core
+}  // namespace model

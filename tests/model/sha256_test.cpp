@@ -1,9 +1,9 @@
 #include <catch2/catch.hpp>
 
-#include "actors/core/sha256.hpp"
+#include "model/sha256.hpp"
 
-using actors::core::Sha256;
-using actors::core::sha256_hex;
+using model::Sha256;
+using model::sha256_hex;
 
 TEST_CASE("SHA-256 matches the FIPS 180-4 example vectors", "[actors][sha256]") {
   CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
@@ -24,7 +24,7 @@ TEST_CASE("SHA-256 of one million 'a' (streamed in uneven chunks)", "[actors][sh
     h.update(std::string_view(chunk).substr(0, n));
     left -= n;
   }
-  CHECK(actors::core::to_hex(h.finish()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  CHECK(model::to_hex(h.finish()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
 TEST_CASE("SHA-256 streaming equals one-shot around the padding boundaries", "[actors][sha256]") {
@@ -34,15 +34,15 @@ TEST_CASE("SHA-256 streaming equals one-shot around the padding boundaries", "[a
     Sha256 h;
     for (std::size_t i = 0; i < len; i += 7) h.update(std::string_view(data).substr(i, 7));
     INFO("length " << len);
-    CHECK(actors::core::to_hex(h.finish()) == sha256_hex(data));
+    CHECK(model::to_hex(h.finish()) == sha256_hex(data));
   }
   // 56 bytes forces the length into a second padding block.
   CHECK(sha256_hex(std::string(56, 'a')) == "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a");
 }
 
 TEST_CASE("HMAC-SHA256 matches the RFC 4231 test vectors", "[actors][sha256]") {
-  using actors::core::hmac_sha256;
-  using actors::core::to_hex;
+  using model::hmac_sha256;
+  using model::to_hex;
   CHECK(to_hex(hmac_sha256(std::string(20, '\x0b'), "Hi There")) ==
         "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
   CHECK(to_hex(hmac_sha256("Jefe", "what do ya want for nothing?")) ==

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace actors::core {
+namespace model {
 
 class Sha256 {
  public:
@@ -36,4 +36,4 @@ std::string sha256_hex(std::string_view bytes);
 // HMAC-SHA256 (RFC 2104) of `bytes` under `key` (any length).
 Sha256::Digest hmac_sha256(std::string_view key, std::string_view bytes);
 
-}  // namespace actors::core
+}  // namespace model
