@@ -15,6 +15,7 @@
 #include "allocation/responses.hpp"
 #include "allocation/runtime/replay.hpp"
 #include "model/parse.hpp"
+#include "tests/allocation/runtime/inputs.hpp"
 
 using namespace allocation;
 using namespace allocation::runtime;
@@ -144,18 +145,10 @@ class Driver {
   int target_steps() const { return target_steps_; }
 
  private:
-  Input config_input(int variant) {
-    Input in;
-    in.type = InputType::config;
-    in.config = {config_text(variant), "ta.yaml", false, "ops"};
-    return in;
-  }
+  Input config_input(int variant) { return ta_inputs::config_input(config_text(variant)); }
 
   Input watch(const std::string& id, Change change, const std::string& json) {
-    Input in;
-    in.type = InputType::watch;
-    in.watch = {id, change, std::make_shared<const model::Value>(model::parse_json(json))};
-    return in;
+    return ta_inputs::watch_input(id, change, json);
   }
 
   void apply(Input in) {

@@ -8,26 +8,14 @@
 
 #include "allocation/runtime/replay.hpp"
 #include "model/parse.hpp"
+#include "tests/allocation/runtime/inputs.hpp"
 
 using namespace allocation::runtime;
 using allocation::discovery::Change;
+using ta_inputs::config_input;
+using ta_inputs::watch_input;
 
 namespace {
-
-Input config_input(const std::string& text, bool kubernetes = true) {
-  Input in;
-  in.type = InputType::config;
-  in.config = {text, "ta.yaml", false, "ops"};
-  in.config.kubernetes = kubernetes;
-  return in;
-}
-
-Input watch_input(const std::string& id, Change change, const std::string& json) {
-  Input in;
-  in.type = InputType::watch;
-  in.watch = {id, change, std::make_shared<const model::Value>(model::parse_json(json))};
-  return in;
-}
 
 std::vector<std::string> watch_ids(const State& st) {
   std::vector<std::string> ids;

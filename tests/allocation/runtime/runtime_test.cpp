@@ -13,28 +13,17 @@
 #include "allocation/runtime/replay.hpp"
 #include "k8s/sim/server.hpp"
 #include "model/parse.hpp"
+#include "tests/allocation/runtime/inputs.hpp"
 #include "tests/allocation/ta_runtime_fixture.hpp"
 #include "tests/eventually.hpp"
 #include "tests/k8s/sim/sim_fixture.hpp"
 #include "tests/scratch.hpp"
 
 using namespace allocation::runtime;
+using ta_inputs::config_input;
+using ta_inputs::watch_input;
 
 namespace {
-
-Input config_input(const std::string& text) {
-  Input in;
-  in.type = InputType::config;
-  in.config = {text, "ta.yaml", false, "ops"};
-  return in;
-}
-
-Input watch_input(const std::string& id, allocation::discovery::Change change, const std::string& json) {
-  Input in;
-  in.type = InputType::watch;
-  in.watch = {id, change, std::make_shared<const model::Value>(model::parse_json(json))};
-  return in;
-}
 
 std::string pod_json(const std::string& name, bool ready) {
   return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
