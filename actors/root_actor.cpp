@@ -99,6 +99,8 @@ void reconcile_now(RootActor self) {
             auto& s = self->state;
             s.combined.gained.insert(s.combined.gained.end(), delta->gained.begin(), delta->gained.end());
             s.combined.lost.insert(s.combined.lost.end(), delta->lost.begin(), delta->lost.end());
+            s.combined.namespaces.insert(s.combined.namespaces.end(), delta->namespaces.begin(),
+                                         delta->namespaces.end());
             s.combined_seq = std::max(s.combined_seq, seq);
             if (--s.replies_left == 0) acknowledge_all(self, subs);
           });

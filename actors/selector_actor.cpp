@@ -14,19 +14,30 @@ struct Routes {
   std::uint64_t last_seq = 0;  // of the last event routed
 };
 
+// The order matters to a root: the Namespace before its first member
+// there, the event (as a deletion to the roots that no longer select the
+// object) before the relabel's delta. The replay Pipeline delivers alike.
 template <class Self>
-void deliver(Self* self, Routes& st, const EventPtr& e, const core::Routing& r, bool broadcast_quietly) {
+void deliver(Self* self, Routes& st, const EventPtr& e, const core::Routing& r) {
+  if (!r.attach.empty()) {
+    auto ns = std::make_shared<const core::Event>(*r.ns_event);
+    for (const core::RootKey& key : r.attach)
+      if (auto it = st.roots.find(key); it != st.roots.end()) self->send(it->second, routed_atom::value, ns, true);
+  }
+  EventPtr dropped;
+  if (!r.dropped.empty())
+    dropped = std::make_shared<const core::Event>(
+        core::Event{e->seq, e->time_ms, e->kind, core::EventType::deleted, e->object});
   for (const core::RootKey& key : r.roots) {
     auto it = st.roots.find(key);
     if (it == st.roots.end()) continue;
-    self->send(it->second, routed_atom::value, e, false);
+    self->send(it->second, routed_atom::value, r.dropped.count(key) ? dropped : e, false);
     if (auto d = r.deltas.find(key); d != r.deltas.end())
       self->send(it->second, absorb_atom::value, DeltaPtr(std::make_shared<const core::SubscriptionDelta>(d->second)));
     ++st.stats.deliveries;
   }
-  if (r.broadcast && broadcast_quietly)
-    for (auto& [key, root] : st.roots)
-      if (!r.roots.count(key)) self->send(root, routed_atom::value, e, true);
+  for (const core::RootKey& key : r.quiet)
+    if (auto it = st.roots.find(key); it != st.roots.end()) self->send(it->second, routed_atom::value, e, true);
   if (!r.owners.empty() && !core::is_grace_expiry(*e->object)) {
     auto owners = std::make_shared<const std::set<model::Key>>(r.owners);
     self->send(st.writer, observed_atom::value, e, KeySet(std::move(owners)));
@@ -67,7 +78,7 @@ void on_member_event(MemberSelector self, const EventPtr& e) {
   bool member_data = e->kind == "Secret" || e->kind == "ConfigMap";
   if (member_data && e->type == core::EventType::deleted && !r.roots.empty() && !core::is_grace_expiry(*e->object))
     self->delayed_send(self, self->state.cfg.grace, expire_atom::value, e);
-  deliver(self, st, e, r, false);
+  deliver(self, st, e, r);
 }
 
 // The reply carries the seq of the last routed event: the gained objects
@@ -126,12 +137,9 @@ void ensure_root(AgentSelector self, const core::RootKey& key) {
   if (st.roots.count(key)) return;
   root_actor root = spawn_root(self->system(), key, self->state.root_cfg, self->state.synced);
   // Roots stop with the selector (shutdown), not only when their agent goes.
+  // A new root holds no Namespace: the member selectors hand it those of
+  // the members it subscribes to.
   self->link_to(root);
-  // A new root starts with the Namespace labels its selectors read.
-  for (const core::ObjectPtr& ns : st.router.namespaces()) {
-    auto e = std::make_shared<core::Event>(core::Event{0, 0, "Namespace", core::EventType::resync, ns});
-    self->send(root, routed_atom::value, EventPtr(std::move(e)), true);
-  }
   st.roots.emplace(key, root);
 }
 
@@ -149,10 +157,10 @@ void on_agent_event(AgentSelector self, const EventPtr& e) {
     st.roots.erase(life.key);
     core::Routing r = st.router.route(*e);
     r.roots.erase(life.key);
-    return deliver(self, st, e, r, true);
+    return deliver(self, st, e, r);
   }
   if (life.action == core::RootLifecycle::Action::ensure) ensure_root(self, life.key);
-  deliver(self, st, e, st.router.route(*e), true);
+  deliver(self, st, e, st.router.route(*e));
 }
 
 caf::typed_response_promise<std::string> explain(AgentSelector self, const core::RootKey& key) {

@@ -10,9 +10,11 @@
 // (request/response) to replace their subscriptions and combine the answers.
 // Contract: each selector processes its events in journal order; routing
 // cost grows with the number of interested roots, not with the number of
-// roots. Every selector forwards synced_atom to the writer; the
-// GrafanaAgent selector also forwards it to the roots, and is the only one
-// that broadcasts Namespace objects quietly to every root.
+// roots. A Namespace event goes to the roots holding members of this
+// selector's kinds in that namespace, and a root's first member of those
+// kinds in a namespace comes with that Namespace (core::Router). Every
+// selector forwards synced_atom to the writer; the GrafanaAgent selector
+// also forwards it to the roots.
 #pragma once
 
 #include <chrono>

@@ -3,11 +3,7 @@
 namespace actors::core {
 
 void Pipeline::ensure_root(const RootKey& key) {
-  if (roots_.count(key)) return;
-  RootState s = make_root(key);
-  for (const ObjectPtr& ns : router_.namespaces())
-    apply(s, Event{last_seq_, 0, "Namespace", EventType::resync, ns}, Delivery::quiet);
-  roots_.emplace(key, std::move(s));
+  if (!roots_.count(key)) roots_.emplace(key, make_root(key));
 }
 
 void Pipeline::feed(const Event& e) {
@@ -27,16 +23,25 @@ void Pipeline::feed(const Event& e) {
   } else if (life.action == RootLifecycle::Action::ensure) {
     ensure_root(life.key);
   }
-  Routing r = router_.route(e);
+  deliver(e, router_.route(e));
+}
+
+// In the order the selector actors send: a root's Namespace before its
+// first member there, then the event (or its deletion, for a root that no
+// longer selects the object), then the relabel's delta.
+void Pipeline::deliver(const Event& e, const Routing& r) {
+  std::optional<Event> dropped;
+  if (!r.dropped.empty()) dropped = Event{e.seq, e.time_ms, e.kind, EventType::deleted, e.object};
+  for (const RootKey& key : r.attach)
+    if (auto it = roots_.find(key); it != roots_.end()) apply(it->second, *r.ns_event, Delivery::quiet);
   for (const RootKey& key : r.roots) {
     auto it = roots_.find(key);
     if (it == roots_.end()) continue;
-    apply(it->second, e, Delivery::dirty);
+    apply(it->second, r.dropped.count(key) ? *dropped : e, Delivery::dirty);
     if (auto d = r.deltas.find(key); d != r.deltas.end()) absorb(it->second, d->second);
   }
-  if (!r.broadcast) return;
-  for (auto& [key, state] : roots_)
-    if (!r.roots.count(key)) apply(state, e, Delivery::quiet);
+  for (const RootKey& key : r.quiet)
+    if (auto it = roots_.find(key); it != roots_.end()) apply(it->second, e, Delivery::quiet);
 }
 
 std::size_t Pipeline::settle(std::size_t max_rounds) {

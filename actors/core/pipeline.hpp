@@ -37,6 +37,7 @@ class Pipeline {
 
  private:
   void ensure_root(const RootKey& key);
+  void deliver(const Event& e, const Routing& r);
 
   model::RenderOptions opts_;
   Router router_;

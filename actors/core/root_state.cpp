@@ -33,6 +33,11 @@ void merge_into(model::Inventory& from, model::Inventory& to) {
   move_table(from.namespaces, to.namespaces);
 }
 
+bool is_member(const std::string& kind) {
+  const auto& kinds = selected_kinds();
+  return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
+}
+
 // Decoding goes through a one-object scratch Inventory, so each object's
 // decode problems are known and replaced (never accumulated) on update.
 void upsert(RootState& s, const ObjectId& id, const ObjectPtr& obj) {
@@ -45,14 +50,48 @@ void upsert(RootState& s, const ObjectId& id, const ObjectPtr& obj) {
     s.decode_problems.erase(id);
   else
     s.decode_problems[id] = scratch.problems();
-  s.objects[id] = obj;
+  auto [it, added] = s.objects.insert_or_assign(id, obj);
+  if (added && is_member(id.first)) ++s.members_in[id.second.first];
 }
 
-void erase(RootState& s, const ObjectId& id) {
+void erase_object(RootState& s, const ObjectId& id) {
   model::Key inv_key = id.first == "Namespace" ? model::Key{"", id.second.second} : id.second;
   s.inventory.remove(id.first, inv_key);
   s.decode_problems.erase(id);
   s.objects.erase(id);
+}
+
+// Erases `id`; a member that was the last one in its namespace adds that
+// namespace to `emptied`, whose Namespace drop_namespaces() then forgets.
+void erase(RootState& s, const ObjectId& id, std::vector<std::string>& emptied) {
+  if (is_member(id.first) && s.objects.count(id)) {
+    auto n = s.members_in.find(id.second.first);
+    if (n != s.members_in.end() && --n->second == 0) {
+      s.members_in.erase(n);
+      emptied.push_back(id.second.first);
+    }
+  }
+  erase_object(s, id);
+}
+
+// After a whole delivery (a delta may lose a namespace's last member and
+// gain another there), so a Namespace that is still needed stays.
+void drop_namespaces(RootState& s, const std::vector<std::string>& emptied) {
+  for (const std::string& name : emptied) {
+    if (s.members_in.count(name)) continue;
+    erase_object(s, {"Namespace", {"", name}});
+    s.namespace_seq.erase(name);
+  }
+}
+
+// Whether a Namespace event is at least as new as the one held (and if so
+// records it).
+bool newest_namespace(RootState& s, const Event& e) {
+  auto [it, added] = s.namespace_seq.try_emplace(object_key(*e.object).second, e.seq);
+  if (added) return true;
+  if (e.seq < it->second) return false;
+  it->second = e.seq;
+  return true;
 }
 
 Value without_noise(const Value& v) {
@@ -103,29 +142,28 @@ namespace {
 // A referenced Secret or ConfigMap that is deleted stays in the store as a
 // tombstone until its grace expiry event: a delete-and-recreate rotation
 // then changes nothing but the value. Returns whether the store changed.
-bool apply_delete(RootState& s, const ObjectId& id, const Event& e) {
+bool apply_delete(RootState& s, const ObjectId& id, const Event& e, std::vector<std::string>& emptied) {
   bool present = s.objects.count(id) > 0;
   bool member_data = id.first == "Secret" || id.first == "ConfigMap";
   if (member_data && is_grace_expiry(*e.object)) {
     if (!s.tombstones.erase(id)) return false;  // re-created meanwhile: the expiry is void
-    erase(s, id);
+    erase(s, id, emptied);
     return true;
   }
   if (member_data && present) return s.tombstones.emplace(id, e.time_ms).second;
-  erase(s, id);
+  erase(s, id, emptied);
   return present;
 }
 
-}  // namespace
-
-void apply(RootState& s, const Event& e, Delivery d) {
+void apply_one(RootState& s, const Event& e, Delivery d, std::vector<std::string>& emptied) {
   if (!e.object) return;
+  if (e.kind == "Namespace" && !newest_namespace(s, e)) return;
   ObjectId id{e.kind, object_key(*e.object)};
   s.last_seq = std::max(s.last_seq, e.seq);
   auto it = s.objects.find(id);
   bool changed;
   if (e.type == EventType::deleted) {
-    changed = apply_delete(s, id, e);
+    changed = apply_delete(s, id, e, emptied);
   } else {
     changed = s.tombstones.erase(id) > 0;
     changed = changed || it == s.objects.end() || !same_content(*it->second, *e.object);
@@ -137,17 +175,28 @@ void apply(RootState& s, const Event& e, Delivery d) {
   if (changed && d == Delivery::dirty) s.dirty = true;
 }
 
+}  // namespace
+
+void apply(RootState& s, const Event& e, Delivery d) {
+  std::vector<std::string> emptied;
+  apply_one(s, e, d, emptied);
+  drop_namespaces(s, emptied);
+}
+
 RootState apply(RootState s, const Event& e) {
   apply(s, e, Delivery::dirty);
   return s;
 }
 
 void absorb(RootState& s, const SubscriptionDelta& delta) {
+  std::vector<std::string> emptied;
+  for (const Event& ns : delta.namespaces) apply_one(s, ns, Delivery::quiet, emptied);
   for (const auto& [kind, key] : delta.lost) {
-    erase(s, {kind, key});
+    erase(s, {kind, key}, emptied);
     s.tombstones.erase({kind, key});
   }
   for (const auto& [kind, obj] : delta.gained) upsert(s, {kind, object_key(*obj)}, obj);
+  drop_namespaces(s, emptied);
   s.dirty = true;
 }
 

@@ -1,7 +1,9 @@
 // The state of one root actor (one GrafanaAgent): the objects routed to it,
 // decoded into a model::Inventory restricted to what the root selects or
 // references, the subscriptions the router has acknowledged, and the last
-// rendered outputs.
+// rendered outputs. It holds a Namespace only while it holds a member
+// (an object of a selected kind) in that namespace: the render reads
+// Namespace labels only to evaluate members' namespaces.
 // Contract: level-based and pure. apply() only updates the store and marks
 // the root dirty (unless the object did not change meaningfully, or the
 // caller delivers it quietly); reconcile() derives everything from the
@@ -38,6 +40,11 @@ struct RootState {
   // Deleted Secrets/ConfigMaps still in `objects` for their grace period
   // (value: the deletion event's time), until their grace expiry event.
   std::map<ObjectId, std::int64_t> tombstones;
+  // Members held per namespace; a Namespace is dropped when its count ends.
+  std::map<std::string, std::size_t> members_in;
+  // Seq of the event behind each Namespace held (or deleted): several
+  // selectors send Namespaces, so an older one arriving late is ignored.
+  std::map<std::string, std::uint64_t> namespace_seq;
   Subscriptions subscriptions;  // as acknowledged by the router
   bool dirty = true;
   std::uint64_t last_seq = 0;
@@ -68,12 +75,14 @@ model::Value grace_expiry(model::Value obj);
 RootState make_root(const RootKey& root);
 
 // Updates the store with `e`. Delivery::quiet stores without marking dirty
-// (Namespace broadcasts the router did not flag for this root).
+// (Namespace events the router did not flag for this root). A Namespace
+// event older than the one the root holds is ignored.
 void apply(RootState& s, const Event& e, Delivery d = Delivery::dirty);
 RootState apply(RootState s, const Event& e);
 // Applies the router's answer to subscriptions returned by reconcile().
 void acknowledge(RootState& s, Subscriptions subs, const SubscriptionDelta& delta);
-// Adds and forgets members as a delta says (a Namespace relabel); marks dirty.
+// Takes the delta's Namespaces, then forgets and adds members as it says
+// (a subscription change or a Namespace relabel); marks dirty.
 void absorb(RootState& s, const SubscriptionDelta& delta);
 
 // How many members the hierarchy selects (a member selected by two

@@ -88,7 +88,7 @@ Routing Router::route(const Event& e) {
   if (e.kind == "GrafanaAgent") {
     out.roots.insert(object_key(*e.object));
   } else if (auto it = selectors_.find(e.kind); it != selectors_.end()) {
-    it->second.route(e, ns_labels_, out.roots);
+    route_member(it->second, e, out);
   } else if (e.kind == "Secret") {
     secrets_.route(e, out.roots);
   } else if (e.kind == "ConfigMap") {
@@ -99,40 +99,62 @@ Routing Router::route(const Event& e) {
   return out;
 }
 
+void Router::route_member(SelectorIndex& index, const Event& e, Routing& out) {
+  KindRouting kr;
+  index.route(e, ns_labels_, kr);
+  out.roots = std::move(kr.roots);
+  out.dropped = std::move(kr.dropped);
+  if (kr.first.empty()) return;
+  auto ns = ns_events_.find(object_key(*e.object).first);
+  if (ns == ns_events_.end()) return;  // no Namespace object: its labels read as none, here as in the root
+  out.attach = std::move(kr.first);
+  out.ns_event = ns->second;
+}
+
 void Router::route_namespace(const Event& e, Routing& out) {
   const std::string name = object_key(*e.object).second;
   model::Labels before = ns_labels_.count(name) ? ns_labels_[name] : model::Labels{};
   model::Labels after = e.type == EventType::deleted ? model::Labels{} : object_labels(*e.object);
   if (e.type == EventType::deleted) {
     ns_labels_.erase(name);
-    ns_objects_.erase(name);
+    ns_events_.erase(name);
   } else {
     ns_labels_[name] = after;
-    ns_objects_[name] = e.object;
+    ns_events_.insert_or_assign(name, e);
   }
-  out.broadcast = true;
-  if (before == after) return;
-  for (const auto& [kind, index] : selectors_) {
-    std::map<RootKey, KindDelta> per_root;
-    index.namespace_changed(name, before, after, ns_labels_, per_root);
-    for (auto& [root, d] : per_root) {
-      out.roots.insert(root);
-      SubscriptionDelta& sd = out.deltas[root];
-      for (auto& o : d.gained) sd.gained.emplace_back(kind, std::move(o));
-      for (auto& k : d.lost) sd.lost.emplace_back(kind, std::move(k));
+  if (before != after) {
+    for (auto& [kind, index] : selectors_) {
+      std::map<RootKey, KindDelta> per_root;
+      index.namespace_changed(name, before, after, per_root);
+      for (auto& [root, d] : per_root) {
+        out.roots.insert(root);
+        SubscriptionDelta& sd = out.deltas[root];
+        for (auto& o : d.gained) sd.gained.emplace_back(kind, std::move(o));
+        for (auto& k : d.lost) sd.lost.emplace_back(kind, std::move(k));
+      }
     }
   }
+  // Roots that hold members here keep the Namespace current; the others
+  // never read it.
+  std::set<RootKey> holders;
+  for (const auto& [kind, index] : selectors_) index.holders(name, holders);
+  for (const RootKey& root : holders)
+    if (!out.roots.count(root)) out.quiet.insert(root);
 }
 
 SubscriptionDelta Router::set_subscriptions(const RootKey& root, const Subscriptions& subs) {
   SubscriptionDelta out;
+  std::set<std::string> first_in;
   auto absorb = [&](const std::string& kind, KindDelta&& d) {
     for (auto& o : d.gained) out.gained.emplace_back(kind, std::move(o));
     for (auto& k : d.lost) out.lost.emplace_back(kind, std::move(k));
+    first_in.merge(d.first_in);
   };
   for (auto& [kind, index] : selectors_) absorb(kind, index.set_subscriptions(root, subs.selectors, ns_labels_));
   if (index_secrets_) absorb("Secret", secrets_.set_references(root, subs.secrets));
   if (index_config_maps_) absorb("ConfigMap", config_maps_.set_references(root, subs.config_maps));
+  for (const std::string& name : first_in)
+    if (auto it = ns_events_.find(name); it != ns_events_.end()) out.namespaces.push_back(it->second);
   return out;
 }
 
@@ -140,12 +162,6 @@ void Router::remove_root(const RootKey& root) {
   for (auto& [kind, index] : selectors_) index.remove_root(root);
   secrets_.remove_root(root);
   config_maps_.remove_root(root);
-}
-
-std::vector<ObjectPtr> Router::namespaces() const {
-  std::vector<ObjectPtr> out;
-  for (const auto& [name, obj] : ns_objects_) out.push_back(obj);
-  return out;
 }
 
 std::uint64_t Router::examined() const {

@@ -5,11 +5,18 @@
 // says which stored objects the root gains or loses, so a root that starts
 // selecting something receives its current state even if the object's last
 // event was routed before the subscription existed.
+// A root holds the Namespace of every namespace where it holds a member (a
+// selected kind) and no other: its render reads Namespace labels only to
+// evaluate its members' namespaces. So a Namespace event goes only to the
+// roots holding members there, and a root that gains its first member of a
+// kind in a namespace is handed that Namespace with it (`attach`,
+// SubscriptionDelta::namespaces); the root drops a Namespace once it holds
+// no member there.
 // Contract: deterministic; routing examines only candidate subscriptions
 // (examined() reports how many); Namespace events mark dirty only the
-// roots whose namespace-selector result changes for some member, and ask
-// for a quiet broadcast so every root's copy of Namespace labels stays
-// current. Objects owned by a GrafanaAgent are reported in `owners`.
+// roots whose namespace-selector result changes for some member, and go
+// quietly to the other roots holding members there. Objects owned by a
+// GrafanaAgent are reported in `owners`.
 #pragma once
 
 #include <map>
@@ -26,13 +33,23 @@ namespace actors::core {
 struct SubscriptionDelta {
   std::vector<std::pair<std::string, ObjectPtr>> gained;  // kind, current object
   std::vector<std::pair<std::string, model::Key>> lost;   // kind, key
-  bool empty() const { return gained.empty() && lost.empty(); }
+  // The last event of each Namespace where `gained` holds the root's first
+  // member of a kind; its seq orders it against the same Namespace's
+  // events from other selectors.
+  std::vector<Event> namespaces;
+  bool empty() const { return gained.empty() && lost.empty() && namespaces.empty(); }
 };
 
 struct Routing {
-  std::set<RootKey> roots;   // deliver and mark dirty
-  std::set<RootKey> owners;  // the object is owned by these roots (writer drift)
-  bool broadcast = false;    // a Namespace: deliver quietly to every other root
+  std::set<RootKey> roots;    // deliver and mark dirty
+  std::set<RootKey> dropped;  // of `roots`: selected the old version only; deliver it as deleted
+  std::set<RootKey> owners;   // the object is owned by these roots (writer drift)
+  std::set<RootKey> quiet;    // a Namespace: the other roots holding members there; deliver quietly
+  // A member event: the roots (of `roots`) that hold nothing of its kind in
+  // its namespace yet, and the last event of that Namespace, which they
+  // receive quietly before the member (no Namespace object: nothing to send).
+  std::set<RootKey> attach;
+  std::optional<Event> ns_event;
   // A Namespace relabel: members each affected root must add or forget
   // (every key here is also in `roots`).
   std::map<RootKey, SubscriptionDelta> deltas;
@@ -84,7 +101,6 @@ class Router {
   SubscriptionDelta set_subscriptions(const RootKey& root, const Subscriptions& subs);
   void remove_root(const RootKey& root);
 
-  std::vector<ObjectPtr> namespaces() const;
   const NamespaceLabels& namespace_labels() const { return ns_labels_; }
   const SelectorIndex& index(const std::string& kind) const { return selectors_.at(kind); }
   const NameIndex& secrets() const { return secrets_; }
@@ -96,12 +112,13 @@ class Router {
 
  private:
   void route_namespace(const Event& e, Routing& out);
+  void route_member(SelectorIndex& index, const Event& e, Routing& out);
 
   std::map<std::string, SelectorIndex> selectors_;
   NameIndex secrets_, config_maps_;
   bool index_secrets_ = true, index_config_maps_ = true;
   NamespaceLabels ns_labels_;
-  std::map<std::string, ObjectPtr> ns_objects_;
+  std::map<std::string, Event> ns_events_;  // the last event of each Namespace that exists
 };
 
 }  // namespace actors::core

@@ -74,21 +74,55 @@ void SelectorIndex::interested(const model::Key& key, const model::Labels& label
   for (std::size_t id : always_) examine(id);
 }
 
-void SelectorIndex::route(const Event& e, const NamespaceLabels& ns, std::set<RootKey>& out) {
+void SelectorIndex::route(const Event& e, const NamespaceLabels& ns, KindRouting& out) {
   if (!e.object) return;
   model::Key key = object_key(*e.object);
   auto it = objects_.find(key);
-  if (it != objects_.end()) interested(key, it->second.labels, ns, out);
+  std::set<RootKey> before, after;
+  if (it != objects_.end()) interested(key, it->second.labels, ns, before);
   if (e.type == EventType::deleted) {
     if (it != objects_.end()) objects_.erase(it);
+    for (const RootKey& root : before) release(root, key.first);
+    out.roots.insert(before.begin(), before.end());
     return;
   }
   StoredObject stored{e.object, object_labels(*e.object)};
-  interested(key, stored.labels, ns, out);
+  interested(key, stored.labels, ns, after);
+  // A root that selected only the old version forgets the object: a copy it
+  // kept would linger unrouted (its deletion would not reach the root) and
+  // would keep the object's namespace counted.
+  for (const RootKey& root : before)
+    if (!after.count(root)) {
+      out.dropped.insert(root);
+      release(root, key.first);
+    }
+  for (const RootKey& root : after)
+    if (!before.count(root) && hold(root, key.first)) out.first.insert(root);
+  out.roots.insert(before.begin(), before.end());
+  out.roots.insert(after.begin(), after.end());
   if (it != objects_.end())
     it->second = std::move(stored);
   else
     objects_.emplace(std::move(key), std::move(stored));
+}
+
+bool SelectorIndex::hold(const RootKey& root, const std::string& ns_name) {
+  return ++held_[ns_name][root] == 1;
+}
+
+void SelectorIndex::release(const RootKey& root, const std::string& ns_name) {
+  auto ns = held_.find(ns_name);
+  if (ns == held_.end()) return;
+  auto it = ns->second.find(root);
+  if (it == ns->second.end() || --it->second > 0) return;
+  ns->second.erase(it);
+  if (ns->second.empty()) held_.erase(ns);
+}
+
+void SelectorIndex::holders(const std::string& ns_name, std::set<RootKey>& out) const {
+  auto ns = held_.find(ns_name);
+  if (ns == held_.end()) return;
+  for (const auto& [root, n] : ns->second) out.insert(root);
 }
 
 std::size_t SelectorIndex::add_slot(const RootKey& root, const SelectorSubscription& sub) {
@@ -158,8 +192,14 @@ KindDelta SelectorIndex::set_subscriptions(const RootKey& root, const std::vecto
   KindDelta delta;
   auto visit = [&](const model::Key& key, const StoredObject& o) {
     bool was = root_selects(old_ids, key, o, ns), is = root_selects(new_ids, key, o, ns);
-    if (is && !was) delta.gained.push_back(o.object);
-    if (was && !is) delta.lost.push_back(key);
+    if (is && !was) {
+      delta.gained.push_back(o.object);
+      if (hold(root, key.first)) delta.first_in.insert(key.first);
+    }
+    if (was && !is) {
+      delta.lost.push_back(key);
+      release(root, key.first);
+    }
   };
   std::vector<std::size_t> all_ids = old_ids;
   all_ids.insert(all_ids.end(), new_ids.begin(), new_ids.end());
@@ -181,34 +221,56 @@ KindDelta SelectorIndex::set_subscriptions(const RootKey& root, const std::vecto
 }
 
 void SelectorIndex::remove_root(const RootKey& root) {
+  for (auto ns = held_.begin(); ns != held_.end();) {
+    ns->second.erase(root);
+    ns = ns->second.empty() ? held_.erase(ns) : std::next(ns);
+  }
   auto it = by_root_.find(root);
   if (it == by_root_.end()) return;
   for (std::size_t id : it->second) free_slot(id);
   by_root_.erase(it);
 }
 
+bool SelectorIndex::any_selects(const std::vector<std::size_t>& ids, const model::Labels& labels,
+                                const std::string& ns_name, const model::Labels& ns_labels) const {
+  return std::any_of(ids.begin(), ids.end(), [&](std::size_t id) {
+    const SelectorSubscription& sub = subs_[id].sub;
+    return sub.selector.matches(labels) && sub.selects_namespace(ns_name, ns_labels);
+  });
+}
+
+// Each affected root compares all its subscriptions under the old and the
+// new labels, so an object another subscription still (or already) selects
+// is neither lost nor gained: the hold counts stay exact. A root gets an
+// entry, maybe empty, whenever a flipped subscription's selector matches an
+// object here: the root still selects it, but that parent's members change,
+// so the root must render again.
 void SelectorIndex::namespace_changed(const std::string& ns_name, const model::Labels& before,
-                                      const model::Labels& after, const NamespaceLabels& ns,
-                                      std::map<RootKey, KindDelta>& out) const {
-  auto first = objects_.lower_bound({ns_name, ""});
-  std::map<RootKey, std::set<model::Key>> gained, lost;
+                                      const model::Labels& after, std::map<RootKey, KindDelta>& out) {
+  std::map<RootKey, std::vector<std::size_t>> flipped;
   for (std::size_t id : ns_label_subs_) {
     const Slot& s = subs_[id];
-    bool was = s.sub.namespace_selector->matches(before), is = s.sub.namespace_selector->matches(after);
-    if (was == is) continue;
-    const std::vector<std::size_t>& mine = by_root_.at(s.root);
+    if (s.sub.namespace_selector->matches(before) != s.sub.namespace_selector->matches(after))
+      flipped[s.root].push_back(id);
+  }
+  auto first = objects_.lower_bound({ns_name, ""});
+  for (const auto& [root, ids] : flipped) {
+    const std::vector<std::size_t>& mine = by_root_.at(root);
     for (auto it = first; it != objects_.end() && it->first.first == ns_name; ++it) {
-      if (!s.sub.selector.matches(it->second.labels)) continue;
-      if (is)
-        gained[s.root].insert(it->first);
-      else if (!root_selects(mine, it->first, it->second, ns))
-        lost[s.root].insert(it->first);
+      const model::Labels& labels = it->second.labels;
+      if (std::none_of(ids.begin(), ids.end(), [&](std::size_t id) { return subs_[id].sub.selector.matches(labels); }))
+        continue;
+      KindDelta& d = out[root];
+      bool was = any_selects(mine, labels, ns_name, before), is = any_selects(mine, labels, ns_name, after);
+      if (is && !was) {
+        d.gained.push_back(it->second.object);
+        if (hold(root, ns_name)) d.first_in.insert(ns_name);
+      } else if (was && !is) {
+        d.lost.push_back(it->first);
+        release(root, ns_name);
+      }
     }
   }
-  for (const auto& [root, keys] : gained)
-    for (const auto& key : keys) out[root].gained.push_back(objects_.at(key).object);
-  for (const auto& [root, keys] : lost)
-    for (const auto& key : keys) out[root].lost.push_back(key);
 }
 
 }  // namespace actors::core

@@ -5,9 +5,13 @@
 // or, lacking matchLabels, under every key=value of its narrowest `In`
 // expression (one key, so an object hits at most one of them); the rest
 // (only NotIn/Exists/DoesNotExist, or empty) sit in an always-check list.
+// It also counts, per namespace, how many of its objects each root holds
+// (selects), which is how the router knows which roots need a Namespace.
 // Contract: deterministic; route() applies the event to the store and
 // returns every root whose subscriptions select the old or the new object;
 // examined() counts the candidate subscriptions looked at (the routing cost).
+// Every object a root is told to hold or forget (route, set_subscriptions,
+// namespace_changed) is counted, so the counts equal what the root stores.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +39,15 @@ struct StoredObject {
 struct KindDelta {
   std::vector<ObjectPtr> gained;  // now selected, not before (current versions)
   std::vector<model::Key> lost;   // selected before, not now
+  // Namespaces where the root held nothing of this kind before `gained`.
+  std::set<std::string> first_in;
+};
+
+// Where an event of the index's kind goes.
+struct KindRouting {
+  std::set<RootKey> roots;    // select the old or the new version: deliver, mark dirty
+  std::set<RootKey> dropped;  // of `roots`: selected the old version only, so they forget the object
+  std::set<RootKey> first;    // of `roots`: held nothing of this kind in the object's namespace before
 };
 
 class SelectorIndex {
@@ -42,18 +55,22 @@ class SelectorIndex {
   explicit SelectorIndex(std::string kind) : kind_(std::move(kind)) {}
 
   const std::string& kind() const { return kind_; }
-  // Applies `e` (of this kind) to the store; adds interested roots to `out`.
-  void route(const Event& e, const NamespaceLabels& ns, std::set<RootKey>& out);
+  // Applies `e` (of this kind) to the store; says which roots it concerns.
+  void route(const Event& e, const NamespaceLabels& ns, KindRouting& out);
   // Replaces the root's subscriptions of this kind (others are ignored).
   KindDelta set_subscriptions(const RootKey& root, const std::vector<SelectorSubscription>& subs,
                               const NamespaceLabels& ns);
   void remove_root(const RootKey& root);
-  // A Namespace's labels changed from `before` to `after` (`ns` already
-  // holds `after`): for each root whose namespace selectors now admit or
-  // reject members of this kind in `ns_name`, the members it gains (current
-  // versions) and the ones no subscription of the root selects any more.
+  // A Namespace's labels changed from `before` to `after`: for each root
+  // whose namespace selectors now admit or reject members of this kind in
+  // `ns_name`, the members no subscription of the root selected before and
+  // one does now (current versions), and the reverse; an empty entry when
+  // only which of its subscriptions select a member changed (the root must
+  // still render again: a parent's members changed).
   void namespace_changed(const std::string& ns_name, const model::Labels& before, const model::Labels& after,
-                         const NamespaceLabels& ns, std::map<RootKey, KindDelta>& out) const;
+                         std::map<RootKey, KindDelta>& out);
+  // Adds the roots that hold an object of this kind in namespace `ns_name`.
+  void holders(const std::string& ns_name, std::set<RootKey>& out) const;
   // Roots selecting an object with these labels in namespace key.first.
   void interested(const model::Key& key, const model::Labels& labels, const NamespaceLabels& ns,
                   std::set<RootKey>& out) const;
@@ -72,6 +89,9 @@ class SelectorIndex {
   };
 
   bool selects(const Slot& s, const model::Key& key, const model::Labels& labels, const NamespaceLabels& ns) const;
+  // Whether any of `ids` selects an object with `labels` in a namespace labelled `ns_labels`.
+  bool any_selects(const std::vector<std::size_t>& ids, const model::Labels& labels, const std::string& ns_name,
+                   const model::Labels& ns_labels) const;
   // The namespaces whose objects the subscriptions `ids` can select, or
   // nullopt for every namespace. A root's subscription change visits only
   // these namespaces' objects: scanning every object for every root made a
@@ -81,6 +101,9 @@ class SelectorIndex {
                     const NamespaceLabels& ns) const;
   std::size_t add_slot(const RootKey& root, const SelectorSubscription& sub);
   void free_slot(std::size_t id);
+  // Counts an object `root` now holds in `ns_name`; true for its first there.
+  bool hold(const RootKey& root, const std::string& ns_name);
+  void release(const RootKey& root, const std::string& ns_name);
 
   std::string kind_;
   std::map<model::Key, StoredObject> objects_;
@@ -90,6 +113,8 @@ class SelectorIndex {
   std::unordered_map<std::string, std::vector<std::size_t>> by_pair_;  // "key\0value" -> slots
   std::vector<std::size_t> always_;
   std::vector<std::size_t> ns_label_subs_;  // slots whose namespace selector reads labels
+  // namespace -> root -> objects of this kind the root holds there
+  std::map<std::string, std::map<RootKey, std::size_t>> held_;
   mutable std::uint64_t examined_ = 0;
   mutable std::string scratch_;
 };

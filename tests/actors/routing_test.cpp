@@ -67,7 +67,7 @@ TEST_CASE("a Namespace relabel moves monitors in and out", "[actors][routing]") 
   };
   Routing in = p.router().route(relabel("yes"));
   CHECK(in.roots == std::set<RootKey>{kAlpha});  // beta selects every namespace: unchanged
-  CHECK(in.broadcast);
+  CHECK(in.quiet == std::set<RootKey>{kBeta});   // beta holds web-b there: it keeps the Namespace current
   REQUIRE(in.deltas.count(kAlpha));
   REQUIRE(in.deltas.at(kAlpha).gained.size() == 1);  // web-b, the member alpha did not have
   CHECK(object_key(*in.deltas.at(kAlpha).gained[0].second) == model::Key{"app2", "web-b"});

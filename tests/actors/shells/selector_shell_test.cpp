@@ -50,6 +50,7 @@ struct fixture : shells::api_fixture {
         [&](const DeltaPtr& d, std::uint64_t) {
           for (const auto& [kind, obj] : d->gained) out.push_back("+" + core::object_key(*obj).second);
           for (const auto& [kind, key] : d->lost) out.push_back("-" + key.second);
+          for (const auto& ns : d->namespaces) out.push_back("ns:" + core::object_key(*ns.object).second);
         },
         [](caf::error&) { CAF_FAIL("no subscribe reply"); });
     return out;
@@ -57,13 +58,17 @@ struct fixture : shells::api_fixture {
   void feed(EventType t, const model::Value& obj) {
     inject((event_atom, EventPtr), from(self).to(monitors).with(event_atom::value, event(t, obj)));
   }
-  // The names of the events waiting in `who`'s mailbox.
-  std::vector<std::string> delivered(caf::scoped_actor& who) {
+  // The names of the events waiting in `who`'s mailbox ("(quiet)" marks
+  // quiet deliveries when `flags`).
+  std::vector<std::string> delivered(caf::scoped_actor& who, bool flags = false) {
     std::vector<std::string> out;
     bool more = true;
     while (more)
-      who->receive([&](routed_atom, const EventPtr& e, bool) { out.push_back(core::object_key(*e->object).second); },
-                   caf::after(std::chrono::seconds(0)) >> [&] { more = false; });
+      who->receive(
+          [&](routed_atom, const EventPtr& e, bool quiet) {
+            out.push_back(core::object_key(*e->object).second + (flags && quiet ? " (quiet)" : ""));
+          },
+          caf::after(std::chrono::seconds(0)) >> [&] { more = false; });
     return out;
   }
 };
@@ -109,6 +114,48 @@ CAF_TEST(an empty subscription from a successor root does not drop the live one)
   subscribe(stale, shells::kAlpha, std::make_shared<const core::Subscriptions>());
   feed(EventType::added, monitor("web-1", "web"));
   CAF_CHECK_EQUAL(delivered(alpha), std::vector<std::string>{"web-1"});
+}
+
+CAF_TEST(a Namespace reaches only the roots holding members there) {
+  auto ns = [](const std::string& team) {
+    return yaml("apiVersion: v1\nkind: Namespace\nmetadata: {name: app, labels: {team: " + team + "}}\n");
+  };
+  subscribe(alpha, shells::kAlpha, watching("web"));
+  subscribe(beta, kBeta, watching("db"));
+  feed(EventType::added, ns("a"));
+  CAF_CHECK(delivered(alpha).empty());
+  CAF_CHECK(delivered(beta).empty());
+  // alpha's first member in `app` comes after the Namespace.
+  feed(EventType::added, monitor("web-1", "web"));
+  CAF_CHECK_EQUAL(delivered(alpha, true), (std::vector<std::string>{"app (quiet)", "web-1"}));
+  feed(EventType::added, monitor("web-2", "web"));
+  CAF_CHECK_EQUAL(delivered(alpha, true), std::vector<std::string>{"web-2"});
+  feed(EventType::modified, ns("b"));
+  CAF_CHECK_EQUAL(delivered(alpha, true), std::vector<std::string>{"app (quiet)"});
+  CAF_CHECK(delivered(beta).empty());
+  // A subscription that gains beta its first members there hands it `app` too.
+  CAF_CHECK_EQUAL(subscribe(beta, kBeta, watching("web")), (std::vector<std::string>{"+web-1", "+web-2", "ns:app"}));
+  // The members leave both roots' selection: each root is told to forget
+  // them (a deletion), and hears no more of `app`.
+  feed(EventType::modified, monitor("web-1", "db"));
+  feed(EventType::modified, monitor("web-2", "db"));
+  for (auto* root : {&alpha, &beta}) {
+    bool deleted = true;
+    bool more = true;
+    std::vector<std::string> names;
+    while (more)
+      (*root)->receive(
+          [&](routed_atom, const EventPtr& e, bool) {
+            names.push_back(core::object_key(*e->object).second);
+            deleted = deleted && e->type == EventType::deleted;
+          },
+          caf::after(std::chrono::seconds(0)) >> [&] { more = false; });
+    CAF_CHECK_EQUAL(names, (std::vector<std::string>{"web-1", "web-2"}));
+    CAF_CHECK(deleted);
+  }
+  feed(EventType::modified, ns("c"));
+  CAF_CHECK(delivered(alpha).empty());
+  CAF_CHECK(delivered(beta).empty());
 }
 
 CAF_TEST_FIXTURE_SCOPE_END()
