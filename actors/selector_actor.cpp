@@ -92,8 +92,12 @@ std::tuple<DeltaPtr, std::uint64_t> on_subscribe(MemberSelector self, const core
   bool clearing = subs.selectors.empty() && subs.secrets.empty() && subs.config_maps.empty();
   // A deleted agent's last "forget me" must not undo its successor's
   // subscriptions under the same name.
-  if (clearing && known != st.roots.end() && known->second != sender)
-    return {std::make_shared<const core::SubscriptionDelta>(), st.last_seq};
+  bool successor = known != st.roots.end() && known->second != sender;
+  if (clearing && successor) return {std::make_shared<const core::SubscriptionDelta>(), st.last_seq};
+  // A successor (its agent deleted and created again) starts with an empty
+  // store: answered relative to its predecessor's subscriptions, it would
+  // not gain what both select, and would never hold it.
+  if (successor && sender) st.router.remove_root(key);
   auto delta = std::make_shared<const core::SubscriptionDelta>(st.router.set_subscriptions(key, subs));
   if (clearing)
     st.roots.erase(key);

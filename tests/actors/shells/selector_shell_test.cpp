@@ -116,6 +116,20 @@ CAF_TEST(an empty subscription from a successor root does not drop the live one)
   CAF_CHECK_EQUAL(delivered(alpha), std::vector<std::string>{"web-1"});
 }
 
+CAF_TEST(a successor root under the same name gets all its subscriptions select) {
+  subscribe(alpha, shells::kAlpha, watching("web"));
+  feed(EventType::added, monitor("web-1", "web"));
+  CAF_CHECK_EQUAL(delivered(alpha), std::vector<std::string>{"web-1"});
+  // alpha's agent was deleted and created again: a new root actor with the
+  // same subscriptions, before the old one's "forget me" arrives.
+  caf::scoped_actor successor{sys};
+  CAF_CHECK_EQUAL(subscribe(successor, shells::kAlpha, watching("web")), std::vector<std::string>{"+web-1"});
+  CAF_CHECK(subscribe(alpha, shells::kAlpha, std::make_shared<const core::Subscriptions>()).empty());
+  feed(EventType::modified, monitor("web-1", "web"));
+  CAF_CHECK_EQUAL(delivered(successor), std::vector<std::string>{"web-1"});
+  CAF_CHECK(delivered(alpha).empty());
+}
+
 CAF_TEST(a Namespace reaches only the roots holding members there) {
   auto ns = [](const std::string& team) {
     return yaml("apiVersion: v1\nkind: Namespace\nmetadata: {name: app, labels: {team: " + team + "}}\n");
