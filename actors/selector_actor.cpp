@@ -24,10 +24,7 @@ void deliver(Self* self, Routes& st, const EventPtr& e, const core::Routing& r) 
     for (const core::RootKey& key : r.attach)
       if (auto it = st.roots.find(key); it != st.roots.end()) self->send(it->second, routed_atom::value, ns, true);
   }
-  EventPtr dropped;
-  if (!r.dropped.empty())
-    dropped = std::make_shared<const core::Event>(
-        core::Event{e->seq, e->time_ms, e->kind, core::EventType::deleted, e->object});
+  EventPtr dropped = r.as_deleted ? std::make_shared<const core::Event>(*r.as_deleted) : nullptr;
   for (const core::RootKey& key : r.roots) {
     auto it = st.roots.find(key);
     if (it == st.roots.end()) continue;

@@ -30,14 +30,12 @@ void Pipeline::feed(const Event& e) {
 // first member there, then the event (or its deletion, for a root that no
 // longer selects the object), then the relabel's delta.
 void Pipeline::deliver(const Event& e, const Routing& r) {
-  std::optional<Event> dropped;
-  if (!r.dropped.empty()) dropped = Event{e.seq, e.time_ms, e.kind, EventType::deleted, e.object};
   for (const RootKey& key : r.attach)
     if (auto it = roots_.find(key); it != roots_.end()) apply(it->second, *r.ns_event, Delivery::quiet);
   for (const RootKey& key : r.roots) {
     auto it = roots_.find(key);
     if (it == roots_.end()) continue;
-    apply(it->second, r.dropped.count(key) ? *dropped : e, Delivery::dirty);
+    apply(it->second, r.dropped.count(key) ? *r.as_deleted : e, Delivery::dirty);
     if (auto d = r.deltas.find(key); d != r.deltas.end()) absorb(it->second, d->second);
   }
   for (const RootKey& key : r.quiet)

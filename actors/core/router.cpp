@@ -104,6 +104,7 @@ void Router::route_member(SelectorIndex& index, const Event& e, Routing& out) {
   index.route(e, ns_labels_, kr);
   out.roots = std::move(kr.roots);
   out.dropped = std::move(kr.dropped);
+  if (!out.dropped.empty()) out.as_deleted = Event{e.seq, e.time_ms, e.kind, EventType::deleted, e.object};
   if (kr.first.empty()) return;
   auto ns = ns_events_.find(object_key(*e.object).first);
   if (ns == ns_events_.end()) return;  // no Namespace object: its labels read as none, here as in the root

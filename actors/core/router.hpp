@@ -41,10 +41,11 @@ struct SubscriptionDelta {
 };
 
 struct Routing {
-  std::set<RootKey> roots;    // deliver and mark dirty
-  std::set<RootKey> dropped;  // of `roots`: selected the old version only; deliver it as deleted
-  std::set<RootKey> owners;   // the object is owned by these roots (writer drift)
-  std::set<RootKey> quiet;    // a Namespace: the other roots holding members there; deliver quietly
+  std::set<RootKey> roots;          // deliver and mark dirty
+  std::set<RootKey> dropped;        // of `roots`: selected the old version only; they get `as_deleted`
+  std::optional<Event> as_deleted;  // the event as a deletion, when `dropped` is not empty
+  std::set<RootKey> owners;         // the object is owned by these roots (writer drift)
+  std::set<RootKey> quiet;          // a Namespace: the other roots holding members there; deliver quietly
   // A member event: the roots (of `roots`) that hold nothing of its kind in
   // its namespace yet, and the last event of that Namespace, which they
   // receive quietly before the member (no Namespace object: nothing to send).
