@@ -3,7 +3,6 @@
 #include <map>
 #include <vector>
 
-#include "model/sha256.hpp"
 #include "sd/endpoints.hpp"
 
 namespace actors {
@@ -34,10 +33,8 @@ std::optional<sd::AgentKey> parse_filter(const std::string& agent) {
   return sd::AgentKey{agent.substr(0, slash), agent.substr(slash + 1)};
 }
 
-// The entity tag, quoted as the ETag header carries it: a hash of the body,
-// or (sd::merge_etag) of the fragments a merge is made of.
-SdAnswerPtr make_answer(const std::string& body, std::string etag = {}) {
-  if (etag.empty()) etag = "\"" + model::sha256_hex(body).substr(0, 32) + "\"";
+// The entity tag (sd::merge_etag) hashes the fragments the body is made of.
+SdAnswerPtr make_answer(const std::string& body, std::string etag) {
   return std::make_shared<const SdAnswer>(body, std::move(etag));
 }
 
@@ -46,7 +43,7 @@ SdAnswerPtr answer_for(SdActorState& st, const std::string& agent) {
   if (only && !st.agg.pods().count(*only)) {
     // An agent without pods: not cached, so polls naming arbitrary agents
     // cannot grow the caches.
-    static const SdAnswerPtr empty = make_answer("[]");
+    static const SdAnswerPtr empty = make_answer(sd::merge({}, std::nullopt), sd::merge_etag({}, std::nullopt));
     return empty;
   }
   if (st.answers_generation != st.agg.generation()) {
