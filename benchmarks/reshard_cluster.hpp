@@ -1,0 +1,42 @@
+// reshard_bench's synthetic cluster: a GrafanaAgent with one
+// MetricsInstance and seven ServiceMonitors, and the Services, Endpoints
+// and Pods behind them, shaped as kubernetes_sd sees a real cluster
+// (several jobs of uneven size spread over namespaces, pods of ReplicaSets
+// on ~200 nodes with per-node pod CIDRs).
+// Contract: deterministic: the same `targets` gives the same objects, so
+// runs and placements compare like with like. render_scrape_configs()
+// renders the agent with spec.metrics.shards = `shards` through the
+// operator's own renderer (model::render_agent) and returns the metrics
+// instance's scrape_configs as the agent would read them; it throws
+// std::runtime_error listing the problems when the render reports any.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "allocation/discovery/kubernetes_index.hpp"
+#include "model/value.hpp"
+
+namespace reshard_bench {
+
+struct Cluster {
+  // Namespaces, the GrafanaAgent (without shards), MetricsInstance, ServiceMonitors.
+  std::vector<model::Value> manifests;
+  // What kubernetes_sd watches: Services, Endpoints, Pods.
+  std::vector<allocation::discovery::KindObject> objects;
+  std::size_t endpoints = 0;  // addresses over every Endpoints object
+};
+
+// About `targets` endpoint addresses (exactly 10,000 for 10,000), one
+// scrape target each.
+Cluster make_cluster(std::size_t targets);
+
+model::Value render_scrape_configs(const Cluster& cluster, std::int64_t shards);
+
+// The name of shard `shard`'s StatefulSet ("agent", "agent-shard-1", ...):
+// the collector id each shard would poll with.
+std::string shard_name(std::int64_t shard);
+
+}  // namespace reshard_bench
