@@ -2,6 +2,8 @@
 
 #include <strings.h>
 
+#include <algorithm>
+
 #include "k8s/sim/api_error.hpp"
 #include "k8s/sim/request_info.hpp"
 #include "k8s/sim/store_meta.hpp"
@@ -26,6 +28,13 @@ bool same_secret(const std::string& a, const std::string& b) {
 
 UserInfo anonymous() {
   return {"system:anonymous", {"system:unauthenticated"}};
+}
+
+// ["a" "b"], as Go's %q prints a list of strings.
+std::string quoted_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (const auto& i : items) out += (out.size() > 1 ? " \"" : "\"") + i + "\"";
+  return out + "]";
 }
 
 UserInfo admin() {
@@ -77,26 +86,51 @@ std::optional<UserInfo> Access::authenticate(const HttpRequest& r, const std::st
   }
   std::string token = bearer_token(header);
   if (token.empty()) return std::nullopt;
-  if (!options_.admin_token.empty() && same_secret(token, options_.admin_token)) return admin();
-  return service_account(token);
+  return review(token, {kApiAudience}).user;
 }
 
-std::optional<UserInfo> Access::service_account(const std::string& token) {
+Access::TokenReview Access::review(const std::string& token, const std::vector<std::string>& audiences) {
+  if (options_.admin_token.empty() || !same_secret(token, options_.admin_token))
+    return service_account(token, audiences);
+  // The admin token is a static token: good for the API server's audience only.
+  TokenReview out;
+  if (std::find(audiences.begin(), audiences.end(), kApiAudience) == audiences.end()) {
+    out.error = "token audiences " + quoted_list({kApiAudience}) + " is invalid for the target audiences " +
+                quoted_list(audiences);
+    return out;
+  }
+  out.user = admin();
+  out.audiences = {kApiAudience};
+  return out;
+}
+
+Access::TokenReview Access::service_account(const std::string& token, const std::vector<std::string>& audiences) {
+  TokenReview out;
   SaToken t;
   {
     std::lock_guard lock(mutex_);
     auto it = tokens_.find(token);
-    if (it == tokens_.end()) return std::nullopt;
+    if (it == tokens_.end()) return {.error = "invalid bearer token"};
     t = it->second;
   }
-  if (cluster_.clock().now() >= t.expires) return std::nullopt;
+  if (cluster_.clock().now() >= t.expires) return {.error = "service account token has expired"};
+  bool alive = false;  // a new ServiceAccount of the same name has another uid
   try {
     auto sa = cluster_.store().get(*cluster_.find_type("", "v1", "serviceaccounts"), t.ns, t.name);
-    if (meta_string(sa->value, "uid") != t.uid) return std::nullopt;
+    alive = meta_string(sa->value, "uid") == t.uid;
   } catch (const ApiError&) {
-    return std::nullopt;
   }
-  return service_account_user(t.ns, t.name);
+  if (!alive) return {.error = "service account " + t.ns + "/" + t.name + " has been deleted"};
+  for (const auto& a : audiences)
+    if (std::find(t.audiences.begin(), t.audiences.end(), a) != t.audiences.end()) out.audiences.push_back(a);
+  if (out.audiences.empty()) {
+    out.error = "token audiences " + quoted_list(t.audiences) + " is invalid for the target audiences " +
+                quoted_list(audiences);
+    return out;
+  }
+  out.user = service_account_user(t.ns, t.name);
+  out.uid = t.uid;
+  return out;
 }
 
 Decision Access::decide(const RequestAttributes& a) const {

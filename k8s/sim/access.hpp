@@ -10,7 +10,11 @@
 // a request without credentials is system:anonymous and is authorized like
 // any other; a wrong, expired or orphaned token is always a 401. The admin
 // token is a system:masters superuser. ServiceAccount tokens die with
-// their ServiceAccount (a new one of the same name does not revive them).
+// their ServiceAccount (a new one of the same name does not revive them),
+// and authenticate API requests only when minted for the API server's
+// audience (kApiAudience, the default). The TokenReview API answers the
+// same question for any audience: who a token is, and for which of the
+// audiences asked.
 #pragma once
 
 #include <chrono>
@@ -19,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "k8s/sim/api.hpp"
 #include "k8s/sim/cluster.hpp"
@@ -27,6 +32,11 @@
 namespace k8s::sim {
 
 enum class AuthorizationMode { always_allow, rbac };
+
+// The audience of the API server (--api-audiences): what tokens are minted
+// for unless a TokenRequest names others, and what a TokenReview without
+// spec.audiences checks.
+inline constexpr const char* kApiAudience = "https://kubernetes.default.svc.cluster.local";
 
 struct AccessOptions {
   std::string admin_token;
@@ -49,7 +59,26 @@ class Access {
   // Serves the TokenRequest API (authentication.k8s.io/v1); never throws.
   HttpResponse token_request(const HttpRequest& request);
   // A token for an existing ServiceAccount (else ApiError 404).
-  std::string mint(const std::string& ns, const std::string& name, std::chrono::seconds lifetime);
+  std::string mint(const std::string& ns, const std::string& name, std::chrono::seconds lifetime,
+                   std::vector<std::string> audiences = {kApiAudience});
+
+  // POST /apis/authentication.k8s.io/v1/tokenreviews
+  static bool is_token_review(const HttpRequest& request);
+  // Serves the TokenReview API (authentication.k8s.io/v1); never throws.
+  // The caller was authenticated and authorized (create tokenreviews) by
+  // check() like any request.
+  HttpResponse token_review(const HttpRequest& request);
+
+  // Who `token` is for `audiences` (non-empty): the user, its uid (the
+  // ServiceAccount's; "" for the admin) and the audiences granted, the
+  // intersection of the token's with the ones asked; or `error` saying why not.
+  struct TokenReview {
+    std::optional<UserInfo> user;
+    std::string uid;
+    std::vector<std::string> audiences;
+    std::string error;
+  };
+  TokenReview review(const std::string& token, const std::vector<std::string>& audiences);
 
  private:
   struct SaToken {
@@ -57,8 +86,9 @@ class Access {
     std::string name;
     std::string uid;
     Clock::time_point expires;
+    std::vector<std::string> audiences;
   };
-  std::optional<UserInfo> service_account(const std::string& token);
+  TokenReview service_account(const std::string& token, const std::vector<std::string>& audiences);
   Decision decide(const RequestAttributes& a) const;
 
   Cluster& cluster_;

@@ -1,6 +1,7 @@
 // The TokenRequest API (POST .../serviceaccounts/NAME/token), which
-// `kubectl create token` calls: it mints a ServiceAccount token that
-// Access::authenticate accepts until it expires or the ServiceAccount goes.
+// `kubectl create token` calls: it mints a ServiceAccount token for the
+// audiences asked (the API server's by default) that Access::review accepts
+// until it expires or the ServiceAccount goes.
 #include "k8s/sim/access.hpp"
 #include "k8s/sim/api_error.hpp"
 #include "k8s/sim/rest_util.hpp"
@@ -15,8 +16,6 @@ using model::Value;
 
 namespace {
 
-const char* kAudience = "https://kubernetes.default.svc.cluster.local";
-
 // spec.expirationSeconds, defaulted and bounded as the API server does.
 std::int64_t expiration_seconds(const Value& spec, const std::string& name) {
   const Value* e = spec.find("expirationSeconds");
@@ -30,10 +29,19 @@ std::int64_t expiration_seconds(const Value& spec, const std::string& name) {
   return s;
 }
 
+// spec.audiences, or the API server's when none are given.
+std::vector<std::string> audiences_of(const Value& spec) {
+  std::vector<std::string> out;
+  if (const Value* a = spec.find("audiences"); a && a->is_array())
+    for (const Value& item : a->as_array())
+      if (item.is_string()) out.push_back(item.as_string());
+  if (out.empty()) out.push_back(kApiAudience);
+  return out;
+}
+
 Value token_request_body(const std::string& ns, const std::string& name, const Value& spec, std::int64_t seconds,
                          const std::string& token, const std::string& expires) {
-  const Value* audiences = spec.find("audiences");
-  Value aud = audiences && audiences->is_array() && audiences->size() > 0 ? *audiences : Value::arr({kAudience});
+  Value aud = Value::strings(audiences_of(spec));
   const Value* bound = spec.find("boundObjectRef");
   return Value::obj(
       {{"kind", "TokenRequest"},
@@ -52,11 +60,12 @@ bool Access::is_token_request(const HttpRequest& r) {
          p[4] == "serviceaccounts" && p[6] == "token";
 }
 
-std::string Access::mint(const std::string& ns, const std::string& name, std::chrono::seconds lifetime) {
+std::string Access::mint(const std::string& ns, const std::string& name, std::chrono::seconds lifetime,
+                         std::vector<std::string> audiences) {
   auto sa = cluster_.store().get(*cluster_.find_type("", "v1", "serviceaccounts"), ns, name);
   std::string token = "simcluster-sa." + random_token();
   std::lock_guard lock(mutex_);
-  tokens_[token] = {ns, name, meta_string(sa->value, "uid"), cluster_.clock().now() + lifetime};
+  tokens_[token] = {ns, name, meta_string(sa->value, "uid"), cluster_.clock().now() + lifetime, std::move(audiences)};
   return token;
 }
 
@@ -70,7 +79,7 @@ HttpResponse Access::token_request(const HttpRequest& r) {
     Value empty = Value::object();
     if (!spec || !spec->is_object()) spec = &empty;
     std::int64_t seconds = expiration_seconds(*spec, name);
-    std::string token = mint(ns, name, std::chrono::seconds(seconds));
+    std::string token = mint(ns, name, std::chrono::seconds(seconds), audiences_of(*spec));
     std::string expires = rfc3339(cluster_.clock().now() + std::chrono::seconds(seconds));
     out.status = 201;
     out.body = model::to_json(token_request_body(ns, name, *spec, seconds, token, expires));

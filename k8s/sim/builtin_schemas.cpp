@@ -9,7 +9,8 @@
 //   labels map[string]        an object of strings
 //   affinity object           any object
 //   @kind                     apiVersion, kind and metadata
-// Prefixes: meta. core. apps. coordination. discovery. networking. rbac. apiext.
+// Prefixes: meta. core. apps. authentication. coordination. discovery. networking.
+// rbac. apiext.
 #include "k8s/sim/builtin_schemas.hpp"
 
 #include <sstream>

@@ -60,6 +60,14 @@ class Cluster {
                     const model::Value& patch, Subresource sub, const WriteOptions& o,
                     std::vector<std::string>& warnings);
   SnapshotPtr remove(const ResourceType& t, const std::string& ns, const std::string& name, const DeleteOptions& o);
+  // The checks a create runs, for a body that is answered and never stored
+  // (a review): apiVersion and kind (both set when absent), then the schema
+  // under o.validation (unknown fields: 400 or warnings). Throws ApiError.
+  void check_review(const ResourceType& t, model::Value& object, const WriteOptions& o,
+                    std::vector<std::string>& warnings) const {
+    check_body(t, "", object);
+    check_schema(t, object, o, warnings);
+  }
   // Creates the object, or replaces it if it exists (used to preload
   // manifests). The kind is looked up from apiVersion and kind.
   SnapshotPtr apply_manifest(model::Value object);

@@ -12,8 +12,13 @@ namespace {
 
 const std::vector<std::string> kVerbs = {"create", "delete", "deletecollection", "get",
                                          "list",   "patch",  "update",           "watch"};
-const std::vector<std::string> kBuiltinGroups = {
-    "", "apps", "coordination.k8s.io", "discovery.k8s.io", "rbac.authorization.k8s.io", "apiextensions.k8s.io"};
+const std::vector<std::string> kBuiltinGroups = {"",
+                                                 "apps",
+                                                 "authentication.k8s.io",
+                                                 "coordination.k8s.io",
+                                                 "discovery.k8s.io",
+                                                 "rbac.authorization.k8s.io",
+                                                 "apiextensions.k8s.io"};
 
 struct KubeVersion {
   bool kube = false;
@@ -41,12 +46,16 @@ Value gv(const std::string& group, const std::string& version) {
   return Value::obj({{"groupVersion", group.empty() ? version : group + "/" + version}, {"version", version}});
 }
 
+Value verbs_of(const ResourceType& t) {
+  return t.create_only ? Value::arr({"create"}) : Value::strings(kVerbs);
+}
+
 Value resource_entry(const ResourceType& t) {
   Value r = Value::obj({{"name", t.plural},
                         {"singularName", t.singular},
                         {"namespaced", t.namespaced},
                         {"kind", t.kind},
-                        {"verbs", Value::strings(kVerbs)}});
+                        {"verbs", verbs_of(t)}});
   r.set_nonempty("shortNames", Value::strings(t.short_names));
   r.set_nonempty("categories", Value::strings(t.categories));
   return r;
@@ -98,7 +107,7 @@ Value aggregated_resource(const ResourceType& t) {
                         {"responseKind", gvk(t)},
                         {"scope", t.namespaced ? "Namespaced" : "Cluster"},
                         {"singularResource", t.singular},
-                        {"verbs", Value::strings(kVerbs)}});
+                        {"verbs", verbs_of(t)}});
   r.set_nonempty("shortNames", Value::strings(t.short_names));
   r.set_nonempty("categories", Value::strings(t.categories));
   Value subresources = Value::array();

@@ -60,17 +60,33 @@ Value patch_op(const ResourceType& t, const std::string& id) {
   return op;
 }
 
+Value post_op(const ResourceType& t, const std::string& id) {
+  Value post = operation(t, "post", "create" + id, ref(t.schema_ref));
+  post.set("parameters", write_params());
+  post.set("requestBody", Value::obj({{"required", true}, {"content", json_content(ref(t.schema_ref))}}));
+  return post;
+}
+
+// A review has POST only on a real server. kubectl 1.32, lacking
+// /openapi/v2, learns that the server checks fields (fieldValidation) only
+// from a PATCH operation of the kind, so one is listed (it answers 405)
+// instead of kubectl failing `create -f` in its own validation.
+void add_review_paths(Value& paths, const ResourceType& t, const std::string& path, const std::string& id) {
+  Value coll = Value::obj({{"parameters", Value::array()}});
+  coll.set("post", post_op(t, id));
+  coll.set("patch", patch_op(t, "patch" + id));
+  paths.set(path, std::move(coll));
+}
+
 void add_paths(Value& paths, const ResourceType& t) {
   std::string base = t.group.empty() ? "/api/v1" : "/apis/" + t.group + "/" + t.version;
   std::string scope = t.namespaced ? "/namespaces/{namespace}" : "";
   std::string id = t.kind + (t.namespaced ? "Namespaced" : "");
+  if (t.create_only) return add_review_paths(paths, t, base + scope + "/" + t.plural, id);
   Value common = t.namespaced ? Value::arr({path_param("namespace")}) : Value::array();
   Value coll = Value::obj({{"parameters", common}});
   coll.set("get", operation(t, "list", "list" + id, ref(t.schema_ref)));
-  Value post = operation(t, "post", "create" + id, ref(t.schema_ref));
-  post.set("parameters", write_params());
-  post.set("requestBody", Value::obj({{"required", true}, {"content", json_content(ref(t.schema_ref))}}));
-  coll.set("post", std::move(post));
+  coll.set("post", post_op(t, id));
   coll.set("delete", operation(t, "deletecollection", "deleteCollection" + id, ref(t.schema_ref)));
   paths.set(base + scope + "/" + t.plural, std::move(coll));
   Value item_params = common;

@@ -73,6 +73,7 @@ std::vector<ResourceType> builtin_types() {
       {"apps", "StatefulSet", "statefulsets", true, {"sts"}, true, true, all},
       {"apps", "DaemonSet", "daemonsets", true, {"ds"}, true, true, all},
       {"apps", "Deployment", "deployments", true, {"deploy"}, true, true, all},
+      {"authentication.k8s.io", "TokenReview", "tokenreviews", false, {}},
       {"coordination.k8s.io", "Lease", "leases", true, {}},
       {"discovery.k8s.io", "EndpointSlice", "endpointslices", true, {}, false, false, {}, {"addressType"}},
       {"networking.k8s.io", "Ingress", "ingresses", true, {"ing"}, true},
@@ -103,6 +104,7 @@ std::vector<ResourceType> builtin_types() {
     t.status_subresource = s.status;
     t.scale_subresource = t.group == "apps" && (t.kind == "Deployment" || t.kind == "StatefulSet");
     t.tracks_generation = s.generation;
+    t.create_only = t.kind == "TokenReview";
     t.field_selectors = s.fields;
     t.schema_ref = schema_prefix(t.group) + t.kind;
     out.push_back(std::move(t));

@@ -22,9 +22,12 @@ struct ResourceType {
   std::vector<std::string> short_names;
   std::vector<std::string> categories;
   bool status_subresource = false;
-  bool scale_subresource = false;            // /scale serves autoscaling/v1 Scale
-  bool tracks_generation = false;            // metadata.generation bumps on spec changes
-  bool custom = false;                       // served for a CRD (merge patch only)
+  bool scale_subresource = false;  // /scale serves autoscaling/v1 Scale
+  bool tracks_generation = false;  // metadata.generation bumps on spec changes
+  bool custom = false;             // served for a CRD (merge patch only)
+  // A review (TokenReview): only POST on the collection, answered from the
+  // request and never stored; every other verb is a 405.
+  bool create_only = false;
   std::vector<std::string> field_selectors;  // beyond metadata.name/namespace
   std::string schema_ref;                    // OpenAPI component describing the kind
 
@@ -59,8 +62,8 @@ class TypeRegistry {
   unsigned long generation_ = 0;
 };
 
-// The built-in kinds (core, apps, coordination, discovery, networking, rbac,
-// apiextensions).
+// The built-in kinds (core, apps, authentication, coordination, discovery,
+// networking, rbac, apiextensions).
 std::vector<ResourceType> builtin_types();
 
 }  // namespace k8s::sim

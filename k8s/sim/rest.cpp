@@ -236,6 +236,11 @@ HttpResponse Rest::run() {
 HttpResponse Api::resource(const HttpRequest& request, const std::string& group, const std::string& version,
                            std::vector<std::string> segments) {
   Target t = parse_target(cluster_, group, version, std::move(segments));
+  // Reviews are answered by the server's Access before a request gets here;
+  // they have no objects to name and no other verb.
+  if (t.type.create_only && !t.name.empty()) throw not_found_path();
+  if (t.type.create_only)
+    throw ApiError::method_not_allowed("the server does not allow this method on the requested resource");
   return Rest(cluster_, request, options_, std::move(t)).run();
 }
 

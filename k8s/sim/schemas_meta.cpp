@@ -1,5 +1,6 @@
-// Built-in schemas: object metadata, RBAC, coordination, discovery and
-// apiextensions. Notation: see builtin_schemas.cpp.
+// Built-in schemas: object metadata, RBAC, authentication (TokenReview),
+// coordination, discovery and apiextensions. Notation: see
+// builtin_schemas.cpp.
 #include "k8s/sim/builtin_schemas.hpp"
 
 namespace k8s::sim {
@@ -66,6 +67,23 @@ rbac.RoleBinding
   @kind
   subjects []rbac.Subject
   roleRef rbac.RoleRef
+authentication.TokenReview
+  @kind
+  spec authentication.TokenReviewSpec
+  status authentication.TokenReviewStatus
+authentication.TokenReviewSpec
+  token string
+  audiences []string
+authentication.TokenReviewStatus
+  authenticated boolean
+  user authentication.UserInfo
+  audiences []string
+  error string
+authentication.UserInfo
+  username string
+  uid string
+  groups []string
+  extra map[[]string]
 coordination.Lease
   @kind
   spec coordination.LeaseSpec

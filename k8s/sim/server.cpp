@@ -140,6 +140,7 @@ HttpResponse respond(Api& api, Access& access, Faults& faults, Store& store, con
   if (is_fault_admin_path(request.path)) return fault_admin(faults, store, request);
   if (auto injected = faults.before(request)) return std::move(*injected);
   if (Access::is_token_request(request)) return access.token_request(request);
+  if (Access::is_token_review(request)) return access.token_review(request);
   return api.handle(request);
 }
 
