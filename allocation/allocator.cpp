@@ -218,7 +218,7 @@ void Allocator::rebuild_index() {
     if (buckets.empty() || !(buckets.back().job == targets_[slot].job)) buckets.push_back({targets_[slot].job});
     buckets.back().targets.push_back(slot);
     if (incremental_) buckets.back().orders.push_back(targets_[slot].order);
-    buckets.back().checksum += targets_[slot].hash;
+    buckets.back().checksum += served_hash(targets_[slot]);
   }
   bool changed = false;
   for (std::size_t c = 0; c < index.size(); ++c) {

@@ -3,8 +3,9 @@
 // Contract: single-threaded (the server wraps it in a lock). After every
 // mutation the index is complete: bucket(collector, job) answers "targets of
 // job J held by collector C" with two lookups and no scan, and a bucket's
-// version changes exactly when its contents change, so cached responses can
-// be keyed on it. Only eligible collectors (Ready for at least the grace
+// version changes exactly when its contents change (which targets, or the
+// discovered labels one of them is served with), so cached responses can
+// be keyed on it together with instance(). Only eligible collectors (Ready for at least the grace
 // period, evaluated at clock.now()) receive targets; targets that arrive
 // before any eligible collector are kept and assigned when one appears.
 // update_targets() applies a change of the target set without reprocessing
@@ -39,7 +40,7 @@ struct JobBucket {
   // Target::order of each entry, kept only when update_targets may run: its
   // searches then stay inside the bucket instead of reading cold targets.
   std::vector<std::uint64_t> orders;
-  std::uint64_t checksum = 0;  // sum of the targets' hashes
+  std::uint64_t checksum = 0;  // sum of the targets' served_hash()
   std::uint64_t version = 0;   // unique per distinct contents
 };
 
@@ -90,6 +91,9 @@ class Allocator {
   std::span<const std::uint32_t> targets_for(std::string_view collector, Name job) const;
   // Increases whenever any bucket changes.
   std::uint64_t generation() const { return generation_; }
+  // Unique per Allocator in the process: bucket versions count from zero in
+  // each allocator, so a cache of bodies keys on (instance, version).
+  std::uint64_t instance() const { return instance_; }
 
  private:
   void evaluate_eligibility();
@@ -127,6 +131,7 @@ class Allocator {
   bool incremental_ = false;   // the last set_targets had no duplicates and ordered jobs
   bool slots_ordered_ = true;  // false once update_targets has moved slots
   std::uint64_t version_counter_ = 0, generation_ = 0;
+  std::uint64_t instance_ = next_job_stamp();
 };
 
 }  // namespace allocation

@@ -134,7 +134,7 @@ void Allocator::commit_update(Update& u, TargetList& added) {
     JobBucket* b = find_bucket(index_[c], t.job);
     auto [it, first] = u.touched.try_emplace({c, t.job.id()});
     if (first) it->second.existed = true, it->second.checksum = b->checksum, it->second.size = b->targets.size();
-    b->checksum -= t.hash;
+    b->checksum -= served_hash(t);
     it->second.drops.push_back(entry_of(*b, t.order));
   };
   for (std::uint32_t slot : u.gone) take_out(slot);
@@ -217,7 +217,7 @@ void Allocator::apply_bucket_changes(Update& u) {
                               [](const JobBucket& x, std::uint32_t id) { return x.job.id() < id; });
     if (b == buckets.end() || b->job.id() != where.second)
       b = buckets.insert(b, JobBucket{targets_[edit.adds.front().second].job});
-    for (const auto& [order, slot] : edit.adds) b->checksum += targets_[slot].hash;
+    for (const auto& [order, slot] : edit.adds) b->checksum += served_hash(targets_[slot]);
     rewrite_bucket(*b, scratch, edit.drops, edit.adds);
     if (b->targets.empty()) {
       buckets.erase(b);

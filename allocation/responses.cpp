@@ -1,6 +1,7 @@
 #include "allocation/responses.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdio>
 
@@ -11,6 +12,32 @@ namespace allocation {
 namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
+
+// Bytes Go's encoding/json escapes, plus 0xe2, the lead byte of U+2028 and
+// U+2029 (escaped too), which needs a look at the next two bytes.
+constexpr std::array<bool, 256> kNeedsLook = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 0x20; ++c) t[c] = true;
+  for (unsigned char c : std::string_view("\"\\<>&\xe2")) t[c] = true;
+  return t;
+}();
+
+void append_escaped(std::string& out, unsigned char c) {
+  if (c == '"' || c == '\\') {
+    out += '\\';
+    out += static_cast<char>(c);
+  } else if (c == '\n') {
+    out += "\\n";
+  } else if (c == '\r') {
+    out += "\\r";
+  } else if (c == '\t') {
+    out += "\\t";
+  } else {
+    out += "\\u00";
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  }
+}
 
 void append_target(std::string& out, const Target& t) {
   out += "{\"targets\":[";
@@ -78,29 +105,25 @@ void mask_secrets(model::Value& v, std::string_view parent) {
 
 void append_json_string(std::string& out, std::string_view s) {
   out += '"';
+  // Plain bytes are copied in runs: label values are mostly plain, and a
+  // byte-at-a-time append was half of a publish's time.
+  std::size_t run = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-      out += "\\u00";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    } else if (c == 0xe2 && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80 &&
-               (static_cast<unsigned char>(s[i + 2]) & 0xfe) == 0xa8) {
+    if (!kNeedsLook[c]) continue;
+    const bool line_sep = c == 0xe2 && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80 &&
+                          (static_cast<unsigned char>(s[i + 2]) & 0xfe) == 0xa8;
+    if (c == 0xe2 && !line_sep) continue;
+    out.append(s.data() + run, i - run);
+    if (line_sep) {
       out += (static_cast<unsigned char>(s[i + 2]) == 0xa8) ? "\\u2028" : "\\u2029";
       i += 2;
     } else {
-      out += static_cast<char>(c);
+      append_escaped(out, c);
     }
+    run = i + 1;
   }
+  out.append(s.data() + run, s.size() - run);
   out += '"';
 }
 
@@ -180,6 +203,57 @@ std::string body_etag(std::string_view body) {
   return buf;
 }
 
+namespace {
+
+// Finds a target's text in the previous body of its bucket. A bucket's
+// order rarely changes between versions, so the next fragment is tried
+// first, then a short window ahead (targets that left); a target found
+// nowhere is serialised afresh, which is always correct, only slower.
+class FragmentFinder {
+ public:
+  explicit FragmentFinder(const std::vector<ResponseCache::Fragment>& old) : old_(old) {}
+  const ResponseCache::Fragment* find(const Target& t) {
+    constexpr std::size_t kWindow = 16;
+    for (std::size_t i = next_; i < old_.size() && i < next_ + kWindow; ++i) {
+      if (old_[i].own != t.own || old_[i].group != t.group) continue;
+      next_ = i + 1;
+      return &old_[i];
+    }
+    return nullptr;
+  }
+
+ private:
+  const std::vector<ResponseCache::Fragment>& old_;
+  std::size_t next_ = 0;
+};
+
+}  // namespace
+
+void ResponseCache::rebuild(const Allocator& a, const JobBucket& bucket, Entry& e) {
+  std::string out;
+  out.reserve(e.body ? e.body->size() + e.body->size() / 8 : 0);
+  std::vector<Fragment> fragments;
+  fragments.reserve(bucket.targets.size());
+  FragmentFinder finder(e.fragments);
+  out += '[';
+  for (std::size_t i = 0; i < bucket.targets.size(); ++i) {
+    if (i > 0) out += ',';
+    const Target& t = a.targets()[bucket.targets[i]];
+    const std::size_t at = out.size();
+    if (const Fragment* old = finder.find(t))
+      out.append(*e.body, old->offset, old->size);
+    else
+      append_target(out, t), ++serialised_;
+    fragments.push_back({t.group, t.own, at, out.size() - at});
+  }
+  out += "]\n";
+  e.body = std::make_shared<const std::string>(std::move(out));
+  e.fragments = std::move(fragments);
+  e.etag = body_etag(*e.body);
+  e.instance = a.instance();
+  e.version = bucket.version;
+}
+
 ResponseCache::Body ResponseCache::collector_targets(const Allocator& a, std::string_view collector,
                                                      std::string_view job, std::string* etag) {
   const Name name = Name::find(job);
@@ -194,11 +268,8 @@ ResponseCache::Body ResponseCache::collector_targets(const Allocator& a, std::st
   key_ += job;
   auto it = entries_.find(std::string_view(key_));
   if (it == entries_.end()) it = entries_.emplace(key_, Entry{}).first;
-  if (!it->second.body || it->second.version != bucket->version) {
-    it->second.body = std::make_shared<const std::string>(collector_targets_json(a, collector, job));
-    it->second.etag = body_etag(*it->second.body);
-    it->second.version = bucket->version;
-  }
+  const Entry& e = it->second;
+  if (!e.body || e.instance != a.instance() || e.version != bucket->version) rebuild(a, *bucket, it->second);
   if (etag) *etag = it->second.etag;
   return it->second.body;
 }
@@ -208,7 +279,27 @@ ResponseCache::Body ResponseCache::job_targets(const Allocator& a, Name job, std
   name = job;
   const std::uint64_t stamp = a.job_stamp(job);
   if (!e.body || e.version != stamp) {
-    e.body = std::make_shared<const std::string>(job_targets_json(a, job.text()));
+    // job_targets_json(a, job), but each collector's array is its cached
+    // per-collector body (without the newline) instead of a second
+    // serialisation of the same targets.
+    std::string out = "{";
+    for (std::size_t c = 0; c < a.collectors().size(); ++c) {
+      const std::string& collector = a.collectors()[c].name;
+      if (c > 0) out += ',';
+      append_json_string(out, collector);
+      out += ":{\"_link\":";
+      append_json_string(out, "/jobs/" + query_escape(job.text()) + "/targets?collector_id=" + collector);
+      out += ",\"targets\":";
+      if (a.bucket(collector, job)) {
+        const Body body = collector_targets(a, collector, job.text());
+        out.append(*body, 0, body->size() - 1);
+      } else {
+        out += "[]";
+      }
+      out += '}';
+    }
+    out += "}\n";
+    e.body = std::make_shared<const std::string>(std::move(out));
     e.etag = body_etag(*e.body);
     e.version = stamp;
   }
@@ -226,7 +317,7 @@ void ResponseCache::prune(const Allocator& a) {
     const auto sep = key.find('\0');
     const Name job = Name::find(std::string_view(key).substr(sep + 1));
     const JobBucket* b = job.empty() ? nullptr : a.bucket(std::string_view(key).substr(0, sep), job);
-    return !b || b->version != e.second.version;
+    return !b || e.second.instance != a.instance() || b->version != e.second.version;
   });
 }
 

@@ -6,14 +6,18 @@
 // (including <, > and & as \u003c, \u003e, \u0026).
 // Contract: ResponseCache serves a collector's per-job body from bytes built
 // once per bucket version; a body is rebuilt only after that collector's
-// targets of that job changed. A job's body over all collectors is rebuilt
-// only after Allocator::job_stamp says it may have changed.
+// targets of that job changed, and then only the targets whose label sets
+// changed are serialised again (the rest are copied from the previous
+// body). A job's body over all collectors is rebuilt only after
+// Allocator::job_stamp says it may have changed, from the collectors'
+// bodies. Every cached body equals what the free functions build afresh.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "allocation/allocator.hpp"
 #include "model/value.hpp"
@@ -57,6 +61,17 @@ class ResponseCache {
   // Forgets bodies of buckets and jobs that no longer exist.
   void prune(const Allocator& a);
   std::size_t size() const { return entries_.size(); }
+  // Targets serialised afresh into collector bodies so far (those whose
+  // text was copied from a previous body are not counted).
+  std::size_t serialised_targets() const { return serialised_; }
+
+  // Where one target's JSON object sits in a cached body. The label sets
+  // are held, not just compared by address, so an address cannot be reused
+  // by another set while the text is still looked up by it.
+  struct Fragment {
+    std::shared_ptr<const LabelSet> group, own;
+    std::size_t offset = 0, size = 0;
+  };
 
  private:
   struct Hash {
@@ -64,10 +79,17 @@ class ResponseCache {
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
   };
   struct Entry {
+    std::uint64_t instance = 0;  // Allocator::instance() of the version
     std::uint64_t version = 0;
     Body body;
     std::string etag;
+    std::vector<Fragment> fragments;  // per target, in body order (collector bodies only)
   };
+  // Rebuilds a collector's body, copying the text of every target whose
+  // label sets are unchanged from the previous body instead of serialising
+  // it again: a small discovery change spread over many collectors changes
+  // every bucket, but few of its targets.
+  void rebuild(const Allocator& a, const JobBucket& bucket, Entry& e);
   // key: collector + '\0' + job
   std::unordered_map<std::string, Entry, Hash, std::equal_to<>> entries_;
   struct JobEntry {
@@ -77,6 +99,7 @@ class ResponseCache {
   std::unordered_map<std::uint32_t, JobEntry> jobs_;  // by Name id
   std::string key_;
   Body empty_;
+  std::size_t serialised_ = 0;
 };
 
 }  // namespace allocation

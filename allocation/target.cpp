@@ -24,8 +24,13 @@ bool make_target(Name job, const std::shared_ptr<const LabelSet>& group, const s
   }
   const std::uint64_t fp_own = own ? own->fingerprint() : 0, fp_group = group ? group->fingerprint() : 0;
   out.hash = hash_combine(hash_combine(job.hash(), fp_own), fp_group);
+  out.labels_hash = out.hash;
   out.key = hash_combine(job.hash(), address_hash);
   return true;
+}
+
+std::uint64_t served_hash(const Target& t) {
+  return t.hash == t.labels_hash ? t.hash : hash_combine(t.hash, t.labels_hash);
 }
 
 namespace {

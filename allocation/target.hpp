@@ -10,6 +10,7 @@
 // targets with one address in one job land together, and a label change
 // alone does not move a target's preferences). `order` is the target's
 // place in discovery order, for Allocator::update_targets (0 when unused).
+// `labels_hash` is the discovered labels' hash, which `hash` starts as.
 #pragma once
 
 #include <cstdint>
@@ -42,12 +43,21 @@ struct Target {
   // Allocator serves, which lets update_targets insert a new target in the
   // place a full reprocess would give it.
   std::uint64_t order = 0;
+  // The discovered label sets' fingerprint (job + group + target labels).
+  // `hash` starts equal to it; a relabeling filter replaces `hash` by the
+  // final labels' identity, and this still tells a served-label change.
+  std::uint64_t labels_hash = 0;
 
   std::string_view get(Name n) const {
     auto v = own ? own->get(n) : std::string_view();
     return v.empty() && group ? group->get(n) : v;
   }
 };
+
+// What a JobBucket's checksum sums per target: its identity and the labels
+// it is served with, so a bucket's version changes when a target keeps its
+// identity but carries new discovered labels.
+std::uint64_t served_hash(const Target& t);
 
 // Target items: one pass's array of up to millions of items (see
 // large_array.hpp for why it has its own allocator).

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <random>
+
 #include "allocation/responses.hpp"
 #include "model/parse.hpp"
 
@@ -24,6 +26,43 @@ TEST_CASE("JSON strings are escaped as Go's encoding/json does", "[allocation][h
   append_json_string(out, "a\"b\\c\n\t<&>\x01\xe2\x80\xa8ü");
   CHECK(out == "\"a\\\"b\\\\c\\n\\t\\u003c\\u0026\\u003e\\u0001\\u2028ü\"");
   CHECK(query_escape("a b/c?d=é") == "a+b%2Fc%3Fd%3D%C3%A9");
+}
+
+// Go's escaping, one byte at a time: the oracle for the run-copying escaper.
+std::string escaped_bytewise(std::string_view s) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n' || c == '\r' || c == '\t') {
+      out += c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t";
+    } else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+      out += std::string("\\u00") + hex[c >> 4] + hex[c & 15];
+    } else if (c == 0xe2 && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80 &&
+               (static_cast<unsigned char>(s[i + 2]) == 0xa8 || static_cast<unsigned char>(s[i + 2]) == 0xa9)) {
+      out += static_cast<unsigned char>(s[i + 2]) == 0xa8 ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+TEST_CASE("the JSON string escaper matches a byte-at-a-time oracle on random bytes", "[allocation][http]") {
+  std::mt19937 rng(42);
+  // Bytes weighted towards the ones that need a look, so runs end often.
+  const std::string_view alphabet("ab\"\\<>&\n\r\t\x01\x1f\xe2\x80\xa8\xa9\xc3\xbc ", 20);
+  for (int round = 0; round < 20000; ++round) {
+    std::string s(rng() % 12, '\0');
+    for (char& c : s) c = rng() % 4 == 0 ? static_cast<char>(rng() % 256) : alphabet[rng() % alphabet.size()];
+    std::string out = "x";  // appends, never replaces
+    append_json_string(out, s);
+    REQUIRE(out == "x" + escaped_bytewise(s));
+  }
 }
 
 TEST_CASE("responses have upstream's shapes", "[allocation][http]") {
@@ -74,6 +113,79 @@ TEST_CASE("per-collector bodies are cached until that collector's bucket changes
   a.set_targets({});
   cache.prune(a);
   CHECK(cache.size() == 0);
+}
+
+TEST_CASE("a cached body follows new labels of a target that keeps its identity", "[allocation][http]") {
+  ManualClock clock;
+  StrategyConfig config;
+  config.name = "least-weighted";
+  Allocator a(make_strategy(config), {}, clock);
+  a.set_collectors({{"col-1", "", true, {}}});
+  // The relabeling filter gives both the same identity (say, job + address
+  // after rules that drop the version label).
+  Target v1 = target("j", "a:1", {{"version", "1"}}), v2 = target("j", "a:1", {{"version", "2"}});
+  v1.hash = v2.hash = 42;
+  ResponseCache cache;
+  a.set_targets({v1});
+  CHECK(*cache.collector_targets(a, "col-1", "j") == collector_targets_json(a, "col-1", "j"));
+  a.set_targets({v2});
+  const auto body = cache.collector_targets(a, "col-1", "j");
+  CHECK(body->find("\"version\":\"2\"") != std::string::npos);
+  CHECK(*body == collector_targets_json(a, "col-1", "j"));
+}
+
+TEST_CASE("a cache shared by two allocators never serves one's body for the other's", "[allocation][http]") {
+  ManualClock clock;
+  StrategyConfig config;
+  config.name = "least-weighted";
+  ResponseCache cache;
+  for (const char* address : {"a:1", "b:1"}) {
+    // A new allocator (as after a strategy change) numbers bucket versions
+    // from the start again.
+    Allocator a(make_strategy(config), {}, clock);
+    a.set_collectors({{"col-1", "", true, {}}});
+    a.set_targets({target("j", address, {})});
+    CHECK(*cache.collector_targets(a, "col-1", "j") == collector_targets_json(a, "col-1", "j"));
+  }
+}
+
+TEST_CASE("a rebuilt body serialises only the targets whose label sets changed", "[allocation][http]") {
+  ManualClock clock;
+  StrategyConfig config;
+  config.name = "least-weighted";
+  Allocator a(make_strategy(config), {}, clock);
+  a.set_collectors({{"col-1", "", true, {}}, {"col-2", "", true, {}}});
+  TargetList targets;
+  for (int i = 0; i < 60; ++i) targets.push_back(target("j", "h" + std::to_string(i) + ":1", {{"i", "v<&>"}}));
+  ResponseCache cache;
+  auto served = [&] {
+    for (Name job : a.jobs()) {
+      std::string etag;
+      CHECK(*cache.job_targets(a, job, etag) == job_targets_json(a, job.text()));
+      CHECK(etag == body_etag(job_targets_json(a, job.text())));
+      for (const auto& c : a.collectors())
+        CHECK(*cache.collector_targets(a, c.name, job.text()) == collector_targets_json(a, c.name, job.text()));
+    }
+    cache.prune(a);
+  };
+  a.set_targets(targets);
+  served();
+  CHECK(cache.serialised_targets() == 60);
+  // One target gets new labels (a new label set), two leave, twenty in a
+  // row leave (past the finder's window), one arrives.
+  targets[5] = target("j", "h5:1", {{"i", "changed"}});
+  targets.erase(targets.begin() + 30, targets.begin() + 50);
+  targets.erase(targets.begin() + 10, targets.begin() + 12);
+  targets.push_back(target("j", "new:1", {}));
+  a.set_targets(targets);
+  served();
+  // The two new label sets, plus at most the targets after the long gap in
+  // the one bucket that had it (found again by a later window or not).
+  CHECK(cache.serialised_targets() >= 62);
+  CHECK(cache.serialised_targets() <= 62 + 10);
+  a.set_targets(targets);  // same sets again: nothing to serialise
+  served();
+  CHECK(cache.serialised_targets() <= 62 + 10);
 }
 
 TEST_CASE("/scrape_configs maps job names to configs with secrets masked", "[allocation][http]") {

@@ -117,7 +117,9 @@ std::string served(const State& st, ResponseCache& cache) {
       const JobBucket* b = a.bucket(c.name, job);
       if (!b) continue;
       out += c.name + " " + std::string(job.text()) + " v" + std::to_string(b->version) + ": ";
-      out += *cache.collector_targets(a, c.name, job.text(), &etag) + etag + "\n";
+      const auto one = cache.collector_targets(a, c.name, job.text(), &etag);
+      CHECK(*one == collector_targets_json(a, c.name, job.text()));
+      out += *one + etag + "\n";
     }
   }
   cache.prune(a);
