@@ -274,43 +274,57 @@ ResponseCache::Body ResponseCache::collector_targets(const Allocator& a, std::st
   return it->second.body;
 }
 
-ResponseCache::Body ResponseCache::job_targets(const Allocator& a, Name job, std::string& etag) {
-  auto& [name, e] = jobs_[job.id()];
-  name = job;
-  const std::uint64_t stamp = a.job_stamp(job);
-  if (!e.body || e.version != stamp) {
-    // job_targets_json(a, job), but each collector's array is its cached
-    // per-collector body (without the newline) instead of a second
-    // serialisation of the same targets.
-    std::string out = "{";
-    for (std::size_t c = 0; c < a.collectors().size(); ++c) {
-      const std::string& collector = a.collectors()[c].name;
-      if (c > 0) out += ',';
-      append_json_string(out, collector);
-      out += ":{\"_link\":";
-      append_json_string(out, "/jobs/" + query_escape(job.text()) + "/targets?collector_id=" + collector);
-      out += ",\"targets\":";
-      if (a.bucket(collector, job)) {
-        const Body body = collector_targets(a, collector, job.text());
-        out.append(*body, 0, body->size() - 1);
-      } else {
-        out += "[]";
-      }
-      out += '}';
-    }
-    out += "}\n";
-    e.body = std::make_shared<const std::string>(std::move(out));
-    e.etag = body_etag(*e.body);
-    e.version = stamp;
+const std::string& JobBody::body() const {
+  std::call_once(once_, [this] { build(); });
+  return body_;
+}
+
+const std::string& JobBody::etag() const {
+  std::call_once(once_, [this] { build(); });
+  return etag_;
+}
+
+// job_targets_json's shape; each collector's array is its per-collector
+// body without the newline instead of a second serialisation.
+void JobBody::build() const {
+  std::string out = "{";
+  for (std::size_t c = 0; c < parts_.size(); ++c) {
+    const Part& p = parts_[c];
+    if (c > 0) out += ',';
+    append_json_string(out, p.collector);
+    out += ":{\"_link\":";
+    append_json_string(out, "/jobs/" + query_escape(job_) + "/targets?collector_id=" + p.collector);
+    out += ",\"targets\":";
+    if (p.targets)
+      out.append(*p.targets, 0, p.targets->size() - 1);
+    else
+      out += "[]";
+    out += '}';
   }
-  etag = e.etag;
+  out += "}\n";
+  body_ = std::move(out);
+  etag_ = body_etag(body_);
+}
+
+std::shared_ptr<const JobBody> ResponseCache::job_targets(const Allocator& a, Name job) {
+  JobEntry& e = jobs_[job.id()];
+  e.job = job;
+  const std::uint64_t stamp = a.job_stamp(job);
+  if (!e.body || e.stamp != stamp) {
+    std::vector<JobBody::Part> parts;
+    parts.reserve(a.collectors().size());
+    for (const auto& c : a.collectors())
+      parts.push_back({c.name, a.bucket(c.name, job) ? collector_targets(a, c.name, job.text()) : nullptr});
+    e.body = std::make_shared<const JobBody>(std::string(job.text()), std::move(parts));
+    e.stamp = stamp;
+  }
   return e.body;
 }
 
 void ResponseCache::prune(const Allocator& a) {
   std::erase_if(jobs_, [&](const auto& e) {
     const JobEntry& j = e.second;
-    return a.job_size(j.job) == 0 || j.entry.version != a.job_stamp(j.job);
+    return a.job_size(j.job) == 0 || j.stamp != a.job_stamp(j.job);
   });
   std::erase_if(entries_, [&](const auto& e) {
     const std::string& key = e.first;

@@ -8,12 +8,14 @@
 // once per bucket version; a body is rebuilt only after that collector's
 // targets of that job changed, and then only the targets whose label sets
 // changed are serialised again (the rest are copied from the previous
-// body). A job's body over all collectors is rebuilt only after
-// Allocator::job_stamp says it may have changed, from the collectors'
-// bodies. Every cached body equals what the free functions build afresh.
+// body). A job's body over all collectors is replaced only after
+// Allocator::job_stamp says it may have changed, and its bytes are put
+// together from the collectors' bodies when first asked for. Every cached
+// body equals what the free functions build afresh.
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -49,15 +51,40 @@ std::string collector_targets_json(const Allocator& a, std::string_view collecto
 // is the same in every process serving the same body).
 std::string body_etag(std::string_view body);
 
+// A job's body over all collectors (job_targets_json), assembled on first
+// use from the per-collector bodies it was given, which are immutable:
+// /jobs/{job}/targets without collector_id is a view for people and
+// tools, not for collectors, so publishing does not pay for it.
+// Thread-safe: the first caller of body() or etag() builds both.
+class JobBody {
+ public:
+  using Body = std::shared_ptr<const std::string>;
+  struct Part {
+    std::string collector;
+    Body targets;  // its per-collector body; null when it holds nothing of the job
+  };
+  JobBody(std::string job, std::vector<Part> parts) : job_(std::move(job)), parts_(std::move(parts)) {}
+  const std::string& body() const;
+  const std::string& etag() const;
+
+ private:
+  void build() const;
+  std::string job_;
+  std::vector<Part> parts_;
+  mutable std::once_flag once_;
+  mutable std::string body_, etag_;
+};
+
 class ResponseCache {
  public:
   using Body = std::shared_ptr<const std::string>;
   // With `etag`, also the body's body_etag() (computed once per rebuild).
   Body collector_targets(const Allocator& a, std::string_view collector, std::string_view job,
                          std::string* etag = nullptr);
-  // job_targets_json(a, job) (and its body_etag), rebuilt only when
-  // a.job_stamp(job) changed since the last call for that job.
-  Body job_targets(const Allocator& a, Name job, std::string& etag);
+  // job_targets_json(a, job) (and its body_etag) as a JobBody over the
+  // collectors' cached bodies; a new one only when a.job_stamp(job) changed
+  // since the last call for that job.
+  std::shared_ptr<const JobBody> job_targets(const Allocator& a, Name job);
   // Forgets bodies of buckets and jobs that no longer exist.
   void prune(const Allocator& a);
   std::size_t size() const { return entries_.size(); }
@@ -94,7 +121,8 @@ class ResponseCache {
   std::unordered_map<std::string, Entry, Hash, std::equal_to<>> entries_;
   struct JobEntry {
     Name job;
-    Entry entry;  // version: the job_stamp it was built at
+    std::uint64_t stamp = 0;  // the job_stamp it was built at
+    std::shared_ptr<const JobBody> body;
   };
   std::unordered_map<std::uint32_t, JobEntry> jobs_;  // by Name id
   std::string key_;

@@ -54,7 +54,8 @@ struct Snapshot {
   std::string scrape_configs;
   std::string scrape_configs_unmasked;  // only with an https listener
   std::string jobs;
-  BodyMap job_targets;        // job -> body
+  std::unordered_map<std::string, std::shared_ptr<const JobBody>, StringHash, std::equal_to<>>
+      job_targets;            // job -> body, assembled on first request
   BodyMap collector_targets;  // collector + '\0' + job -> body
 };
 
@@ -142,14 +143,14 @@ void AllocationServer::Impl::serve_job_targets(const httplib::Request& req, http
   }
   static const std::string empty_list_etag = body_etag(kEmptyList), empty_object_etag = body_etag(kEmptyObject);
   auto snap = snapshot.load();
-  const bool one = req.has_param("collector_id");
-  const BodyMap* map = !snap ? nullptr : one ? &snap->collector_targets : &snap->job_targets;
-  std::string key = job;
-  if (one) key = req.get_param_value("collector_id") + '\0' + job;
-  auto it = map ? map->find(key) : BodyMap::const_iterator();
-  if (!map || it == map->end())
-    return one ? send_tagged(req, res, kEmptyList, empty_list_etag)
-               : send_tagged(req, res, kEmptyObject, empty_object_etag);
+  if (!req.has_param("collector_id")) {
+    auto it = snap ? snap->job_targets.find(job) : decltype(snap->job_targets)::const_iterator();
+    if (!snap || it == snap->job_targets.end()) return send_tagged(req, res, kEmptyObject, empty_object_etag);
+    return send_tagged(req, res, it->second->body(), it->second->etag());
+  }
+  const std::string key = req.get_param_value("collector_id") + '\0' + job;
+  auto it = snap ? snap->collector_targets.find(key) : BodyMap::const_iterator();
+  if (!snap || it == snap->collector_targets.end()) return send_tagged(req, res, kEmptyList, empty_list_etag);
   send_tagged(req, res, *it->second.body, it->second.etag);
 }
 
@@ -225,9 +226,7 @@ void AllocationServer::publish(const Allocator& a, const model::Value& scrape_co
   if (impl_->https) snap->scrape_configs_unmasked = scrape_configs_json(scrape_configs, false);
   snap->jobs = jobs_json(a);
   for (Name job : a.jobs()) {
-    Tagged all;
-    all.body = impl_->cache.job_targets(a, job, all.etag);
-    snap->job_targets.emplace(std::string(job.text()), std::move(all));
+    snap->job_targets.emplace(std::string(job.text()), impl_->cache.job_targets(a, job));
     for (const auto& c : a.collectors()) {
       if (!a.bucket(c.name, job)) continue;  // served as "[]"
       std::string key = c.name;

@@ -2,8 +2,9 @@
 // /jobs/{job}/targets[?collector_id=], /metrics, /livez and /readyz (also as
 // /-/healthy and /-/ready, the Prometheus spellings).
 // Contract: publish() turns the allocator's current state into an immutable
-// Snapshot (every body prebuilt; per-collector bodies come from a
-// ResponseCache, so unchanged ones are shared, not rebuilt) and swaps it in
+// Snapshot (every per-collector body prebuilt by a ResponseCache, so
+// unchanged ones are shared, not rebuilt; a job's body over all collectors
+// is assembled from them on its first request) and swaps it in
 // through an atomic shared_ptr, so request threads never lock and never see
 // a half-built state. publish() must be called from one thread at a time.
 // /readyz answers 503 until the first publish(); with require_leadership it

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <random>
+#include <thread>
 
 #include "allocation/responses.hpp"
 #include "model/parse.hpp"
@@ -115,6 +116,29 @@ TEST_CASE("per-collector bodies are cached until that collector's bucket changes
   CHECK(cache.size() == 0);
 }
 
+TEST_CASE("a job's body over all collectors is assembled on first use from what it was given",
+          "[allocation][http]") {
+  ManualClock clock;
+  StrategyConfig config;
+  config.name = "least-weighted";
+  Allocator a(make_strategy(config), {}, clock);
+  a.set_collectors({{"col-1", "", true, {}}, {"col-2", "", true, {}}, {"idle", "", false, {}}});
+  a.set_targets({target("j", "a:1", {}), target("j", "b:1", {}), target("j", "c:1", {})});
+  ResponseCache cache;
+  const Name job = Name::find("j");
+  const std::string expected = job_targets_json(a, "j");
+  const auto all = cache.job_targets(a, job);
+  CHECK(cache.job_targets(a, job) == all);  // the same object until the job changes
+  a.set_targets({target("j", "z:1", {})});  // after publishing, the allocator moves on
+  std::vector<std::string> seen(4);
+  std::vector<std::thread> readers;
+  for (auto& s : seen) readers.emplace_back([&s, &all] { s = all->body() + all->etag(); });
+  for (auto& t : readers) t.join();
+  for (const auto& s : seen) CHECK(s == expected + body_etag(expected));
+  CHECK(cache.job_targets(a, job) != all);
+  CHECK(cache.job_targets(a, job)->body() == job_targets_json(a, "j"));
+}
+
 TEST_CASE("a cached body follows new labels of a target that keeps its identity", "[allocation][http]") {
   ManualClock clock;
   StrategyConfig config;
@@ -160,9 +184,9 @@ TEST_CASE("a rebuilt body serialises only the targets whose label sets changed",
   ResponseCache cache;
   auto served = [&] {
     for (Name job : a.jobs()) {
-      std::string etag;
-      CHECK(*cache.job_targets(a, job, etag) == job_targets_json(a, job.text()));
-      CHECK(etag == body_etag(job_targets_json(a, job.text())));
+      const auto all = cache.job_targets(a, job);
+      CHECK(all->body() == job_targets_json(a, job.text()));
+      CHECK(all->etag() == body_etag(job_targets_json(a, job.text())));
       for (const auto& c : a.collectors())
         CHECK(*cache.collector_targets(a, c.name, job.text()) == collector_targets_json(a, c.name, job.text()));
     }

@@ -110,9 +110,9 @@ std::string served(const State& st, ResponseCache& cache) {
          " invalid " + std::to_string(st.invalid_targets()) + "\n" + jobs_json(a);
   for (Name job : a.jobs()) {
     std::string etag;
-    const auto body = cache.job_targets(a, job, etag);
-    CHECK(*body == job_targets_json(a, job.text()));
-    out += *body + etag + "\n";
+    const auto all = cache.job_targets(a, job);
+    CHECK(all->body() == job_targets_json(a, job.text()));
+    out += all->body() + all->etag() + "\n";
     for (const auto& c : a.collectors()) {
       const JobBucket* b = a.bucket(c.name, job);
       if (!b) continue;
