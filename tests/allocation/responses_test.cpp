@@ -116,8 +116,7 @@ TEST_CASE("per-collector bodies are cached until that collector's bucket changes
   CHECK(cache.size() == 0);
 }
 
-TEST_CASE("a job's body over all collectors is assembled on first use from what it was given",
-          "[allocation][http]") {
+TEST_CASE("a job's body over all collectors is assembled on first use from what it was given", "[allocation][http]") {
   ManualClock clock;
   StrategyConfig config;
   config.name = "least-weighted";
