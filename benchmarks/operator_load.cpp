@@ -8,8 +8,11 @@
 //   routing     events/s through journal, router and roots, fed straight
 //               into the journal actor (no HTTP), drained when the router
 //               has routed them all
-// Usage: operator_load [--quick | --scale S] [--edits N] [--qps Q]
+// Usage: operator_load [--quick | --scale S] [--edits N] [--qps Q] [--hold]
 //   --scale S multiplies every count of the 1x cluster (--quick is 0.1)
+//   --hold    stops after the cold start's figures and waits to be killed,
+//             so a heap profiler killed then shows the live heap of a
+//             settled controller (benchmarks/README.md, "operator_load")
 #include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -46,6 +49,7 @@ struct Flags {
   double scale = 1;
   int edits = 1000;
   double qps = 1000;
+  bool hold = false;
 };
 
 // The 1x cluster: 500 namespaces, 50 agents, 200 MetricsInstances, 20,000
@@ -151,6 +155,8 @@ int main(int argc, char** argv) {
       flags.edits = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--qps") && i + 1 < argc)
       flags.qps = std::atof(argv[++i]);
+    else if (!std::strcmp(argv[i], "--hold"))
+      flags.hold = true;
   }
   auto spec = k8s::sim::parse_generate_spec(spec_text(flags.scale));
   std::string kubeconfig = "/tmp/operator-load-" + std::to_string(::getpid()) + ".kubeconfig";
@@ -204,6 +210,8 @@ int main(int argc, char** argv) {
   std::printf("RSS after cold start, free heap returned: %.0f MiB = %.2f KB per watched object (%llu)\n", rss_now,
               rss_now * 1024 / std::max<double>(1, stats.journal_seq),
               static_cast<unsigned long long>(stats.journal_seq));
+  std::fflush(stdout);
+  while (flags.hold) std::this_thread::sleep_for(std::chrono::seconds(1));
 
   // Change latency: edit one ServiceMonitor at a time.
   const k8s::Resource& sm = *k8s::resource_for_kind("ServiceMonitor");

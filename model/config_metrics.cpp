@@ -87,11 +87,11 @@ scrape::JobContext job_context(MetricsContext& ctx) {
 // One member of a monitor list, rendered apart from the context (possibly
 // on another thread); apply_member then adds it to the context in order.
 struct RenderedMember {
-  std::string key;                       // JobCache key, "" without a cache or versions
-  const JobCache::Entry* hit = nullptr;  // a memoised render to reuse instead
-  std::optional<AssetRefs> scratch;      // the render's assets, lookups, warnings, errors
-  Value out;                             // its jobs, without a cache
-  std::string text;                      // its jobs as YAML, with a cache
+  std::string key;                   // JobCache key, "" without a cache or versions
+  std::optional<JobCache::Hit> hit;  // a memoised render to reuse instead
+  std::optional<AssetRefs> scratch;  // the render's assets, lookups, warnings, errors
+  Value out;                         // its jobs, without a cache
+  std::string text;                  // its jobs as YAML, with a cache
 };
 
 // Members rendered before their results are applied: bounds what a batch
@@ -103,9 +103,9 @@ constexpr std::size_t kMemberBatch = 256;
 // reported, assets absorbed, jobs appended (as text with a cache).
 void apply_member(MetricsContext& ctx, const char* kind, const ObjectMeta& meta, RenderedMember& r, Value& jobs) {
   if (r.hit) {
-    report(ctx, kind, meta, r.hit->warnings, true);
+    report(ctx, kind, meta, r.hit->entry->warnings, true);
     AssetRefs copy(ctx.assets.inventory());
-    copy.used = r.hit->used;
+    copy.used = r.hit->entry->used;
     ctx.assets.absorb(std::move(copy));
     ctx.fragments.back().push_back(r.hit->yaml);
     return;
@@ -120,9 +120,8 @@ void apply_member(MetricsContext& ctx, const char* kind, const ObjectMeta& meta,
     if (r.key.empty()) {
       ctx.fragments.back().push_back(ctx.cache->keep(std::move(r.text)));
     } else {
-      const auto& stored = ctx.cache->store(
-          r.key, JobCache::Entry{std::move(r.text), scratch.used, std::move(scratch.lookups), scratch.warnings});
-      ctx.fragments.back().push_back(stored.yaml);
+      ctx.fragments.back().push_back(ctx.cache->store(
+          r.key, JobCache::Entry{std::move(r.text), scratch.used, std::move(scratch.lookups), scratch.warnings}));
     }
   }
   ctx.assets.absorb(std::move(scratch));

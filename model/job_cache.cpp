@@ -1,5 +1,9 @@
 #include "model/job_cache.hpp"
 
+#include <stdexcept>
+
+#include "model/text_pack.hpp"
+
 namespace model {
 
 namespace {
@@ -24,29 +28,40 @@ std::string JobCache::key(const char* kind, const ObjectMeta& member, const Obje
          sep + agent.uid + sep + agent.resource_version + sep + std::to_string(flavor) + sep + std::string(scope);
 }
 
-const JobCache::Entry* JobCache::find(const std::string& key, const Inventory& inv) {
+std::optional<JobCache::Hit> JobCache::find(const std::string& key, const Inventory& inv) {
   auto it = entries_.find(key);
   if (it == entries_.end()) {
     ++misses_;
-    return nullptr;
+    return std::nullopt;
   }
   for (const AssetLookup& l : it->second.entry.lookups) {
     const std::string* now = current_value(inv, l);
     if (now ? !l.value || *now != *l.value : l.value.has_value()) {
       entries_.erase(it);  // a referenced Secret or ConfigMap changed
       ++misses_;
-      return nullptr;
+      return std::nullopt;
     }
   }
   it->second.used = true;
   ++hits_;
-  return &it->second.entry;
+  const Entry& e = it->second.entry;
+  if (!packed_) return Hit{e.yaml, &e};
+  auto text = unpack_text(e.yaml, it->second.size, dictionary_);
+  if (!text) throw std::logic_error("job cache: a packed text does not unpack");
+  return Hit{kept_.emplace_back(std::move(*text)), &e};
 }
 
-const JobCache::Entry& JobCache::store(const std::string& key, Entry entry) {
+std::string_view JobCache::store(const std::string& key, Entry entry) {
   Slot& slot = entries_[key];
-  slot = Slot{std::move(entry), true};
-  return slot.entry;
+  if (!packed_) {
+    slot = Slot{std::move(entry), 0, true};
+    return slot.entry.yaml;
+  }
+  if (dictionary_.empty()) dictionary_ = entry.yaml;
+  std::string_view text = kept_.emplace_back(std::move(entry.yaml));
+  slot = Slot{std::move(entry), text.size(), true};
+  slot.entry.yaml = pack_text(text, dictionary_);
+  return text;
 }
 
 std::string_view JobCache::keep(std::string text) {

@@ -13,10 +13,15 @@
 // last render did not use; text from find(), store() or keep() stays valid
 // until then. Not thread-safe: one cache per root and RenderOptions
 // (options are not part of the key).
+// A packed cache (a root's, which lives as long as the process) keeps each
+// text deflated (text_pack.hpp; a fifth of its size) and inflates it when
+// found, into a buffer freed at the sweep; an unpacked one (a one-shot
+// render's) keeps the text as emitted. The output is the same.
 #pragma once
 
 #include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,14 +39,22 @@ class JobCache {
     std::vector<AssetLookup> lookups;
     FieldErrors warnings;
   };
+  // A reused entry: its text, and the assets and warnings it recorded.
+  struct Hit {
+    std::string_view yaml;
+    const Entry* entry;  // its yaml is the stored form (packed or not): read `yaml` above
+  };
+
+  explicit JobCache(bool packed = false) : packed_(packed) {}
 
   // "" when the member or the agent lacks a uid or resourceVersion.
   // `scope` names anything else the jobs depend on (an IntegrationMonitor's
   // jobs name their MetricsInstance).
   static std::string key(const char* kind, const ObjectMeta& member, const ObjectMeta& agent, int flavor,
                          std::string_view scope = {});
-  const Entry* find(const std::string& key, const Inventory& inv);
-  const Entry& store(const std::string& key, Entry entry);
+  std::optional<Hit> find(const std::string& key, const Inventory& inv);
+  // Returns the stored text.
+  std::string_view store(const std::string& key, Entry entry);
   // Holds text that has no key (unversioned members, additional scrape
   // configs) until the next sweep.
   std::string_view keep(std::string text);
@@ -55,10 +68,15 @@ class JobCache {
  private:
   struct Slot {
     Entry entry;
+    std::size_t size = 0;  // of the text, when entry.yaml holds it packed
     bool used = true;
   };
   std::map<std::string, Slot> entries_;  // node-based: entries never move
   std::deque<std::string> kept_;
+  bool packed_ = false;
+  // The first text stored, as the dictionary of every packing: monitors'
+  // jobs differ mostly in names, so the rest packs to a few hundred bytes.
+  std::string dictionary_;
   std::uint64_t hits_ = 0, misses_ = 0;
 };
 

@@ -118,7 +118,7 @@ bool same_content(const Value& a, const Value& b) {
 RootState make_root(const RootKey& root) {
   RootState s;
   s.root = root;
-  s.job_cache = std::make_shared<model::JobCache>();
+  s.job_cache = std::make_shared<model::JobCache>(/*packed=*/true);
   return s;
 }
 

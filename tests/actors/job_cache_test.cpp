@@ -185,9 +185,11 @@ TEST_CASE("a cached monitor reports its warnings as an uncached render does", "[
 }
 
 TEST_CASE("a changed referenced Secret invalidates the cached job", "[actors][cache]") {
+  const bool packed = GENERATE(false, true);
+  CAPTURE(packed);
   model::Inventory inv;
   inv.add(doc("{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: n}, stringData: {k: one}}"));
-  model::JobCache cache;
+  model::JobCache cache(packed);
   model::ObjectMeta m, a;
   m.uid = "m";
   m.resource_version = "1";
@@ -196,27 +198,30 @@ TEST_CASE("a changed referenced Secret invalidates the cached job", "[actors][ca
   std::string key = model::JobCache::key("ServiceMonitor", m, a, 0);
   REQUIRE_FALSE(key.empty());
   cache.store(key, {"- job_name: x\n", {}, {{true, "n", "s", "k", std::string("one")}}});
-  REQUIRE(cache.find(key, inv) != nullptr);
+  REQUIRE(cache.find(key, inv).has_value());
   CHECK(cache.find(key, inv)->yaml == "- job_name: x\n");
   model::Inventory changed;
   changed.add(doc("{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: n}, stringData: {k: two}}"));
-  CHECK(cache.find(key, changed) == nullptr);
-  CHECK(cache.find(key, inv) == nullptr);  // the stale entry is gone, not resurrected
+  CHECK_FALSE(cache.find(key, changed).has_value());
+  CHECK_FALSE(cache.find(key, inv).has_value());  // the stale entry is gone, not resurrected
   m.resource_version = "";
   CHECK(model::JobCache::key("ServiceMonitor", m, a, 0).empty());  // unversioned objects are never cached
 }
 
 TEST_CASE("sweep drops entries the last render did not use", "[actors][cache]") {
+  const bool packed = GENERATE(false, true);
+  CAPTURE(packed);
   model::Inventory inv;
-  model::JobCache cache;
-  cache.store("a", {"- a\n", {}, {}});
+  model::JobCache cache(packed);
+  CHECK(cache.store("a", {"- a\n", {}, {}}) == "- a\n");
   cache.store("b", {"- b\n", {}, {}});
   cache.sweep();  // both were stored since the last sweep: kept
   REQUIRE(cache.size() == 2);
-  CHECK(cache.find("a", inv) != nullptr);
+  REQUIRE(cache.find("a", inv).has_value());
+  CHECK(cache.find("a", inv)->yaml == "- a\n");
   cache.sweep();  // only "a" was used
   CHECK(cache.size() == 1);
-  CHECK(cache.find("b", inv) == nullptr);
+  CHECK_FALSE(cache.find("b", inv).has_value());
 }
 
 TEST_CASE("spliced YAML equals emitting the tree that holds the items", "[model][yaml]") {

@@ -91,17 +91,21 @@ TEST_CASE("a JobCache filled and then hit by a threaded render gives the unthrea
   const model::GrafanaAgent& agent = testutil::only_agent(inv);
   model::RenderOptions plain;
   const model::AgentRender want = model::render_agent(inv, agent, plain);
-  model::JobCache cache;
-  model::RenderOptions opts;
-  opts.render_threads = 4;
-  opts.job_cache = &cache;
-  for (int round = 0; round < 2; ++round) {  // misses, then hits
-    const model::AgentRender got = model::render_agent(inv, agent, opts);
-    CHECK(model::to_yaml_stream(got.objects) == model::to_yaml_stream(want.objects));
-    CHECK(got.problems == want.problems);
-    CHECK(got.assets == want.assets);
+  for (bool packed : {false, true}) {
+    CAPTURE(packed);
+    model::JobCache cache(packed);
+    model::RenderOptions opts;
+    opts.render_threads = 4;
+    opts.job_cache = &cache;
+    for (int round = 0; round < 3; ++round) {  // misses, then hits
+      const model::AgentRender got = model::render_agent(inv, agent, opts);
+      CHECK(model::to_yaml_stream(got.objects) == model::to_yaml_stream(want.objects));
+      CHECK(got.problems == want.problems);
+      CHECK(got.assets == want.assets);
+      cache.sweep();
+    }
+    CHECK(cache.hits() > 0);
   }
-  CHECK(cache.hits() > 0);
 }
 
 TEST_CASE("parallel_for runs each index once and rethrows the first failure", "[render]") {
