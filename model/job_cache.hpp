@@ -14,7 +14,7 @@
 // until then. Not thread-safe: one cache per root and RenderOptions
 // (options are not part of the key).
 // A packed cache (a root's, which lives as long as the process) keeps each
-// text deflated (text_pack.hpp; a fifth of its size) and inflates it when
+// text deflated (text_pack.hpp; a tenth of its size or less) and inflates it when
 // found, into a buffer freed at the sweep; an unpacked one (a one-shot
 // render's) keeps the text as emitted. The output is the same.
 #pragma once
