@@ -89,6 +89,10 @@ class Access {
     std::vector<std::string> audiences;
   };
   TokenReview service_account(const std::string& token, const std::vector<std::string>& audiences);
+  // A 201 with the object `make` returns (it may add warnings), or the
+  // Status of the ApiError or body ParseError it throws: how the two
+  // create-only APIs here answer.
+  static HttpResponse created(const std::function<model::Value(std::vector<std::string>& warnings)>& make);
   Decision decide(const RequestAttributes& a) const;
 
   Cluster& cluster_;

@@ -66,9 +66,8 @@ bool Access::is_token_review(const HttpRequest& r) {
 }
 
 HttpResponse Access::token_review(const HttpRequest& r) {
-  HttpResponse out;
-  try {
-    Value body = checked_review(cluster_, r, out.warnings);
+  return created([&](std::vector<std::string>& warnings) {
+    Value body = checked_review(cluster_, r, warnings);
     Value& spec = *body.find("spec");
     std::vector<std::string> audiences = strings_at(spec, "audiences");
     // Without audiences the review asks about the API server's own.
@@ -76,17 +75,8 @@ HttpResponse Access::token_review(const HttpRequest& r) {
                                       audiences.empty() ? std::vector<std::string>{kApiAudience} : audiences);
     body.find("metadata")->set("creationTimestamp", Value());
     body.set("status", review_status(review));
-    out.status = 201;
-    out.body = model::to_json(body);
-  } catch (const ApiError& e) {
-    out.status = e.code();
-    out.body = model::to_json(e.status());
-  } catch (const model::ParseError& e) {
-    ApiError bad = ApiError::bad_request(std::string("error decoding request body: ") + e.what());
-    out.status = bad.code();
-    out.body = model::to_json(bad.status());
-  }
-  return out;
+    return body;
+  });
 }
 
 }  // namespace k8s::sim

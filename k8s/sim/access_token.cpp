@@ -69,20 +69,12 @@ std::string Access::mint(const std::string& ns, const std::string& name, std::ch
   return token;
 }
 
-HttpResponse Access::token_request(const HttpRequest& r) {
-  auto p = split_path(r.path);
-  const std::string &ns = p[3], &name = p[5];
+HttpResponse Access::created(const std::function<Value(std::vector<std::string>& warnings)>& make) {
   HttpResponse out;
   try {
-    Value body = r.body.empty() ? Value::object() : parse_body(r);
-    const Value* spec = body.find("spec");
-    Value empty = Value::object();
-    if (!spec || !spec->is_object()) spec = &empty;
-    std::int64_t seconds = expiration_seconds(*spec, name);
-    std::string token = mint(ns, name, std::chrono::seconds(seconds), audiences_of(*spec));
-    std::string expires = rfc3339(cluster_.clock().now() + std::chrono::seconds(seconds));
+    Value object = make(out.warnings);
     out.status = 201;
-    out.body = model::to_json(token_request_body(ns, name, *spec, seconds, token, expires));
+    out.body = model::to_json(object);
   } catch (const ApiError& e) {
     out.status = e.code();
     out.body = model::to_json(e.status());
@@ -92,6 +84,21 @@ HttpResponse Access::token_request(const HttpRequest& r) {
     out.body = model::to_json(bad.status());
   }
   return out;
+}
+
+HttpResponse Access::token_request(const HttpRequest& r) {
+  auto p = split_path(r.path);
+  const std::string &ns = p[3], &name = p[5];
+  return created([&](std::vector<std::string>&) {
+    Value body = r.body.empty() ? Value::object() : parse_body(r);
+    const Value* spec = body.find("spec");
+    Value empty = Value::object();
+    if (!spec || !spec->is_object()) spec = &empty;
+    std::int64_t seconds = expiration_seconds(*spec, name);
+    std::string token = mint(ns, name, std::chrono::seconds(seconds), audiences_of(*spec));
+    std::string expires = rfc3339(cluster_.clock().now() + std::chrono::seconds(seconds));
+    return token_request_body(ns, name, *spec, seconds, token, expires);
+  });
 }
 
 }  // namespace k8s::sim
