@@ -64,7 +64,7 @@ std::size_t Pipeline::settle(std::size_t max_rounds) {
 
 std::vector<model::Value> Pipeline::desired() const {
   std::vector<model::Value> out;
-  for (const auto& [key, state] : roots_) out.insert(out.end(), state.desired.begin(), state.desired.end());
+  for (const auto& [key, state] : roots_) out.insert(out.end(), state.desired->begin(), state.desired->end());
   return out;
 }
 

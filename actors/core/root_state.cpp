@@ -115,6 +115,11 @@ bool same_content(const Value& a, const Value& b) {
   return without_noise(a) == without_noise(b);
 }
 
+const DesiredPtr& no_desired() {
+  static const DesiredPtr empty = std::make_shared<const Desired>();
+  return empty;
+}
+
 RootState make_root(const RootKey& root) {
   RootState s;
   s.root = root;
@@ -225,7 +230,8 @@ namespace {
 
 // Renders a present, valid root; returns false (and sets fx.subscribe)
 // when the subscriptions must be acknowledged first.
-bool render_valid(RootState& s, const model::GrafanaAgent& agent, const model::RenderOptions& opts, Effects& fx) {
+bool render_valid(RootState& s, const model::GrafanaAgent& agent, const model::RenderOptions& opts, Effects& fx,
+                  Desired& desired) {
   model::Hierarchy h = model::build_hierarchy(s.inventory, agent);
   Subscriptions subs = subscriptions_for(h);
   if (!subs.same_as(s.subscriptions)) {
@@ -238,7 +244,7 @@ bool render_valid(RootState& s, const model::GrafanaAgent& agent, const model::R
   model::AgentRender r = model::render_agent(s.inventory, agent, cached);
   if (s.job_cache) s.job_cache->sweep();
   fx.paused = r.paused;
-  fx.desired = std::move(r.objects);
+  desired = std::move(r.objects);
   fx.problems = std::move(r.problems);
   return true;
 }
@@ -267,22 +273,22 @@ model::Problem oversize_problem(const model::Value& obj, const model::Oversize& 
 // An object the API server would refuse is reported, never written: the
 // last good version takes its place, or, with none (a restart), the
 // cluster's copy is held. Nothing is retried: the next change re-renders.
-void hold_oversized(const RootState& s, Effects& fx) {
-  for (auto it = fx.desired.begin(); it != fx.desired.end();) {
+void hold_oversized(const RootState& s, Desired& desired, Effects& fx) {
+  const Desired& last = *s.desired;
+  for (auto it = desired.begin(); it != desired.end();) {
     auto over = model::check_size(*it);
     if (!over) {
       ++it;
       continue;
     }
     Identity id = identity(*it);
-    auto prev =
-        std::find_if(s.desired.begin(), s.desired.end(), [&](const model::Value& d) { return identity(d) == id; });
-    fx.problems.push_back(oversize_problem(*it, *over, prev != s.desired.end()));
-    if (prev != s.desired.end()) {
+    auto prev = std::find_if(last.begin(), last.end(), [&](const model::Value& d) { return identity(d) == id; });
+    fx.problems.push_back(oversize_problem(*it, *over, prev != last.end()));
+    if (prev != last.end()) {
       *it++ = *prev;
     } else {
       fx.held.push_back(id);
-      it = fx.desired.erase(it);
+      it = desired.erase(it);
     }
   }
 }
@@ -291,15 +297,16 @@ void hold_oversized(const RootState& s, Effects& fx) {
 
 Effects reconcile(RootState& s, const model::RenderOptions& opts) {
   Effects fx;
+  Desired desired;
   auto agent = s.inventory.agents.find(s.root);
   fx.root_present = agent != s.inventory.agents.end();
   fx.root_valid = fx.root_present && agent->second.valid;
-  if (fx.root_valid && !render_valid(s, agent->second.obj, opts, fx)) return fx;
+  if (fx.root_valid && !render_valid(s, agent->second.obj, opts, fx, desired)) return fx;
   if (!fx.root_present && !s.subscriptions.same_as(Subscriptions{})) {
     fx.subscribe = Subscriptions{};
     return fx;
   }
-  hold_oversized(s, fx);
+  hold_oversized(s, desired, fx);
   for (const auto& [id, deleted_ms] : s.tombstones)
     fx.problems.push_back({id.first, id.second.first, id.second.second, "",
                            "deleted at " + format_rfc3339_ms(deleted_ms) +
@@ -310,6 +317,7 @@ Effects reconcile(RootState& s, const model::RenderOptions& opts) {
     fx.problems.insert(fx.problems.end(), problems.begin(), problems.end());
   fx.problems = sorted_unique(std::move(fx.problems));
   fx.rendered = true;
+  if (!desired.empty()) fx.desired = std::make_shared<const Desired>(std::move(desired));
   s.desired = fx.desired;
   s.problems = fx.problems;
   s.rendered_seq = s.last_seq;

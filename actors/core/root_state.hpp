@@ -32,6 +32,16 @@ namespace actors::core {
 
 using ObjectId = std::pair<std::string, model::Key>;  // kind, namespace/name
 
+// A render's desired objects, sorted by kind, then name. Immutable and
+// shared: the root keeps the last render's (a fallback for an object that
+// grows too large) and the writer plans from the same vector, instead of a
+// copy each (the assets and config Secrets are the largest objects a root
+// renders).
+using Desired = std::vector<model::Value>;
+using DesiredPtr = std::shared_ptr<const Desired>;
+// The one empty Desired, so a DesiredPtr is never null.
+const DesiredPtr& no_desired();
+
 struct RootState {
   RootKey root;
   std::map<ObjectId, ObjectPtr> objects;  // the raw objects behind `inventory`
@@ -49,7 +59,7 @@ struct RootState {
   bool dirty = true;
   std::uint64_t last_seq = 0;
   // Outputs of the last render.
-  std::vector<model::Value> desired;
+  DesiredPtr desired = no_desired();
   std::vector<model::Problem> problems;
   std::uint64_t rendered_seq = 0;
   std::uint64_t renders = 0;
@@ -104,7 +114,7 @@ struct Effects {
   bool root_valid = true;
   bool paused = false;  // spec.paused: the writer must neither apply nor prune
   HierarchyCounts counts;
-  std::vector<model::Value> desired;     // sorted by kind, then name
+  DesiredPtr desired = no_desired();
   std::vector<model::Problem> problems;  // render problems plus decode problems of routed objects
   // Objects the API server would refuse as too large and that have no last
   // good version to fall back on: not in `desired`, and the writer must not

@@ -251,7 +251,8 @@ void plan_root(Ctx& c, const RootKey& key) {
     settle(c, key, rw, ReconcileOutcome::success);
     return report_status(c, key, rw);
   }
-  PlanInput in{key, rw.out->uid, &fx.desired, nullptr, fx.root_valid, &rw.written, &fx.held, &rw.hashes, &rw.observed};
+  PlanInput in{key,         rw.out->uid, fx.desired.get(), nullptr,     fx.root_valid,
+               &rw.written, &fx.held,    &rw.hashes,       &rw.observed};
   Plan plan = plan_writes(in);
   ++st.stats.plans;
   st.stats.skipped += plan.unchanged;
@@ -327,7 +328,7 @@ WriterEffects on_desired(WriterState& st, RootOutputPtr out) {
     return {};
   }
   RootWrites& rw = st.roots[key];
-  rw.hashes = config_hashes(out->effects.desired);
+  rw.hashes = config_hashes(*out->effects.desired);
   rw.out = std::move(out);
   rw.reconcile_open = true;
   plan_root(c, key);

@@ -122,7 +122,7 @@ TEST_CASE("a relabel that moves a member between a root's instances re-renders i
     metadata: {name: alpha-all, namespace: mon, labels: {agent: alpha}},
     spec: {serviceMonitorSelector: {matchLabels: {team: web}}, serviceMonitorNamespaceSelector: {}}})")));
   CHECK(s.same_as_whole_cluster());
-  std::string before = yaml_of(s.p.roots().at(kAlpha).desired);
+  std::string before = yaml_of(*s.p.roots().at(kAlpha).desired);
   Routing r = s.p.router().route(namespace_event(s.c, "app2", "monitored: 'yes'"));
   CHECK(r.roots == std::set<RootKey>{kAlpha});
   REQUIRE(r.deltas.count(kAlpha));
@@ -131,7 +131,7 @@ TEST_CASE("a relabel that moves a member between a root's instances re-renders i
   Pipeline live;
   for (const auto& e : s.c.events()) live.feed(e);
   live.settle();
-  CHECK(yaml_of(live.roots().at(kAlpha).desired) != before);  // alpha-mi now scrapes web-b too
+  CHECK(yaml_of(*live.roots().at(kAlpha).desired) != before);  // alpha-mi now scrapes web-b too
   CHECK(yaml_of(live.desired()) == yaml_of(s.c.reference()));
 }
 

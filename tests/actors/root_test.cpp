@@ -199,8 +199,8 @@ spec:
   CHECK(fx.rendered);
   CHECK(fx.root_present);
   CHECK_FALSE(fx.root_valid);
-  CHECK(fx.desired.empty());
+  CHECK(fx.desired->empty());
   REQUIRE_FALSE(fx.problems.empty());
   CHECK(fx.problems.front().str().find("GrafanaAgent mon/beta: spec.metrics.shards") == 0);
-  CHECK_FALSE(p.roots().at(kAlpha).desired.empty());  // the other root is untouched
+  CHECK_FALSE(p.roots().at(kAlpha).desired->empty());  // the other root is untouched
 }

@@ -82,7 +82,7 @@ TEST_CASE("a Namespace relabel moves monitors in and out", "[actors][routing]") 
   Pipeline live;
   for (const auto& e : c.events()) live.feed(e);
   live.settle();
-  auto alpha_config = [&]() { return actors_test::yaml_of(live.roots().at(kAlpha).desired); };
+  auto alpha_config = [&]() { return actors_test::yaml_of(*live.roots().at(kAlpha).desired); };
   CHECK(alpha_config().find("web-b") == std::string::npos);
   live.feed(relabel("yes"));
   live.settle();

@@ -20,7 +20,7 @@ std::string token(const std::string& value) {
 }
 
 std::string config_of(const Pipeline& p) {
-  for (const auto& o : p.roots().at(kAlpha).desired)
+  for (const auto& o : *p.roots().at(kAlpha).desired)
     if (o.find("metadata")->find("name")->as_string() == "alpha-config")
       return *model::base64_decode(o.find("data")->find("agent.yml")->as_string());
   return "";

@@ -53,11 +53,11 @@ const model::Value* find_kind(const std::vector<model::Value>& objs, const std::
 
 TEST_CASE("an object over the annotation limit keeps its last good version", "[actors][size]") {
   RootState s = settled_alpha(agent_yaml(10));
-  const model::Value good = *find_kind(s.desired, "StatefulSet");
+  const model::Value good = *find_kind(*s.desired, "StatefulSet");
   update_agent(s, agent_yaml(300 * 1024));
   Effects fx = reconcile(s, {});
   REQUIRE(fx.rendered);
-  CHECK(*find_kind(fx.desired, "StatefulSet") == good);
+  CHECK(*find_kind(*fx.desired, "StatefulSet") == good);
   CHECK(fx.held.empty());
   REQUIRE(fx.problems.size() == 1);
   CHECK(fx.problems[0].kind == "StatefulSet");
@@ -68,7 +68,7 @@ TEST_CASE("an object over the annotation limit keeps its last good version", "[a
   update_agent(s, agent_yaml(20));
   fx = reconcile(s, {});
   CHECK(fx.problems.empty());
-  CHECK(*find_kind(fx.desired, "StatefulSet") != good);
+  CHECK(*find_kind(*fx.desired, "StatefulSet") != good);
 }
 
 TEST_CASE("an oversized object without a last good version is held, not pruned", "[actors][size]") {
@@ -76,7 +76,7 @@ TEST_CASE("an oversized object without a last good version is held, not pruned",
   Effects fx = reconcile(s, {});  // a fresh root: the first render is already too large
   update_agent(s, agent_yaml(300 * 1024 + 1));
   fx = reconcile(s, {});
-  CHECK_FALSE(find_kind(fx.desired, "StatefulSet"));
+  CHECK_FALSE(find_kind(*fx.desired, "StatefulSet"));
   REQUIRE(fx.held.size() == 1);
   CHECK(std::get<2>(fx.held[0]) == "alpha");
   CHECK(fx.problems[0].message.find("the copy in the cluster is left as it is") != std::string::npos);
@@ -91,9 +91,9 @@ metadata:
   ownerReferences: [{kind: GrafanaAgent, name: alpha, uid: uid-alpha}]
 )");
   std::vector<model::Value> observed{in_cluster};
-  Plan held = plan_writes({kAlpha, "uid-alpha", &fx.desired, &observed, true, nullptr, &fx.held});
+  Plan held = plan_writes({kAlpha, "uid-alpha", fx.desired.get(), &observed, true, nullptr, &fx.held});
   for (const auto& a : held.actions) CHECK(a.kind != "StatefulSet");
-  Plan unheld = plan_writes({kAlpha, "uid-alpha", &fx.desired, &observed, true});
+  Plan unheld = plan_writes({kAlpha, "uid-alpha", fx.desired.get(), &observed, true});
   CHECK(std::count_if(unheld.actions.begin(), unheld.actions.end(),
                       [](const Action& a) { return a.type == ActionType::remove; }) == 1);
 }
@@ -126,7 +126,7 @@ TEST_CASE("a config Secret over 1 MiB names the members that made it large", "[a
   CHECK(p.message.find("ServiceMonitor app1/huge") != std::string::npos);
   // The Secret written stays the last good one: without the huge monitor.
   const model::Value* secret = nullptr;
-  for (const auto& o : fx.desired)
+  for (const auto& o : *fx.desired)
     if (o.find("metadata")->find("name")->as_string() == "alpha-config") secret = &o;
   REQUIRE(secret);
   CHECK(model::check_size(*secret) == std::nullopt);

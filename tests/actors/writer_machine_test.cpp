@@ -16,7 +16,7 @@ RootOutputPtr output(const std::string& value) {
   auto out = std::make_shared<RootOutput>();
   out->root = kAlpha;
   out->uid = "uid-alpha";
-  out->effects.desired.push_back(actors_test::doc(R"(
+  out->effects.desired = std::make_shared<const actors::core::Desired>(1, actors_test::doc(R"(
 apiVersion: v1
 kind: Secret
 metadata:

@@ -29,7 +29,7 @@ spec:
   Pipeline p;
   for (const auto& e : c.events()) p.feed(e);
   p.settle();
-  return p.roots().at(kAlpha).desired;
+  return *p.roots().at(kAlpha).desired;
 }
 
 // What the API server would hold after applying a plan: our objects plus

@@ -26,7 +26,7 @@ actors::ControllerOptions recording_options(const std::string& journal, Recorder
   co.writer.now_rfc3339 = [] { return std::string("2024-05-01T12:00:00Z"); };
   co.root.on_render = [&rec](const actors::RootOutput& out) {
     std::lock_guard<std::mutex> lock(rec.mu);
-    rec.renders[out.seq] = model::to_yaml_stream(out.effects.desired);
+    rec.renders[out.seq] = model::to_yaml_stream(*out.effects.desired);
   };
   return co;
 }

@@ -20,7 +20,7 @@ RootOutputPtr output(std::vector<model::Value> desired) {
   auto out = std::make_shared<RootOutput>();
   out->root = kAlpha;
   out->uid = "uid-alpha";
-  out->effects.desired = std::move(desired);
+  out->effects.desired = std::make_shared<const actors::core::Desired>(std::move(desired));
   return out;
 }
 
