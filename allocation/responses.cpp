@@ -174,20 +174,17 @@ std::string jobs_json(const Allocator& a) {
   return out + "}\n";
 }
 
+// JobBody's shape over freshly serialised per-collector bodies: one
+// writer of the all-collector shape for the cache and for this reference.
 std::string job_targets_json(const Allocator& a, std::string_view job) {
   const Name name = Name::find(job);
-  std::string out = "{";
-  for (std::size_t c = 0; c < a.collectors().size(); ++c) {
-    const std::string& collector = a.collectors()[c].name;
-    if (c > 0) out += ',';
-    append_json_string(out, collector);
-    out += ":{\"_link\":";
-    append_json_string(out, "/jobs/" + query_escape(job) + "/targets?collector_id=" + collector);
-    out += ",\"targets\":";
-    append_targets(out, a, name.empty() ? nullptr : a.bucket(collector, name));
-    out += '}';
+  std::vector<JobBody::Part> parts;
+  for (const auto& c : a.collectors()) {
+    const bool holds = !name.empty() && a.bucket(c.name, name);
+    parts.push_back(
+        {c.name, holds ? std::make_shared<const std::string>(collector_targets_json(a, c.name, job)) : nullptr});
   }
-  return out + "}\n";
+  return JobBody(std::string(job), std::move(parts)).body();
 }
 
 std::string collector_targets_json(const Allocator& a, std::string_view collector, std::string_view job) {
