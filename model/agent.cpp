@@ -79,6 +79,17 @@ LogsClientSpec decode_logs_client(const Reader& r) {
   return c;
 }
 
+ShardingStrategy decode_sharding_strategy(const Reader& m) {
+  const std::optional<std::string> s = m.str("shardingStrategy");
+  if (!s || *s == "hashmod") return ShardingStrategy::hashmod;
+  if (*s == "consistent") return ShardingStrategy::consistent;
+  if (*s == "node")
+    m.error("shardingStrategy", "\"node\" (node-local scraping) is not supported yet; use hashmod or consistent");
+  else
+    m.error("shardingStrategy", "must be one of hashmod, consistent, got \"" + *s + "\"");
+  return ShardingStrategy::hashmod;
+}
+
 void decode_metrics_subsystem(const Reader& m, MetricsSubsystemSpec& out) {
   out.remote_write = decode_remote_writes(m, "remoteWrite");
   out.replicas = m.integer("replicas");
@@ -89,6 +100,7 @@ void decode_metrics_subsystem(const Reader& m, MetricsSubsystemSpec& out) {
     m.error("replicas", "must be at most " + std::to_string(kMaxReplicas) + ", got " + std::to_string(*out.replicas));
   if (out.shards && *out.shards > kMaxShards)
     m.error("shards", "must be at most " + std::to_string(kMaxShards) + ", got " + std::to_string(*out.shards));
+  out.sharding_strategy = decode_sharding_strategy(m);
   out.replica_external_label_name = m.str("replicaExternalLabelName");
   out.metrics_external_label_name = m.str("metricsExternalLabelName");
   if (out.replica_external_label_name)

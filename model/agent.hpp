@@ -68,9 +68,17 @@ struct APIServerConfig {
 inline constexpr std::int64_t kMaxShards = 1000;
 inline constexpr std::int64_t kMaxReplicas = 10000;
 
+// spec.metrics.shardingStrategy: how targets are split over the shards.
+// hashmod: every shard discovers everything and keeps the targets whose
+// address hash lands on it. consistent: the operator discovers the
+// monitors' targets once, places them with consistent hashing and serves
+// each shard its share over http_sd.
+enum class ShardingStrategy { hashmod, consistent };
+
 struct MetricsSubsystemSpec {
   std::vector<RemoteWriteSpec> remote_write;
   std::optional<std::int64_t> replicas, shards;
+  ShardingStrategy sharding_strategy = ShardingStrategy::hashmod;
   std::optional<std::string> replica_external_label_name, metrics_external_label_name;
   std::string scrape_interval, scrape_timeout;
   std::map<std::string, std::string> external_labels;

@@ -33,6 +33,16 @@ Value render_metrics_config(const Hierarchy& h, const RenderOptions& opts, Asset
 std::string render_metrics_yaml(const Hierarchy& h, const RenderOptions& opts, AssetRefs& assets,
                                 std::vector<Problem>& problems, JobCache& cache);
 
+// Whether the agent's monitor jobs poll the operator for their targets
+// (shardingStrategy consistent; never in upstream_compat, whose upstream
+// has no sharding strategies).
+bool uses_operator_sd(const GrafanaAgent& agent, const RenderOptions& opts);
+// AgentRender::allocator_config of `h` (uses_operator_sd must hold): the
+// monitor jobs in the operator's form (model/scrape/operator_sd.hpp),
+// unique by job name in name order, members with errors left out (the
+// agent's render reports them).
+std::string render_allocator_config(const Inventory& inv, const Hierarchy& h, const RenderOptions& opts);
+
 // The `logs` block (positions_directory, configs).
 Value render_logs_block(const Hierarchy& h, const RenderOptions& opts, AssetRefs& assets,
                         std::vector<Problem>& problems, ConfigFlavor flavor);

@@ -13,6 +13,7 @@
 #include "model/job_cache.hpp"
 #include "model/parallel_for.hpp"
 #include "model/scrape/jobs.hpp"
+#include "model/scrape/operator_sd.hpp"
 #include "model/yaml_emit.hpp"
 
 namespace model {
@@ -29,6 +30,9 @@ struct MetricsContext {
   ConfigFlavor flavor;
   std::int64_t shards;
   std::optional<Value> sd_fields;  // apiServer settings, resolved once into the root's assets
+  // shardingStrategy consistent: monitor jobs poll the operator for their
+  // shard's targets, without sharding rules.
+  bool operator_sd = false;  // apiServer settings, resolved once into the root's assets
   // Set: jobs go to `fragments` as YAML text (one list per pushed instance,
   // reused from or stored into the cache) instead of into the tree.
   JobCache* cache = nullptr;
@@ -163,14 +167,23 @@ void append_monitor_jobs(MetricsContext& ctx, const MetricsInstanceNode& node, V
       node.integration_monitors.empty())
     return;
   scrape::JobContext jc = job_context(ctx);
+  scrape::JobContext discovered = jc;  // the jobs whose targets the operator may discover
+  if (ctx.operator_sd) discovered.shards = scrape::kNoSharding;
+  // Under consistent sharding the agent polls the operator instead.
+  auto served = [&](Value jobs) {
+    if (ctx.operator_sd) scrape::poll_operator_for_targets_all(jobs, ctx.agent, ctx.opts);
+    return jobs;
+  };
   append_members(
       ctx, "ServiceMonitor", node.service_monitors,
-      [&](const ServiceMonitor& sm, AssetRefs& a) { return scrape::service_monitor_jobs(jc, sm, a); }, jobs);
+      [&](const ServiceMonitor& sm, AssetRefs& a) { return served(scrape::service_monitor_jobs(discovered, sm, a)); },
+      jobs);
   append_members(
       ctx, "PodMonitor", node.pod_monitors,
-      [&](const PodMonitor& pm, AssetRefs& a) { return scrape::pod_monitor_jobs(jc, pm, a); }, jobs);
+      [&](const PodMonitor& pm, AssetRefs& a) { return served(scrape::pod_monitor_jobs(discovered, pm, a)); }, jobs);
   append_members(
-      ctx, "Probe", node.probes, [&](const Probe& p, AssetRefs& a) { return scrape::probe_job(jc, p, a); }, jobs);
+      ctx, "Probe", node.probes,
+      [&](const Probe& p, AssetRefs& a) { return served(scrape::probe_job(discovered, p, a)); }, jobs);
   const MetricsInstance& mi = *node.instance;
   append_members(
       ctx, "IntegrationMonitor", node.integration_monitors,
@@ -230,7 +243,11 @@ std::optional<Value> instance_config(MetricsContext& ctx, const MetricsInstanceN
 MetricsContext make_context(const Hierarchy& h, const RenderOptions& opts, AssetRefs& assets,
                             std::vector<Problem>& problems, ConfigFlavor flavor) {
   const std::int64_t requested = h.agent->metrics.shards.value_or(1);
-  return MetricsContext{*h.agent, opts, assets, problems, flavor, requested > 1 ? requested : 1, std::nullopt};
+  MetricsContext ctx{*h.agent, opts, assets, problems, flavor, requested > 1 ? requested : 1, std::nullopt};
+  // upstream_compat renders what the Grafana Agent Operator renders, and it
+  // has no sharding strategies.
+  ctx.operator_sd = uses_operator_sd(*h.agent, opts) && flavor == ConfigFlavor::full;
+  return ctx;
 }
 
 Value metrics_block(MetricsContext& ctx, const Hierarchy& h) {

@@ -109,6 +109,7 @@ AgentRender render_agent(const Inventory& inv, const GrafanaAgent& agent, const 
   } else if (!h.metrics.empty()) {
     add_config(r, agent, agent.meta.name + "-config", render_metrics_config(h, opts, assets, r.problems), opts);
   }
+  if (!h.metrics.empty() && uses_operator_sd(agent, opts)) r.allocator_config = render_allocator_config(inv, h, opts);
   if (!h.metrics.empty()) {
     r.objects.push_back(make_governing_service(agent, opts));
     for (auto& ss : make_metrics_statefulsets(agent, opts)) r.objects.push_back(std::move(ss));
@@ -123,6 +124,7 @@ AgentRender render_agent(const Inventory& inv, const GrafanaAgent& agent, const 
     for (auto& e : assets.errors) r.problems.push_back({"GrafanaAgent", r.ns, r.name, e.path, e.message});
     r.objects.clear();
     r.configs.clear();
+    r.allocator_config.clear();
     return r;
   }
   r.assets = assets.used;

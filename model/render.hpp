@@ -44,6 +44,11 @@ struct RenderOptions {
   // IntegrationMonitor job polls (with ?agent=<ns>/<name> appended).
   std::string integrations_sd_url =
       "http://agent-operator-metrics.agent-operator.svc:8080/operator/api/v1/metrics/integrations/sd";
+  // The operator's targets endpoint, which the monitor jobs of a
+  // GrafanaAgent with shardingStrategy: consistent poll for their shard's
+  // share (query agent, job and shard appended).
+  std::string operator_targets_url =
+      "http://agent-operator-metrics.agent-operator.svc:8080/operator/api/v1/metrics/targets";
 };
 
 struct AgentRender {
@@ -57,6 +62,12 @@ struct AgentRender {
   // The rendered agent.yml documents, keyed by config Secret name. With a
   // job_cache the metrics document is not here: its jobs exist only as text.
   std::map<std::string, Value> configs;
+  // shardingStrategy consistent: the target allocator config (YAML, for
+  // allocation::runtime::load_config) the operator places this agent's
+  // monitor targets with: static collectors "0".."shards-1", strategy
+  // consistent-hashing, the monitor jobs as kubernetes_sd would run them
+  // (no sharding rules, no credentials). Empty otherwise.
+  std::string allocator_config;
 };
 
 AgentRender render_agent(const Inventory& inv, const GrafanaAgent& agent, const RenderOptions& opts);

@@ -5,6 +5,7 @@
 
 #include "model/assets.hpp"
 #include "model/integrations.hpp"
+#include "model/scrape/operator_sd.hpp"
 
 namespace model {
 namespace {
@@ -120,6 +121,17 @@ PodTemplateOptions metrics_pod_options(const GrafanaAgent& agent, const std::str
     o.extra_volumes.push_back(empty_dir_volume(wal, *empty_dir));
   }
   return o;
+}
+
+void add_operator_token(PodTemplateOptions& o) {
+  const std::string path = scrape::kOperatorTokenPath;
+  const std::string dir = path.substr(0, path.rfind('/'));
+  const std::string file = path.substr(path.rfind('/') + 1);
+  Value token = Value::obj(
+      {{"audience", scrape::kOperatorTokenAudience}, {"expirationSeconds", kOperatorTokenSeconds}, {"path", file}});
+  Value projected = Value::obj({{"sources", Value::arr({Value::obj({{"serviceAccountToken", std::move(token)}})})}});
+  o.extra_volumes.push_back(Value::obj({{"name", "operator-token"}, {"projected", std::move(projected)}}));
+  o.extra_volume_mounts.push_back(volume_mount("operator-token", dir, true));
 }
 
 PodTemplateOptions logs_pod_options() {

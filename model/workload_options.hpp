@@ -37,6 +37,11 @@ std::string wal_volume_name(const GrafanaAgent& agent, const std::string& worklo
 // `ignore_storage` the WAL is an emptyDir whatever spec.storage says.
 PodTemplateOptions metrics_pod_options(const GrafanaAgent& agent, const std::string& workload, std::int64_t shard,
                                        bool ignore_storage);
+// shardingStrategy consistent: a projected ServiceAccount token for the
+// operator's audience, mounted where the http_sd configs read it
+// (model/scrape/operator_sd.hpp), refreshed by the kubelet.
+void add_operator_token(PodTemplateOptions& o);
+inline constexpr std::int64_t kOperatorTokenSeconds = 3600;
 PodTemplateOptions logs_pod_options();
 // The integrations DaemonSet (`all_nodes`) or Deployment named `workload`,
 // for `integrations` (already filtered by type).

@@ -5,6 +5,7 @@
 #include "model/workloads.hpp"
 
 #include "model/codec.hpp"
+#include "model/config.hpp"
 #include "model/labels.hpp"
 #include "model/pod_template.hpp"
 #include "model/workload_options.hpp"
@@ -61,7 +62,9 @@ Value volume_claim_template(const GrafanaAgent& agent, const std::string& ss_nam
 Value metrics_statefulset(const GrafanaAgent& agent, std::int64_t shard, const RenderOptions& opts) {
   std::string name = metrics_shard_name(agent, shard);
   // Every shard mounts "<ga>-config" (upstream issue #1817).
-  PodTemplate t = make_pod_template(agent, agent.meta.name, metrics_pod_options(agent, name, shard, false), opts);
+  PodTemplateOptions options = metrics_pod_options(agent, name, shard, false);
+  if (uses_operator_sd(agent, opts)) add_operator_token(options);
+  PodTemplate t = make_pod_template(agent, agent.meta.name, std::move(options), opts);
   Value spec = Value::obj({{"serviceName", agent.meta.name + "-operated"},
                            {"replicas", metrics_replicas(agent)},
                            {"podManagementPolicy", "Parallel"},

@@ -45,7 +45,7 @@ struct PromOperatorSettings {
 struct JobContext {
   const GrafanaAgent& agent;
   const RenderOptions& opts;
-  std::int64_t shards;     // >= 1
+  std::int64_t shards;     // >= 1, or kNoSharding
   const Value& sd_fields;  // api_server_sd_fields() of the agent
   // Null for the operator's GrafanaAgent rendering, whose output does not
   // change: no scrape classes, no fallback_scrape_protocol, problems that
@@ -97,7 +97,11 @@ Value relabel_rule(const RelabelConfig& c, bool compat);
 Value relabel_rules(const std::vector<RelabelConfig>& rules, bool compat);
 // User metric relabelings minus those targeting the enforced namespace label.
 Value metric_relabel_rules(const std::vector<RelabelConfig>& rules, const std::string& enforced_label, bool compat);
-// The hashmod/keep pair selecting this shard's share of `source` values.
+// JobContext::shards of jobs whose targets the operator places itself
+// (shardingStrategy consistent): they get no sharding rules.
+inline constexpr std::int64_t kNoSharding = 0;
+// The hashmod/keep pair selecting this shard's share of `source` values;
+// nothing for kNoSharding.
 void append_sharding(Value& rules, const std::string& source, std::int64_t shards);
 // targetLabels/podTargetLabels: {source_labels: [<prefix>label_<san l>],
 // target_label: <san l>, regex: (.+), replacement: $1}; names that cannot

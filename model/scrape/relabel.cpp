@@ -127,6 +127,7 @@ Value metric_relabel_rules(const std::vector<RelabelConfig>& rules, const std::s
 }
 
 void append_sharding(Value& rules, const std::string& source, std::int64_t shards) {
+  if (shards == kNoSharding) return;
   rules.push(Value::obj({{"source_labels", Value::arr({source})},
                          {"target_label", "__tmp_hash"},
                          {"modulus", shards},

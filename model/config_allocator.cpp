@@ -1,0 +1,76 @@
+// The target allocator config of a GrafanaAgent with shardingStrategy
+// consistent: what the operator runs to place the agent's monitor targets
+// on its shards (AgentRender::allocator_config).
+#include <algorithm>
+#include <map>
+
+#include "model/config.hpp"
+#include "model/scrape/jobs.hpp"
+#include "model/scrape/operator_sd.hpp"
+#include "model/yaml_emit.hpp"
+
+namespace model {
+namespace {
+
+using Jobs = std::map<std::string, Value>;
+
+void add_jobs(Jobs& out, Value rendered) {
+  if (!rendered.is_array()) rendered = Value::arr({std::move(rendered)});
+  for (Value& job : rendered.as_array()) {
+    const Value* name = job.find("job_name");
+    if (name && name->is_string()) out.emplace(name->as_string(), scrape::allocation_job(std::move(job)));
+  }
+}
+
+// Each member renders into its own scratch assets, as the agent's render
+// does, so one member's missing Secret leaves only that member out.
+template <class T, class Render>
+void add_members(Jobs& out, const Inventory& inv, const std::vector<const T*>& members, Render render) {
+  for (const T* m : members) {
+    AssetRefs scratch(inv);
+    Value rendered = render(*m, scratch);
+    if (scratch.errors.empty()) add_jobs(out, std::move(rendered));
+  }
+}
+
+Value global_block(const GrafanaAgent& agent) {
+  // The agent's Prometheus (v2) accepts only legacy label names, so its
+  // relabeling drops the targets the allocator must drop too.
+  Value g = Value::obj({{"metric_name_validation_scheme", "legacy"}});
+  g.set_nonempty("scrape_interval", agent.metrics.scrape_interval);
+  g.set_nonempty("scrape_timeout", agent.metrics.scrape_timeout);
+  return g;
+}
+
+}  // namespace
+
+bool uses_operator_sd(const GrafanaAgent& agent, const RenderOptions& opts) {
+  return agent.metrics.sharding_strategy == ShardingStrategy::consistent && !opts.upstream_compat;
+}
+
+std::string render_allocator_config(const Inventory& inv, const Hierarchy& h, const RenderOptions& opts) {
+  const GrafanaAgent& agent = *h.agent;
+  const Value no_sd_fields = Value::object();  // the operator discovers with its own connection
+  const scrape::JobContext jc{agent, opts, scrape::kNoSharding, no_sd_fields};
+  Jobs jobs;
+  for (const MetricsInstanceNode& node : h.metrics) {
+    add_members(jobs, inv, node.service_monitors,
+                [&](const ServiceMonitor& sm, AssetRefs& a) { return scrape::service_monitor_jobs(jc, sm, a); });
+    add_members(jobs, inv, node.pod_monitors,
+                [&](const PodMonitor& pm, AssetRefs& a) { return scrape::pod_monitor_jobs(jc, pm, a); });
+    add_members(jobs, inv, node.probes, [&](const Probe& p, AssetRefs& a) { return scrape::probe_job(jc, p, a); });
+  }
+  Value scrape_configs = Value::array();
+  for (auto& [name, job] : jobs) scrape_configs.push(std::move(job));
+  Value collectors = Value::array();
+  const std::int64_t shards = std::max<std::int64_t>(1, agent.metrics.shards.value_or(1));
+  for (std::int64_t i = 0; i < shards; ++i) collectors.push(std::to_string(i));
+  Value doc = Value::obj(
+      {{"allocation_strategy", "consistent-hashing"},
+       {"filter_strategy", "relabel-config"},
+       {"collectors", std::move(collectors)},
+       {"config", Value::obj({{"global", global_block(agent)}, {"scrape_configs", std::move(scrape_configs)}})}});
+  return to_yaml(doc);
+}
+
+}  // namespace model

@@ -1,0 +1,171 @@
+// spec.metrics.shardingStrategy (issue 19): decoding, the agent's jobs
+// under consistent (http_sd polling the operator, no hashmod pair), the
+// operator's allocator config, and hashmod rendering byte-identical to a
+// GrafanaAgent without the field. Goldens: tests/golden/metrics/
+// consistent_sharding{.yaml,.allocator.yaml,.statefulset.yaml}.
+#include <catch2/catch.hpp>
+
+#include "golden_util.hpp"
+#include "model/codec.hpp"
+#include "model/job_cache.hpp"
+#include "model/render.hpp"
+#include "model/yaml_emit.hpp"
+#include "test_render.hpp"
+
+namespace {
+
+using model::Value;
+
+std::string agent_yaml(const std::string& strategy_line) {
+  return R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: agent, namespace: mon, uid: ga-uid, resourceVersion: "7"}
+spec:
+  serviceAccountName: agent
+  metrics:
+    instanceSelector: {}
+    shards: 3
+)" + strategy_line;
+}
+
+const std::string kMembers = testutil::select_all_instance_yaml("name: primary, namespace: mon") + R"(
+  additionalScrapeConfigs: {name: extra, key: jobs.yaml}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: extra, namespace: mon}
+stringData:
+  jobs.yaml: |
+    - job_name: extra
+      static_configs: [{targets: ['a:9100']}]
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: creds, namespace: app}
+stringData: {token: s3cr3t-token}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web, namespace: app, uid: sm-uid, resourceVersion: "3"}
+spec:
+  selector: {matchLabels: {app: web}}
+  endpoints:
+  - port: http-metrics
+    bearerTokenSecret: {name: creds, key: token}
+    metricRelabelings: [{sourceLabels: [__name__], regex: go_.*, action: drop}]
+---
+apiVersion: monitoring.coreos.com/v1
+kind: PodMonitor
+metadata: {name: jobs, namespace: app, uid: pm-uid, resourceVersion: "4"}
+spec:
+  selector: {matchLabels: {app: jobs}}
+  podMetricsEndpoints: [{port: metrics}]
+---
+apiVersion: monitoring.coreos.com/v1
+kind: Probe
+metadata: {name: sites, namespace: app, uid: pr-uid, resourceVersion: "5"}
+spec:
+  prober: {url: blackbox:9115}
+  targets:
+    staticConfig: {static: ['https://example.com']}
+)";
+
+model::RenderOptions options(model::JobCache* cache = nullptr) {
+  model::RenderOptions o;
+  o.job_cache = cache;
+  return o;
+}
+
+model::AgentRender render(const std::string& strategy_line, model::JobCache* cache = nullptr) {
+  model::Inventory inv = testutil::valid_inventory(agent_yaml(strategy_line) + kMembers);
+  return model::render_agent(inv, testutil::only_agent(inv), options(cache));
+}
+
+const Value& object(const model::AgentRender& r, const std::string& kind, const std::string& name) {
+  for (const Value& o : r.objects)
+    if (o.find("kind")->as_string() == kind && o.find("metadata")->find("name")->as_string() == name) return o;
+  FAIL("no " + kind + " " + name);
+  throw;
+}
+
+// The config Secrets here are under the gzip threshold: plain base64.
+std::string secret_text(const Value& secret, const std::string& key) {
+  const Value* data = secret.find("data");
+  if (data && data->find(key))
+    if (auto text = model::base64_decode(data->find(key)->as_string())) return *text;
+  FAIL("the Secret has no data." + key);
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("shardingStrategy: unknown values and node are errors on the GrafanaAgent", "[metrics][sharding]") {
+  for (const auto& [line, message] : std::vector<std::pair<std::string, std::string>>{
+           {"    shardingStrategy: node\n", "\"node\" (node-local scraping) is not supported yet"},
+           {"    shardingStrategy: Consistent\n", "must be one of hashmod, consistent, got \"Consistent\""},
+           {"    shardingStrategy: [consistent]\n", "shardingStrategy"}}) {
+    model::Inventory inv = testutil::inventory_from_yaml(agent_yaml(line) + kMembers);
+    auto problems = testutil::problem_texts(inv.problems());
+    INFO(line);
+    REQUIRE(problems.size() == 1);
+    CHECK_THAT(problems[0], Catch::Contains("GrafanaAgent mon/agent") &&
+                                Catch::Contains("spec.metrics.shardingStrategy") && Catch::Contains(message));
+  }
+}
+
+TEST_CASE("shardingStrategy: hashmod renders exactly what no strategy renders", "[metrics][sharding]") {
+  model::AgentRender none = render("");
+  model::AgentRender hashmod = render("    shardingStrategy: hashmod\n");
+  REQUIRE(none.objects.size() == hashmod.objects.size());
+  for (std::size_t i = 0; i < none.objects.size(); ++i)
+    CHECK(model::to_yaml(none.objects[i]) == model::to_yaml(hashmod.objects[i]));
+  CHECK(hashmod.allocator_config.empty());
+  CHECK_THAT(secret_text(object(hashmod, "Secret", "agent-config"), "agent.yml"), Catch::Contains("hashmod"));
+}
+
+TEST_CASE("shardingStrategy consistent: monitor jobs poll the operator, extra jobs keep hashmod",
+          "[metrics][sharding]") {
+  model::AgentRender r = render("    shardingStrategy: consistent\n");
+  REQUIRE(testutil::problem_texts(r.problems).empty());
+  const std::string agent_yml = secret_text(object(r, "Secret", "agent-config"), "agent.yml");
+  testutil::check_golden("metrics", "consistent_sharding.yaml", agent_yml);
+  CHECK(agent_yml.find("kubernetes_sd_configs") == std::string::npos);
+  // The one hashmod left is the additionalScrapeConfigs job's, which the
+  // operator does not discover.
+  CHECK(agent_yml.find("hashmod") == agent_yml.rfind("hashmod"));
+  CHECK_THAT(agent_yml, Catch::Contains("agent=mon/agent&job=serviceMonitor/app/web/0&shard=$(SHARD)"));
+
+  SECTION("the job cache renders the same bytes") {
+    model::JobCache cache;
+    for (int pass = 0; pass < 2; ++pass) {
+      model::AgentRender cached = render("    shardingStrategy: consistent\n", &cache);
+      CHECK(secret_text(object(cached, "Secret", "agent-config"), "agent.yml") == agent_yml);
+      CHECK(cached.allocator_config == r.allocator_config);
+    }
+  }
+  SECTION("the operator's allocator config discovers, relabels, and holds no credentials") {
+    testutil::check_golden("metrics", "consistent_sharding.allocator.yaml", r.allocator_config);
+    CHECK(r.allocator_config.find("s3cr3t") == std::string::npos);
+    CHECK(r.allocator_config.find("bearer_token") == std::string::npos);
+    CHECK(r.allocator_config.find("hashmod") == std::string::npos);
+    CHECK(r.allocator_config.find("extra") == std::string::npos);
+  }
+  SECTION("each shard's pods get a projected token for the operator's audience") {
+    const Value& shard = object(r, "StatefulSet", "agent-shard-1");
+    testutil::check_golden("metrics", "consistent_sharding.statefulset.yaml", model::to_yaml(shard));
+    const std::string text = model::to_yaml(shard);
+    CHECK_THAT(text, Catch::Contains("audience: agent-operator") &&
+                         Catch::Contains("mountPath: /var/run/secrets/agent-operator"));
+  }
+}
+
+TEST_CASE("shardingStrategy consistent: upstream_compat renders upstream's hashmod", "[metrics][sharding]") {
+  model::Inventory inv = testutil::valid_inventory(agent_yaml("    shardingStrategy: consistent\n") + kMembers);
+  model::AgentRender compat = testutil::render_only_agent(inv, true);
+  model::Inventory plain = testutil::valid_inventory(agent_yaml("") + kMembers);
+  model::AgentRender upstream = testutil::render_only_agent(plain, true);
+  CHECK(compat.allocator_config.empty());
+  CHECK(secret_text(object(compat, "Secret", "agent-config"), "agent.yml") ==
+        secret_text(object(upstream, "Secret", "agent-config"), "agent.yml"));
+}
