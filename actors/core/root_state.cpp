@@ -244,6 +244,10 @@ bool render_valid(RootState& s, const model::GrafanaAgent& agent, const model::R
   model::AgentRender r = model::render_agent(s.inventory, agent, cached);
   if (s.job_cache) s.job_cache->sweep();
   fx.paused = r.paused;
+  fx.allocator_config = std::move(r.allocator_config);
+  // Pods without serviceAccountName run as the namespace's "default".
+  if (!fx.allocator_config.empty())
+    fx.service_account = agent.service_account_name.empty() ? "default" : agent.service_account_name;
   desired = std::move(r.objects);
   fx.problems = std::move(r.problems);
   return true;

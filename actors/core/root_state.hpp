@@ -120,6 +120,10 @@ struct Effects {
   // good version to fall back on: not in `desired`, and the writer must not
   // prune what the cluster holds of them.
   std::vector<std::tuple<std::string, std::string, std::string>> held;  // kind, ns, name
+  // shardingStrategy consistent: model::AgentRender::allocator_config, and
+  // the ServiceAccount whose tokens may read the agent's targets. Empty
+  // otherwise (and when not rendered).
+  std::string allocator_config, service_account;
 };
 
 Effects reconcile(RootState& s, const model::RenderOptions& opts);

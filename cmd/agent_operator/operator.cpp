@@ -11,6 +11,8 @@
 #include <system_error>
 #include <thread>
 
+#include "actors/allocation/agent_allocations.hpp"
+#include "actors/allocation/targets_endpoint.hpp"
 #include "actors/core/event.hpp"
 #include "actors/core/journal_lock.hpp"
 #include "actors/core/redact.hpp"
@@ -133,6 +135,13 @@ std::shared_ptr<k8s::Transport> pod_transport(const OperatorFlags& f) {
   return k8s::make_fanout_transport(4, o);
 }
 
+// Each consistent agent's allocation journal sits beside --journal.
+std::string journal_dir(const std::string& journal) {
+  if (journal.empty()) return {};
+  auto slash = journal.rfind('/');
+  return slash == std::string::npos ? "." : journal.substr(0, slash);
+}
+
 void add_integrations_sd_route(actors::OperatorHttpServer& http, actors::Controller& controller,
                                std::chrono::milliseconds pod_timeout, int http_threads) {
   // A poll waits at most for one fan-out, which ends by the pods' timeout.
@@ -163,6 +172,7 @@ actors::ControllerOptions controller_options(const OperatorFlags& f, const Opera
   o.root.render.operator_labels = f.labels;
   o.root.render.upstream_compat = f.upstream_compat;
   if (!f.sd_url.empty()) o.root.render.integrations_sd_url = f.sd_url;
+  if (!f.targets_url.empty()) o.root.render.operator_targets_url = f.targets_url;
   if (f.kubelet_service)
     o.kubelet = model::KubeletServiceOptions{f.kubelet_service->first, f.kubelet_service->second, f.labels,
                                              kubelet_node_selector(f.kubelet_selector)};
@@ -212,8 +222,18 @@ int start_logged(actors::OperatorHttpServer& server, const actors::HttpServerOpt
 
 // The metrics server (every path) and upstream's separate health server
 // (health paths only); both say ready once the informers have synced.
+// shardingStrategy consistent: each shard's targets, for the agent's own
+// ServiceAccount only (a TokenReview per new token).
+void add_targets_route(actors::OperatorHttpServer& http, actors::AgentAllocations& allocations,
+                       actors::TokenReviewCache& tokens) {
+  auto lookup = [&allocations](const std::string& ns, const std::string& name) { return allocations.lookup(ns, name); };
+  http.add_get(actors::kTargetsPath,
+               [lookup, &tokens](const actors::HttpRequest& r) { return actors::targets_response(r, lookup, tokens); });
+}
+
 HttpServers start_http(const OperatorFlags& f, actors::Controller& controller, const actors::OperatorMetrics& metrics,
-                       const OperatorHooks& hooks) {
+                       const OperatorHooks& hooks, actors::AgentAllocations& allocations,
+                       actors::TokenReviewCache& tokens) {
   HttpServers s;
   auto ready = [&controller] { return controller.synced() ? std::string() : std::string("informers not synced yet"); };
   if (f.webhook_host.size() || f.webhook_port >= 0)
@@ -229,10 +249,11 @@ HttpServers start_http(const OperatorFlags& f, actors::Controller& controller, c
     };
     s.main = std::make_unique<actors::OperatorHttpServer>(*addr, src);
     add_integrations_sd_route(*s.main, controller, f.sd_timeout, addr->threads);
-    int port = start_logged(
-        *s.main, *addr, "--metrics-listen-address",
-        "/metrics,/healthz,/readyz,/-/healthy,/-/ready,/debug/hierarchy," + std::string(actors::kIntegrationsSdPath),
-        hooks.log);
+    add_targets_route(*s.main, allocations, tokens);
+    int port = start_logged(*s.main, *addr, "--metrics-listen-address",
+                            "/metrics,/healthz,/readyz,/-/healthy,/-/ready,/debug/hierarchy," +
+                                std::string(actors::kIntegrationsSdPath) + "," + actors::kTargetsPath,
+                            hooks.log);
     if (hooks.on_listening) hooks.on_listening(addr->host, port);
   }
   auto health = listen_options("--health-listen-address", f.health_listen);
@@ -272,36 +293,47 @@ int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, cons
   std::shared_ptr<k8s::Transport> pods = pod_transport(f);  // outlives the controller's actors
   opts.metrics = &metrics;
   opts.sd = actors::SdConfig{pods, f.sd_timeout, f.sd_freshness};
+  actors::AgentAllocations allocations(sys, {&client, journal_dir(f.journal), hooks.log});
+  actors::TokenReviewCache tokens(actors::make_token_reviewer(client, std::chrono::seconds(10)));
+  auto inner_render = opts.root.on_render;
+  opts.root.on_render = [&allocations, inner_render](const actors::RootOutput& out) {
+    if (inner_render) inner_render(out);
+    allocations.on_render(out);
+  };
   actors::Controller controller(sys, client, std::move(opts));
   HttpServers http;
   try {
-    http = start_http(f, controller, metrics, hooks);
+    http = start_http(f, controller, metrics, hooks, allocations, tokens);
   } catch (const std::runtime_error& e) {  // the address is taken or not ours
     hooks.log(model::log_error("operator", "cannot serve HTTP; exiting").with("error", e.what()));
     return 1;
   }
+  // The HTTP threads read the allocations; the allocations use the client.
+  auto stop_all = [&] {
+    http.stop();
+    allocations.stop();
+    controller.stop();
+  };
   if (!start_controller(controller, hooks.log)) {
     http.stop();
+    allocations.stop();
     return 1;
   }
   SyncWait synced = wait_for_sync(controller, f.sync_timeout);
   if (synced == SyncWait::signalled) {
-    http.stop();
-    controller.stop();
+    stop_all();
     return 0;
   }
   if (synced == SyncWait::timed_out) {
     log_unsynced(controller, f.sync_timeout, hooks.log);
-    http.stop();
-    controller.stop();
+    stop_all();
     return 1;
   }
   if (hooks.on_synced) hooks.on_synced(controller);
   bool signalled = wait_for_stop(f.run_for);
   hooks.log(model::log_info("operator", signalled ? "signal received; stopping" : "--for has passed; stopping"));
   if (hooks.on_exit) hooks.on_exit(controller);
-  http.stop();
-  controller.stop();
+  stop_all();
   return 0;
 }
 

@@ -56,7 +56,8 @@ struct OperatorFlags {
   std::string leader_namespace;       // --leader-election-namespace ("" = see lease_namespace)
   // The integrations SD aggregator: per-pod timeout, freshness window.
   std::chrono::milliseconds sd_timeout{5000}, sd_freshness{1000};
-  std::string sd_url;  // "" = model::RenderOptions' default
+  std::string sd_url;       // "" = model::RenderOptions' default
+  std::string targets_url;  // "" = model::RenderOptions' default
 };
 
 // An --integrations-sd-url value: an absolute http(s) URL without a query

@@ -212,6 +212,11 @@ void add_tuning_flags(std::vector<Flag>& t, OperatorFlags& f) {
                "the agent-operator-metrics Service",
                "where agents reach this operator's integrations SD endpoint (IntegrationMonitor jobs)",
                [&f](const std::string& v) { f.sd_url = check_sd_url(v); }});
+  t.push_back({{"targets-url"},
+               "URL",
+               "the agent-operator-metrics Service",
+               "where agents reach this operator's targets endpoint (shardingStrategy: consistent)",
+               [&f](const std::string& v) { f.targets_url = check_sd_url(v); }});
   t.push_back({{"integrations-sd-timeout"},
                "D",
                "5s",

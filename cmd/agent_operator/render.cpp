@@ -63,6 +63,11 @@ std::vector<Flag> render_flags(RenderFlags& f) {
                "the agent-operator-metrics Service",
                "the operator's integrations SD endpoint, as agents reach it (IntegrationMonitor jobs)",
                [&f](const std::string& v) { f.opts.integrations_sd_url = check_sd_url(v); }});
+  t.push_back({{"targets-url"},
+               "URL",
+               "the agent-operator-metrics Service",
+               "the operator's targets endpoint, as agents reach it (shardingStrategy: consistent)",
+               [&f](const std::string& v) { f.opts.operator_targets_url = check_sd_url(v); }});
   t.push_back({{"threads"},
                "N",
                "the number of CPUs, at most 8",

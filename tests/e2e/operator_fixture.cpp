@@ -62,6 +62,7 @@ void OperatorFixture::start_operator(std::optional<actors::ControllerOptions> o)
     co.reflector.backoff = k8s::Backoff{std::chrono::milliseconds(50), std::chrono::milliseconds(1000)};
     co.writer.now_rfc3339 = [] { return std::string("2024-05-01T12:00:00Z"); };
     co.kubelet = opts_.kubelet;
+    co.root.on_render = opts_.on_render;
     if (opts_.integrations_sd) {
       rt_->pods = k8s::make_curl_transport(k8s::ClusterConfig{});
       co.sd = actors::SdConfig{rt_->pods, std::chrono::milliseconds(2000), std::chrono::milliseconds(0)};

@@ -6,6 +6,7 @@
 // owned object is left over.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,6 +32,9 @@ struct FixtureOptions {
   bool integrations_sd = true;
   // -kubelet-service: the kubelet Service controller and its informers.
   std::optional<model::KubeletServiceOptions> kubelet;
+  // Also handed every root output (RootConfig::on_render), e.g. to run the
+  // consistent-sharding allocations beside the controller.
+  std::function<void(const actors::RootOutput&)> on_render;
 };
 
 // A second operator process, for leader election: its own actor system,

@@ -1,0 +1,151 @@
+#include "actors/allocation/targets_endpoint.hpp"
+
+#include <algorithm>
+#include <future>
+
+#include "allocation/responses.hpp"
+#include "model/parse.hpp"
+#include "model/sha256.hpp"
+#include "model/yaml_emit.hpp"
+
+namespace actors {
+namespace {
+
+constexpr auto kAcceptedFor = std::chrono::minutes(1);
+constexpr auto kRefusedFor = std::chrono::seconds(10);
+
+HttpResponse text(int status, std::string body) {
+  HttpResponse r;
+  r.status = status;
+  r.body = std::move(body);
+  return r;
+}
+
+const k8s::Resource& token_reviews() {
+  static const k8s::Resource r{"authentication.k8s.io", "v1", "tokenreviews", "TokenReview", false};
+  return r;
+}
+
+std::string review_body(const std::string& token) {
+  model::Value spec = model::Value::obj({{"token", token}, {"audiences", model::Value::arr({kTargetsAudience})}});
+  return model::to_json(model::Value::obj(
+      {{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "TokenReview"}, {"spec", std::move(spec)}}));
+}
+
+TokenReviewResult read_review(const k8s::Result& r) {
+  TokenReviewResult out;
+  if (r.status != 201 && r.status != 200) {
+    out.error = "TokenReview failed: HTTP " + std::to_string(r.status) + (r.error.empty() ? "" : ": " + r.error);
+    return out;
+  }
+  try {
+    model::Value v = model::parse_json(r.body, "TokenReview");
+    const model::Value* status = v.find("status");
+    out.answered = true;
+    const model::Value* ok = status ? status->find("authenticated") : nullptr;
+    out.authenticated = ok && ok->is_bool() && ok->as_bool();
+    const model::Value* user = status ? status->find("user") : nullptr;
+    const model::Value* name = user ? user->find("username") : nullptr;
+    if (name && name->is_string()) out.username = name->as_string();
+  } catch (const std::exception& e) {
+    out.answered = false;
+    out.error = std::string("TokenReview answer unreadable: ") + e.what();
+  }
+  return out;
+}
+
+std::optional<std::string> bearer_token(const HttpRequest& request) {
+  const std::string* h = request.header("Authorization");
+  const std::string prefix = "Bearer ";
+  if (!h || h->size() <= prefix.size() || h->compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+  return h->substr(prefix.size());
+}
+
+const std::string* param(const HttpRequest& request, const char* name) {
+  auto it = request.params.find(name);
+  return it == request.params.end() || it->second.empty() ? nullptr : &it->second;
+}
+
+HttpResponse answer(const HttpRequest& request, const ShardTargets& t) {
+  HttpResponse r;
+  r.headers["ETag"] = t.etag;
+  r.headers["Cache-Control"] = "no-cache";
+  r.content_type = "application/json";
+  const std::string* match = request.header("If-None-Match");
+  if (match && *match == t.etag) {
+    r.status = 304;
+    return r;
+  }
+  r.shared_body = t.body;
+  return r;
+}
+
+const ShardTargets& no_targets() {
+  static const ShardTargets t{std::make_shared<const std::string>("[]\n"), allocation::body_etag("[]\n")};
+  return t;
+}
+
+}  // namespace
+
+TokenReviewer make_token_reviewer(k8s::Client& client, std::chrono::milliseconds timeout) {
+  return [&client, timeout](const std::string& token) {
+    auto done = std::make_shared<std::promise<k8s::Result>>();
+    std::future<k8s::Result> result = done->get_future();
+    client.create(token_reviews(), "", review_body(token), [done](k8s::Result r) { done->set_value(std::move(r)); });
+    if (result.wait_for(timeout) != std::future_status::ready)
+      return TokenReviewResult{false, false, {}, "TokenReview timed out"};
+    return read_review(result.get());
+  };
+}
+
+TokenReviewCache::TokenReviewCache(TokenReviewer reviewer, Clock now)
+    : reviewer_(std::move(reviewer)), now_(std::move(now)) {}
+
+TokenReviewResult TokenReviewCache::review(const std::string& token) {
+  const std::string key = model::sha256_hex(token);
+  const auto now = now_();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(key);
+    if (it != entries_.end() && it->second.until > now) return it->second.result;
+    if (it != entries_.end()) entries_.erase(it);
+  }
+  TokenReviewResult r = reviewer_(token);
+  if (!r.answered) return r;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (entries_.size() > 10000) entries_.clear();  // bounded: tokens rotate hourly
+  entries_[key] = {
+      r, now + (r.authenticated ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(kAcceptedFor)
+                                : std::chrono::duration_cast<std::chrono::steady_clock::duration>(kRefusedFor))};
+  return r;
+}
+
+HttpResponse targets_response(const HttpRequest& request, const AgentTargetsLookup& lookup, TokenReviewCache& tokens) {
+  auto agent = agent_param(request, true);
+  if (auto* error = std::get_if<HttpResponse>(&agent)) return *error;
+  const auto& [ns, name] = std::get<1>(agent);
+  const std::string* job = param(request, "job");
+  const std::string* shard = param(request, "shard");
+  if (!job || !shard) return text(400, "missing query parameter: job=JOB and shard=N are required\n");
+  std::optional<AgentLookup> found = lookup(ns, name);
+  if (!found) return text(404, "GrafanaAgent " + ns + "/" + name + " has no consistent sharding\n");
+  std::optional<std::string> token = bearer_token(request);
+  if (!token) {
+    HttpResponse r = text(401, "a Bearer token of the agent's ServiceAccount is required\n");
+    r.headers["WWW-Authenticate"] = "Bearer";
+    return r;
+  }
+  TokenReviewResult review = tokens.review(*token);
+  if (!review.answered) return text(503, review.error + "\n");
+  if (!review.authenticated) return text(401, "the token is not valid for the audience agent-operator\n");
+  if (review.username != "system:serviceaccount:" + ns + ":" + found->service_account)
+    return text(403, review.username + " may not read the targets of GrafanaAgent " + ns + "/" + name + "\n");
+  if (!found->targets) return text(503, "the first allocation of GrafanaAgent " + ns + "/" + name + " is pending\n");
+  const AgentTargets& t = *found->targets;
+  if (std::find(t.shards.begin(), t.shards.end(), *shard) == t.shards.end())
+    return text(404, "GrafanaAgent " + ns + "/" + name + " has no shard \"" + *shard + "\"\n");
+  auto it = t.answers.find({*job, *shard});
+  return answer(request, it == t.answers.end() ? no_targets() : it->second);
+}
+
+}  // namespace actors

@@ -1,0 +1,244 @@
+// shardingStrategy: consistent end to end (issue 19): the controller
+// renders the agent, AgentAllocations runs its allocation on the operator's
+// own watches against simcluster, and the targets endpoint serves each
+// shard its share to the agent's ServiceAccount only (TokenReview through
+// simcluster). Checks the shards' answers are disjoint and cover every
+// endpoint address, that a new address reaches exactly one shard, the
+// 401/403/404 answers, ETags, and that going back to hashmod stops it.
+#include <httplib.h>
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "actors/allocation/agent_allocations.hpp"
+#include "actors/allocation/targets_endpoint.hpp"
+#include "eventually.hpp"
+#include "k8s/client/curl_transport.hpp"
+#include "model/parse.hpp"
+#include "model/yaml_emit.hpp"
+#include "operator_fixture.hpp"
+
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr int kShards = 3;
+
+std::string agent_yaml(const std::string& strategy) {
+  return R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: agent, namespace: mon}
+spec:
+  serviceAccountName: agent
+  metrics:
+    instanceSelector: {}
+    shards: 3
+    shardingStrategy: )" +
+         strategy + "\n";
+}
+
+const char* const kCluster = R"(
+apiVersion: v1
+kind: Namespace
+metadata: {name: mon}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: app}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: agent, namespace: mon}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: other, namespace: mon}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: primary, namespace: mon}
+spec:
+  serviceMonitorNamespaceSelector: {}
+  serviceMonitorSelector: {}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web, namespace: app}
+spec:
+  selector: {matchLabels: {app: web}}
+  endpoints: [{port: http-metrics}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: app, labels: {app: web}}
+spec: {ports: [{name: http-metrics, port: 8080}]}
+)";
+
+std::string endpoints_yaml(int addresses) {
+  std::string list;
+  for (int i = 0; i < addresses; ++i) list += "{ip: 10.1.0." + std::to_string(i + 1) + "},";
+  return "apiVersion: v1\nkind: Endpoints\nmetadata: {name: web, namespace: app, labels: {app: web}}\n"
+         "subsets: [{addresses: [" +
+         list + "], ports: [{name: http-metrics, port: 8080}]}]\n";
+}
+
+const std::string kJob = "serviceMonitor/app/web/0";
+
+// Runs the allocations and the endpoint beside the fixture's controller.
+struct Sharding {
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  std::unique_ptr<k8s::Client> client;
+  std::unique_ptr<actors::AgentAllocations> allocations;
+  std::unique_ptr<actors::TokenReviewCache> tokens;
+  std::unique_ptr<actors::OperatorHttpServer> http;
+
+  explicit Sharding(const std::string& api) {
+    cfg.set("scheduler.max-threads", 2);
+    sys = std::make_unique<caf::actor_system>(cfg);
+    k8s::ClusterConfig cc;
+    cc.server = api;
+    client = std::make_unique<k8s::Client>(k8s::make_curl_transport(cc));
+    allocations = std::make_unique<actors::AgentAllocations>(*sys, actors::AgentAllocationsConfig{client.get()});
+    tokens = std::make_unique<actors::TokenReviewCache>(actors::make_token_reviewer(*client, 10s));
+    http = std::make_unique<actors::OperatorHttpServer>(actors::HttpServerOptions{}, actors::OperatorHttpSources{});
+    http->add_get(actors::kTargetsPath, [this](const actors::HttpRequest& r) {
+      return actors::targets_response(
+          r, [this](const std::string& ns, const std::string& name) { return allocations->lookup(ns, name); }, *tokens);
+    });
+    http->start();
+  }
+  ~Sharding() {
+    http->stop();
+    allocations->stop();
+  }
+};
+
+std::string mint(e2e::OperatorFixture& f, const std::string& sa, const std::string& audience) {
+  httplib::Client c(f.server().url());
+  std::string body =
+      R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"audiences":[")" + audience + R"("]}})";
+  auto r = c.Post(("/api/v1/namespaces/mon/serviceaccounts/" + sa + "/token").c_str(), body, "application/json");
+  REQUIRE(r);
+  REQUIRE(r->status == 201);
+  return model::parse_json(r->body).find("status")->find("token")->as_string();
+}
+
+struct Answer {
+  int status = 0;
+  std::string body, etag;
+};
+
+Answer get(Sharding& s, const std::string& query, const std::string& token, const std::string& etag = "") {
+  httplib::Client c("127.0.0.1", s.http->port());
+  httplib::Headers h;
+  if (!token.empty()) h.emplace("Authorization", "Bearer " + token);
+  if (!etag.empty()) h.emplace("If-None-Match", etag);
+  auto r = c.Get((std::string(actors::kTargetsPath) + "?" + query).c_str(), h);
+  REQUIRE(r);
+  return {r->status, r->body, r->get_header_value("ETag")};
+}
+
+std::string shard_query(int shard) {
+  return "agent=mon/agent&job=" + kJob + "&shard=" + std::to_string(shard);
+}
+
+// Every shard's addresses, or nullopt while some shard does not answer 200.
+std::optional<std::vector<std::set<std::string>>> shard_addresses(Sharding& s, const std::string& token) {
+  std::vector<std::set<std::string>> out;
+  for (int shard = 0; shard < kShards; ++shard) {
+    Answer a = get(s, shard_query(shard), token);
+    if (a.status != 200) return std::nullopt;
+    std::set<std::string> addresses;
+    const model::Value groups = model::parse_json(a.body);
+    for (const model::Value& group : groups.as_array())
+      for (const model::Value& t : group.find("targets")->as_array()) addresses.insert(t.as_string());
+    out.push_back(std::move(addresses));
+  }
+  return out;
+}
+
+// True when the shards hold `n` addresses in all, none twice.
+bool partitioned(const std::vector<std::set<std::string>>& shards, std::size_t n) {
+  std::set<std::string> all;
+  std::size_t sum = 0;
+  for (const auto& s : shards) {
+    sum += s.size();
+    all.insert(s.begin(), s.end());
+  }
+  return sum == n && all.size() == n;
+}
+
+}  // namespace
+
+TEST_CASE("consistent sharding: each shard gets a disjoint share, only for the agent's account", "[e2e][sharding]") {
+  e2e::FixtureOptions fo;
+  fo.load_examples = false;
+  fo.integrations_sd = false;
+  fo.start_operator = false;
+  auto sharding = std::make_shared<std::unique_ptr<Sharding>>();
+  fo.on_render = [sharding](const actors::RootOutput& out) {
+    if (*sharding) (*sharding)->allocations->on_render(out);
+  };
+  e2e::OperatorFixture f(fo);
+  *sharding = std::make_unique<Sharding>(f.server().url());
+  Sharding& s = **sharding;
+  f.apply_yaml(std::string(kCluster) + "---\n" + endpoints_yaml(30) + "---\n" + agent_yaml("consistent"));
+  f.start_operator();
+  REQUIRE(f.wait_converged(60s));
+  const std::string token = mint(f, "agent", actors::kTargetsAudience);
+
+  std::vector<std::set<std::string>> shards;
+  REQUIRE(testutil::eventually([&] {
+    auto got = shard_addresses(s, token);
+    if (got && partitioned(*got, 30)) shards = *got;
+    return !shards.empty();
+  }));
+  for (const auto& share : shards) CHECK(share.size() >= 5);  // consistent hashing spreads 30 over 3
+
+  SECTION("who may ask") {
+    CHECK(get(s, shard_query(0), "").status == 401);
+    CHECK(get(s, shard_query(0), "not-a-token").status == 401);
+    CHECK(get(s, shard_query(0), mint(f, "agent", k8s::sim::kApiAudience)).status == 401);
+    Answer other = get(s, shard_query(0), mint(f, "other", actors::kTargetsAudience));
+    CHECK(other.status == 403);
+    CHECK_THAT(other.body, Catch::Contains("system:serviceaccount:mon:other"));
+    CHECK(get(s, "agent=mon/nobody&job=x&shard=0", token).status == 404);
+    CHECK(get(s, "agent=mon/agent&job=" + kJob + "&shard=7", token).status == 404);
+    CHECK(get(s, "agent=mon/agent&shard=0", token).status == 400);
+    Answer unknown_job = get(s, "agent=mon/agent&job=nope&shard=0", token);
+    CHECK(unknown_job.status == 200);
+    CHECK(unknown_job.body == "[]\n");
+  }
+  SECTION("ETags: an unchanged answer is a 304") {
+    Answer first = get(s, shard_query(1), token);
+    REQUIRE(first.status == 200);
+    REQUIRE(!first.etag.empty());
+    Answer again = get(s, shard_query(1), token, first.etag);
+    CHECK(again.status == 304);
+    CHECK(again.body.empty());
+  }
+  SECTION("a new address lands on exactly one shard, the others keep theirs") {
+    f.apply_yaml(endpoints_yaml(31));
+    std::vector<std::set<std::string>> after;
+    REQUIRE(testutil::eventually([&] {
+      auto got = shard_addresses(s, token);
+      if (got && partitioned(*got, 31)) after = *got;
+      return !after.empty();
+    }));
+    int changed = 0;
+    for (int i = 0; i < kShards; ++i) {
+      for (const auto& a : shards[i]) CHECK(after[i].count(a) == 1);  // nothing moved
+      changed += after[i].size() != shards[i].size();
+    }
+    CHECK(changed == 1);
+  }
+  SECTION("back to hashmod: the operator stops placing the agent's targets") {
+    f.apply_yaml(agent_yaml("hashmod"));
+    REQUIRE(f.wait_converged(60s));
+    CHECK(testutil::eventually([&] { return s.allocations->agents() == 0; }));
+    CHECK(get(s, shard_query(0), token).status == 404);
+  }
+  f.stop_operator();
+}
