@@ -8,15 +8,23 @@
 #include <httplib.h>
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <map>
 #include <set>
+#include <thread>
 
+#include "../scratch.hpp"
 #include "actors/allocation/agent_allocations.hpp"
 #include "actors/allocation/targets_endpoint.hpp"
 #include "eventually.hpp"
 #include "k8s/client/curl_transport.hpp"
+#include "model/codec.hpp"
+#include "model/object_fields.hpp"
 #include "model/parse.hpp"
+#include "model/render.hpp"
 #include "model/yaml_emit.hpp"
 #include "operator_fixture.hpp"
+#include "tests/allocation/http_fixtures.hpp"
 
 using namespace std::chrono_literals;
 
@@ -240,5 +248,190 @@ TEST_CASE("consistent sharding: each shard gets a disjoint share, only for the a
     CHECK(testutil::eventually([&] { return s.allocations->agents() == 0; }));
     CHECK(get(s, shard_query(0), token).status == 404);
   }
+  f.stop_operator();
+}
+
+// The proof with real agents: one Prometheus (Debian's, without
+// kubernetes_sd) runs, for each shard, the job as the operator rendered it
+// under consistent (http_sd to the targets endpoint) and as it renders it
+// under hashmod (its kubernetes_sd swapped for http_sd serving every
+// discovered target, the hashmod pair kept). Both strategies must end with
+// the same targets and final labels, none on two shards; and when the
+// endpoint goes away, the consistent jobs keep their targets.
+namespace {
+
+// The scrape job `job` of a config Secret's agent.yml.
+model::Value rendered_job(const model::Value& secret, const std::string& job) {
+  auto text = model::base64_decode(model::string_at(secret, {"data", "agent.yml"}));
+  REQUIRE(text);
+  auto docs = model::parse_documents(*text, "agent.yml");
+  for (const model::Value& j :
+       docs.at(0).value.find("metrics")->find("configs")->as_array().at(0).find("scrape_configs")->as_array())
+    if (model::string_at(j, {"job_name"}) == job) return j;
+  FAIL("no job " + job);
+  return {};
+}
+
+// The hashmod job as the operator renders it for the same cluster.
+model::Value hashmod_job() {
+  model::Inventory inv;
+  for (auto& doc : model::parse_documents(std::string(kCluster) + "---\n" + agent_yaml("hashmod"), "manifests"))
+    inv.add(std::move(doc.value));
+  const model::AgentRender r = model::render_agent(inv, inv.agents.at({"mon", "agent"}).obj, {});
+  for (const model::Value& o : r.objects)
+    if (model::string_at(o, {"kind"}) == "Secret" && model::string_at(o, {"metadata", "name"}) == "agent-config")
+      return rendered_job(o, kJob);
+  FAIL("no config Secret");
+  return {};
+}
+
+void replace_all(std::string& s, const std::string& from, const std::string& to) {
+  if (from.empty()) return;
+  for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+}
+
+// One job of shard `shard`, renamed, its $(SHARD) expanded as the config
+// reloader would, polling every second.
+model::Value shard_job(const model::Value& job, int shard, const std::string& name, const std::string& from,
+                       const std::string& to) {
+  std::string text = model::to_json(job);
+  replace_all(text, "$(SHARD)", std::to_string(shard));
+  replace_all(text, from, to);
+  model::Value out = model::parse_json(text);
+  out.set("job_name", name);
+  for (model::Value& sd : out.find("http_sd_configs")->as_array()) sd.set("refresh_interval", "1s");
+  return out;
+}
+
+// scrape pool -> canonical final label sets of its active targets.
+std::map<std::string, std::set<std::string>> pools(httplib::Client& prom) {
+  std::map<std::string, std::set<std::string>> out;
+  auto res = prom.Get("/api/v1/targets?state=active");
+  if (!res || res->status != 200) return out;
+  const model::Value doc = model::parse_json(res->body);
+  for (const model::Value& t : doc.find("data")->find("activeTargets")->as_array()) {
+    model::Value labels = *t.find("labels");
+    labels.erase("job");  // the pool's name, which differs by construction
+    out[model::string_at(t, {"scrapePool"})].insert(model::to_json(labels));
+  }
+  return out;
+}
+
+// The union of the pools whose names start with `prefix`, or nullopt when
+// a target sits in two of them.
+std::optional<std::set<std::string>> union_of(const std::map<std::string, std::set<std::string>>& p,
+                                              const std::string& prefix) {
+  std::set<std::string> all;
+  std::size_t sum = 0;
+  for (const auto& [pool, targets] : p) {
+    if (pool.rfind(prefix, 0) != 0) continue;
+    sum += targets.size();
+    all.insert(targets.begin(), targets.end());
+  }
+  if (sum != all.size()) return std::nullopt;
+  return all;
+}
+
+}  // namespace
+
+TEST_CASE("consistent sharding: Prometheus per shard ends with hashmod's targets and keeps them offline",
+          "[e2e][sharding][prometheus]") {
+  REQUIRE(std::filesystem::exists("/usr/bin/prometheus"));
+  e2e::FixtureOptions fo;
+  fo.load_examples = false;
+  fo.integrations_sd = false;
+  fo.start_operator = false;
+  auto sharding = std::make_shared<std::unique_ptr<Sharding>>();
+  fo.on_render = [sharding](const actors::RootOutput& out) {
+    if (*sharding) (*sharding)->allocations->on_render(out);
+  };
+  e2e::OperatorFixture f(fo);
+  *sharding = std::make_unique<Sharding>(f.server().url());
+  Sharding& s = **sharding;
+  f.apply_yaml(std::string(kCluster) + "---\n" + endpoints_yaml(30) + "---\n" + agent_yaml("consistent"));
+  f.start_operator();
+  REQUIRE(f.wait_converged(60s));
+  const std::string token = mint(f, "agent", actors::kTargetsAudience);
+  std::string every_target;  // the discovered targets of all shards, one http_sd body
+  REQUIRE(testutil::eventually([&] {
+    auto got = shard_addresses(s, token);
+    if (!got || !partitioned(*got, 30)) return false;
+    model::Value all = model::Value::array();
+    for (int shard = 0; shard < kShards; ++shard) {
+      model::Value groups = model::parse_json(get(s, shard_query(shard), token).body);
+      for (model::Value& g : groups.as_array()) all.push(std::move(g));
+    }
+    every_target = model::to_json(all);
+    return true;
+  }));
+  httplib::Server discovery;  // hashmod's stand-in for kubernetes_sd
+  discovery.Get("/all", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content(every_target, "application/json");
+  });
+  const int discovery_port = discovery.bind_to_any_port("127.0.0.1");
+  std::thread serving([&] { discovery.listen_after_bind(); });
+
+  testutil::TempDir dir("ao-consistent-prom");
+  const std::string token_file = dir.write("token", token);
+  const model::Value consistent = rendered_job(*f.get("Secret", "mon", "agent-config"), kJob);
+  const model::Value hashmod = hashmod_job();
+  model::Value jobs = model::Value::array();
+  for (int shard = 0; shard < kShards; ++shard) {
+    jobs.push(shard_job(consistent, shard, "consistent-" + std::to_string(shard),
+                        "http://agent-operator-metrics.agent-operator.svc:8080",
+                        "http://127.0.0.1:" + std::to_string(s.http->port())));
+    jobs.as_array()
+        .back()
+        .find("http_sd_configs")
+        ->as_array()[0]
+        .find("authorization")
+        ->set("credentials_file", token_file);
+    model::Value h = hashmod;
+    h.erase("kubernetes_sd_configs");
+    h.set("http_sd_configs", model::Value::arr({model::Value::obj(
+                                 {{"url", "http://127.0.0.1:" + std::to_string(discovery_port) + "/all"}})}));
+    jobs.push(shard_job(h, shard, "hashmod-" + std::to_string(shard), "", ""));
+  }
+  dir.write("prometheus.yml",
+            model::to_json(model::Value::obj(
+                {{"global", model::Value::obj({{"scrape_interval", "1h"}})}, {"scrape_configs", std::move(jobs)}})));
+  const int prom_port = http_test::free_port();
+  http_test::Child prometheus = http_test::start_prometheus(dir.path, prom_port);
+  httplib::Client prom("127.0.0.1", prom_port);
+  prom.set_connection_timeout(1);
+
+  std::optional<std::set<std::string>> by_consistent, by_hashmod;
+  const bool settled = testutil::eventually(
+      [&] {
+        auto p = pools(prom);
+        by_consistent = union_of(p, "consistent-");
+        by_hashmod = union_of(p, "hashmod-");
+        return p.size() == 2 * kShards && by_consistent && by_hashmod && by_consistent->size() == 30 &&
+               by_hashmod->size() == 30;
+      },
+      60s, 250ms);
+  REQUIRE(by_consistent);
+  REQUIRE(by_hashmod);
+  CHECK(settled);
+  CHECK(*by_consistent == *by_hashmod);
+  CHECK_THAT(*by_consistent->begin(), Catch::Contains("\"endpoint\":\"http-metrics\"") &&
+                                          Catch::Contains("\"namespace\":\"app\"") &&
+                                          Catch::Contains("\"service\":\"web\""));
+
+  // The operator goes away: Prometheus keeps the last targets it was given.
+  const auto before = pools(prom);
+  s.http->stop();
+  std::this_thread::sleep_for(3s);  // three refresh intervals of the consistent jobs
+  const auto after = pools(prom);
+  for (int shard = 0; shard < kShards; ++shard) {
+    const std::string pool = "consistent-" + std::to_string(shard);
+    INFO(pool);
+    CHECK(!after.at(pool).empty());
+    CHECK(after.at(pool) == before.at(pool));
+  }
+  prometheus.terminate();
+  discovery.stop();
+  serving.join();
   f.stop_operator();
 }
