@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <thread>
@@ -16,6 +17,7 @@
 #include "../scratch.hpp"
 #include "actors/allocation/agent_allocations.hpp"
 #include "actors/allocation/targets_endpoint.hpp"
+#include "allocation/runtime/replay.hpp"
 #include "eventually.hpp"
 #include "k8s/client/curl_transport.hpp"
 #include "model/codec.hpp"
@@ -102,13 +104,14 @@ struct Sharding {
   std::unique_ptr<actors::TokenReviewCache> tokens;
   std::unique_ptr<actors::OperatorHttpServer> http;
 
-  explicit Sharding(const std::string& api) {
+  explicit Sharding(const std::string& api, const std::string& journal_dir = "") {
     cfg.set("scheduler.max-threads", 2);
     sys = std::make_unique<caf::actor_system>(cfg);
     k8s::ClusterConfig cc;
     cc.server = api;
     client = std::make_unique<k8s::Client>(k8s::make_curl_transport(cc));
-    allocations = std::make_unique<actors::AgentAllocations>(*sys, actors::AgentAllocationsConfig{client.get()});
+    allocations =
+        std::make_unique<actors::AgentAllocations>(*sys, actors::AgentAllocationsConfig{client.get(), journal_dir});
     tokens = std::make_unique<actors::TokenReviewCache>(actors::make_token_reviewer(*client, 10s));
     http = std::make_unique<actors::OperatorHttpServer>(actors::HttpServerOptions{}, actors::OperatorHttpSources{});
     http->add_get(actors::kTargetsPath, [this](const actors::HttpRequest& r) {
@@ -190,7 +193,8 @@ TEST_CASE("consistent sharding: each shard gets a disjoint share, only for the a
     if (*sharding) (*sharding)->allocations->on_render(out);
   };
   e2e::OperatorFixture f(fo);
-  *sharding = std::make_unique<Sharding>(f.server().url());
+  testutil::TempDir journals("ao-consistent-journal");
+  *sharding = std::make_unique<Sharding>(f.server().url(), journals.path.string());
   Sharding& s = **sharding;
   f.apply_yaml(std::string(kCluster) + "---\n" + endpoints_yaml(30) + "---\n" + agent_yaml("consistent"));
   f.start_operator();
@@ -241,6 +245,20 @@ TEST_CASE("consistent sharding: each shard gets a disjoint share, only for the a
       changed += after[i].size() != shards[i].size();
     }
     CHECK(changed == 1);
+  }
+  SECTION("the agent's allocation journal replays to the placement served") {
+    s.allocations->stop();  // the journal is complete once its actor is done
+    std::ifstream in(journals.path / "allocation-mon-agent.jsonl");
+    REQUIRE(in);
+    allocation::runtime::Replayer replay({});
+    std::string line;
+    for (std::size_t n = 1; std::getline(in, line); ++n) replay.feed(line, n);
+    const auto assignment = allocation::runtime::assignment_of(replay.state().allocator());
+    for (int shard = 0; shard < kShards; ++shard) {
+      std::set<std::string> replayed;
+      for (const std::string& t : assignment.at(std::to_string(shard))) replayed.insert(t.substr(kJob.size() + 1));
+      CHECK(replayed == shards[shard]);
+    }
   }
   SECTION("back to hashmod: the operator stops placing the agent's targets") {
     f.apply_yaml(agent_yaml("hashmod"));
