@@ -40,49 +40,7 @@ double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
-// Each job's kubernetes_sd targets, numbered in discovery order.
-TargetList discover(const Value& jobs, const reshard_bench::Cluster& cluster) {
-  TargetList out;
-  for (const auto& job : jobs.as_array()) {
-    const std::string& name = job.find("job_name")->as_string();
-    const Value& sd = job.find("kubernetes_sd_configs")->as_array().at(0);
-    auto config = allocation::discovery::parse_kubernetes_sd_config(sd, name + ".kubernetes_sd_configs[0]");
-    std::vector<allocation::TargetGroup> groups;
-    for (auto& g : allocation::discovery::discover_kubernetes(config, cluster.objects)) groups.push_back(g.group);
-    allocation::append_targets(allocation::Name::intern(name), groups, out);
-  }
-  for (std::size_t i = 0; i < out.size(); ++i) out[i].order = i;
-  return out;
-}
-
-// `v` with every string "$(SHARD)" replaced by `shard`.
-Value with_shard(Value v, std::int64_t shard) {
-  if (v.is_string() && v.as_string() == "$(SHARD)") return Value(std::to_string(shard));
-  if (v.is_array())
-    for (auto& item : v.as_array()) item = with_shard(std::move(item), shard);
-  if (v.is_object())
-    for (auto& [key, member] : v.as_object()) member = with_shard(std::move(member), shard);
-  return v;
-}
-
-// Where each discovered target goes (-1: no shard keeps it); `twice`
-// counts targets more than one shard keeps.
-struct Placement {
-  std::vector<int> shard_of;
-  std::size_t twice = 0;
-};
-
-Placement hashmod(const Value& jobs, const TargetList& discovered, int shards) {
-  Placement p{std::vector<int>(discovered.size(), -1)};
-  for (int k = 0; k < shards; ++k) {
-    allocation::RelabelFilter filter;
-    filter.set_scrape_configs(with_shard(jobs, k));
-    TargetList kept = discovered;
-    filter.apply(kept);
-    for (const auto& t : kept) p.twice += p.shard_of[t.order] >= 0, p.shard_of[t.order] = k;
-  }
-  return p;
-}
+using reshard_bench::Placement;
 
 // The jobs without their last two rules, which must be the sharding pair
 // (a hashmod into __tmp_hash, then a keep of "$(SHARD)").
@@ -96,12 +54,6 @@ Value without_sharding(Value jobs) {
     rules.resize(rules.size() - 2);
   }
   return jobs;
-}
-
-std::vector<allocation::Collector> shards(int n) {
-  std::vector<allocation::Collector> out;
-  for (int i = 0; i < n; ++i) out.push_back({reshard_bench::shard_name(i), "", true, {}});
-  return out;
 }
 
 Placement placement_of(const allocation::Allocator& a, std::size_t discovered) {
@@ -128,14 +80,14 @@ Consistent consistent(const Value& jobs, const TargetList& discovered, int n) {
   allocation::ManualClock clock;
   auto make = [&] { return allocation::Allocator(allocation::make_strategy({}), {}, clock); };
   allocation::Allocator live = make();
-  live.set_collectors(shards(n));
+  live.set_collectors(reshard_bench::shard_collectors(n));
   live.set_targets(kept);
   Consistent out;
   out.before = placement_of(live, discovered.size());
-  live.set_collectors(shards(n + 1));
+  live.set_collectors(reshard_bench::shard_collectors(n + 1));
   out.after = placement_of(live, discovered.size());
   allocation::Allocator fresh = make();
-  fresh.set_collectors(shards(n + 1));
+  fresh.set_collectors(reshard_bench::shard_collectors(n + 1));
   fresh.set_targets(std::move(kept));
   out.restarted = placement_of(fresh, discovered.size());
   return out;
@@ -187,10 +139,11 @@ bool run(const reshard_bench::Cluster& cluster, int n) {
         jobs_next = reshard_bench::render_scrape_configs(cluster, n + 1);
   double render_ms = ms_since(t);
   t = Clock::now();
-  TargetList discovered = discover(jobs, cluster);
+  TargetList discovered = reshard_bench::discover(jobs, cluster.objects);
   double discover_ms = ms_since(t);
   t = Clock::now();
-  Placement hm_before = hashmod(jobs, discovered, n), hm_after = hashmod(jobs_next, discovered, n + 1);
+  Placement hm_before = reshard_bench::hashmod_placement(jobs, discovered, n),
+            hm_after = reshard_bench::hashmod_placement(jobs_next, discovered, n + 1);
   double hashmod_ms = ms_since(t);
   t = Clock::now();
   Consistent ch = consistent(jobs, discovered, n);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "allocation/filter.hpp"
 #include "model/inventory.hpp"
 #include "model/render.hpp"
 #include "model/workload_options.hpp"
@@ -229,6 +230,47 @@ std::string shard_name(std::int64_t shard) {
   model::GrafanaAgent agent;
   agent.meta.name = "agent";
   return model::metrics_shard_name(agent, shard);
+}
+
+std::vector<allocation::Collector> shard_collectors(int n) {
+  std::vector<allocation::Collector> out;
+  for (int i = 0; i < n; ++i) out.push_back({shard_name(i), "", true, {}});
+  return out;
+}
+
+allocation::TargetList discover(const Value& jobs, const std::vector<allocation::discovery::KindObject>& objects) {
+  allocation::TargetList out;
+  for (const auto& job : jobs.as_array()) {
+    const std::string& name = job.find("job_name")->as_string();
+    const Value& sd = job.find("kubernetes_sd_configs")->as_array().at(0);
+    auto config = allocation::discovery::parse_kubernetes_sd_config(sd, name + ".kubernetes_sd_configs[0]");
+    std::vector<allocation::TargetGroup> groups;
+    for (auto& g : allocation::discovery::discover_kubernetes(config, objects)) groups.push_back(g.group);
+    allocation::append_targets(allocation::Name::intern(name), groups, out);
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) out[i].order = i;
+  return out;
+}
+
+Value with_shard(Value v, std::int64_t shard) {
+  if (v.is_string() && v.as_string() == "$(SHARD)") return Value(std::to_string(shard));
+  if (v.is_array())
+    for (auto& item : v.as_array()) item = with_shard(std::move(item), shard);
+  if (v.is_object())
+    for (auto& [key, member] : v.as_object()) member = with_shard(std::move(member), shard);
+  return v;
+}
+
+Placement hashmod_placement(const Value& jobs, const allocation::TargetList& discovered, int shards) {
+  Placement p{std::vector<int>(discovered.size(), -1)};
+  for (int k = 0; k < shards; ++k) {
+    allocation::RelabelFilter filter;
+    filter.set_scrape_configs(with_shard(jobs, k));
+    allocation::TargetList kept = discovered;
+    filter.apply(kept);
+    for (const auto& t : kept) p.twice += p.shard_of[t.order] >= 0, p.shard_of[t.order] = k;
+  }
+  return p;
 }
 
 }  // namespace reshard_bench

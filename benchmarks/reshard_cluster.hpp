@@ -9,6 +9,8 @@
 // operator's own renderer (model::render_agent) and returns the metrics
 // instance's scrape_configs as the agent would read them; it throws
 // std::runtime_error listing the problems when the render reports any.
+// The placement helpers below are shared with tests/allocation/
+// reshard_test.cpp, which runs the same path on a small cluster in CI.
 #pragma once
 
 #include <cstddef>
@@ -16,7 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "allocation/collector.hpp"
 #include "allocation/discovery/kubernetes_index.hpp"
+#include "allocation/target.hpp"
 #include "model/value.hpp"
 
 namespace reshard_bench {
@@ -38,5 +42,24 @@ model::Value render_scrape_configs(const Cluster& cluster, std::int64_t shards);
 // The name of shard `shard`'s StatefulSet ("agent", "agent-shard-1", ...):
 // the collector id each shard would poll with.
 std::string shard_name(std::int64_t shard);
+// Collectors named as the shards 0..n-1 (shard_name), all ready.
+std::vector<allocation::Collector> shard_collectors(int n);
+
+// Each job's kubernetes_sd targets over `objects` (the job's first
+// kubernetes_sd config), numbered in discovery order (Target::order).
+allocation::TargetList discover(const model::Value& jobs,
+                                const std::vector<allocation::discovery::KindObject>& objects);
+// `v` with every string "$(SHARD)" replaced by `shard`, as the config
+// reloader expands it in each shard's pods.
+model::Value with_shard(model::Value v, std::int64_t shard);
+
+// Where each discovered target goes under the rendered hashmod rules
+// (-1: no shard keeps it), by Target::order; `twice` counts targets that
+// more than one shard keeps.
+struct Placement {
+  std::vector<int> shard_of;
+  std::size_t twice = 0;
+};
+Placement hashmod_placement(const model::Value& jobs, const allocation::TargetList& discovered, int shards);
 
 }  // namespace reshard_bench

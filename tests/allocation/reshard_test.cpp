@@ -1,9 +1,10 @@
 // Resharding a GrafanaAgent from N to N+1 shards (issue 19), on a small
 // cluster through the real path: the operator's render of a ServiceMonitor,
 // kubernetes_sd over an Endpoints object, the rendered relabel rules, and
-// either the rendered hashmod pair or the allocator's consistent-hashing
-// over collectors named as the shards. benchmarks/reshard_bench measures
-// the same at 10,000 targets; this keeps consistent-hashing's bounds in CI.
+// either the rendered hashmod pair or, under shardingStrategy consistent,
+// the operator's allocator config (its jobs and its shards as collectors)
+// with consistent-hashing. benchmarks/reshard_bench measures the same at
+// 10,000 targets; this keeps consistent-hashing's bounds in CI.
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -12,6 +13,7 @@
 #include "allocation/allocator.hpp"
 #include "allocation/discovery/kubernetes_index.hpp"
 #include "allocation/filter.hpp"
+#include "benchmarks/reshard_cluster.hpp"
 #include "model/parse.hpp"
 #include "model/render.hpp"
 #include "model/workload_options.hpp"
@@ -45,16 +47,38 @@ spec:
   endpoints: [{port: http-metrics}]
 )";
 
-// The rendered scrape_configs of the agent with `shards` shards.
-Value rendered_jobs(std::int64_t shards) {
+model::AgentRender render(std::int64_t shards, const char* strategy) {
   model::Inventory inv;
   for (auto& doc : model::parse_documents(kManifests, "manifests")) {
-    if (doc.value.find("kind")->as_string() == "GrafanaAgent")
+    if (doc.value.find("kind")->as_string() == "GrafanaAgent") {
       doc.value.find("spec")->find("metrics")->set("shards", shards);
+      doc.value.find("spec")->find("metrics")->set("shardingStrategy", strategy);
+    }
     inv.add(std::move(doc.value));
   }
   auto r = model::render_agent(inv, inv.agents.at({"monitoring", "agent"}).obj, {});
   REQUIRE(r.problems.empty());
+  return r;
+}
+
+// The operator's allocator config for the agent under consistent.
+Value allocator_config(std::int64_t shards) {
+  const model::AgentRender r = render(shards, "consistent");
+  return std::move(model::parse_documents(r.allocator_config, "allocator_config").at(0).value);
+}
+
+// Its shards as the allocator's collectors, named as the config names them.
+std::vector<allocation::Collector> allocator_collectors(std::int64_t shards) {
+  std::vector<allocation::Collector> out;
+  const Value config = allocator_config(shards);
+  for (const Value& name : config.find("collectors")->as_array()) out.push_back({name.as_string(), "", true, {}});
+  REQUIRE(out.size() == static_cast<std::size_t>(shards));
+  return out;
+}
+
+// The rendered scrape_configs of the agent with `shards` shards.
+Value rendered_jobs(std::int64_t shards) {
+  const model::AgentRender r = render(shards, "hashmod");
   for (const auto& [name, config] : r.configs)
     if (const Value* m = config.find("metrics")) return *m->find("configs")->as_array().at(0).find("scrape_configs");
   FAIL("no metrics config");
@@ -74,53 +98,16 @@ TargetList discovered(std::size_t n, const Value& jobs) {
       Value::obj({{"kind", "Endpoints"},
                   {"metadata", meta},
                   {"subsets", Value::arr({Value::obj({{"addresses", addresses}, {"ports", Value::arr({port})}})})}}));
-  const Value& job = jobs.as_array().at(0);
-  auto config =
-      allocation::discovery::parse_kubernetes_sd_config(job.find("kubernetes_sd_configs")->as_array().at(0), "sd");
-  std::vector<allocation::discovery::KindObject> objects{{allocation::discovery::Kind::service, service},
-                                                         {allocation::discovery::Kind::endpoints, endpoints}};
-  std::vector<allocation::TargetGroup> groups;
-  for (auto& g : allocation::discovery::discover_kubernetes(config, objects)) groups.push_back(g.group);
-  TargetList out;
-  allocation::append_targets(allocation::Name::intern(job.find("job_name")->as_string()), groups, out);
-  for (std::size_t i = 0; i < out.size(); ++i) out[i].order = i;
-  return out;
-}
-
-Value with_shard(Value v, int shard) {
-  if (v.is_string() && v.as_string() == "$(SHARD)") return Value(std::to_string(shard));
-  if (v.is_array())
-    for (auto& item : v.as_array()) item = with_shard(std::move(item), shard);
-  if (v.is_object())
-    for (auto& member : v.as_object()) member.second = with_shard(std::move(member.second), shard);
-  return v;
+  return reshard_bench::discover(
+      jobs, {{allocation::discovery::Kind::service, service}, {allocation::discovery::Kind::endpoints, endpoints}});
 }
 
 // Each target's shard under the rendered hashmod pair, each shard's pods
 // running the config with "$(SHARD)" set to their shard.
 std::vector<int> hashmod_shards(const TargetList& targets, int shards) {
-  const Value jobs = rendered_jobs(shards);
-  std::vector<int> out(targets.size(), -1);
-  for (int k = 0; k < shards; ++k) {
-    allocation::RelabelFilter filter;
-    filter.set_scrape_configs(with_shard(jobs, k));
-    TargetList kept = targets;
-    filter.apply(kept);
-    for (const auto& t : kept) {
-      INFO("target " << t.address << " kept by shards " << out[t.order] << " and " << k);
-      CHECK(out[t.order] == -1);
-      out[t.order] = k;
-    }
-  }
-  return out;
-}
-
-std::vector<allocation::Collector> shard_collectors(int n) {
-  model::GrafanaAgent agent;
-  agent.meta.name = "agent";
-  std::vector<allocation::Collector> out;
-  for (int i = 0; i < n; ++i) out.push_back({model::metrics_shard_name(agent, i), "", true, {}});
-  return out;
+  const reshard_bench::Placement p = reshard_bench::hashmod_placement(rendered_jobs(shards), targets, shards);
+  CHECK(p.twice == 0);
+  return p.shard_of;
 }
 
 // Each target's collector name, by discovery order, and the max/avg load.
@@ -156,11 +143,8 @@ TEST_CASE("resharding: consistent-hashing over the shards moves at most 1.2 x 1/
           "[allocation]") {
   auto n = GENERATE(4, 10);
   CAPTURE(n);
-  Value jobs = rendered_jobs(n);
-  // A consistent config keeps the rules but not the sharding pair (the last two).
-  auto& rules = jobs.as_array().at(0).find("relabel_configs")->as_array();
-  REQUIRE(rules.at(rules.size() - 2).find("action")->as_string() == "hashmod");
-  rules.resize(rules.size() - 2);
+  // What the operator places under consistent: its allocator config's jobs.
+  Value jobs = *allocator_config(n).find("config")->find("scrape_configs");
   TargetList targets = discovered(2200, jobs);
   allocation::RelabelFilter filter;
   filter.set_scrape_configs(jobs);
@@ -169,10 +153,10 @@ TEST_CASE("resharding: consistent-hashing over the shards moves at most 1.2 x 1/
 
   allocation::ManualClock clock;
   allocation::Allocator live(allocation::make_strategy({}), {}, clock);
-  live.set_collectors(shard_collectors(n));
+  live.set_collectors(allocator_collectors(n));
   live.set_targets(targets);
   auto [before, balance_before] = placement(live, targets.size());
-  live.set_collectors(shard_collectors(n + 1));
+  live.set_collectors(allocator_collectors(n + 1));
   auto [after, balance_after] = placement(live, targets.size());
 
   std::size_t moved = 0;
