@@ -100,6 +100,7 @@ void Controller::start() {
     wc.leader = false;
     fence = std::make_shared<core::LeaseFence>(opts_.leader->renew_deadline);
     wc.fence = fence;
+    fence_ = fence;
   }
   const auto& member_kinds = member_selector_kinds();
   wc.sync_sources = member_kinds.size() + 2;  // members, owned workloads, GrafanaAgent
@@ -197,6 +198,9 @@ std::vector<Controller::Unsynced> Controller::unsynced() const {
 void Controller::stop() {
   if (!started_) return;
   started_ = false;
+  // Before anything else: a Lease answer still in flight may make this
+  // replica leader while it stops, and nothing may be written on it.
+  if (fence_) fence_->close();
   for (auto& [kind, r] : reflectors_) r->stop();
   release_lease();
   std::vector<caf::actor> all{caf::actor_cast<caf::actor>(elector_), caf::actor_cast<caf::actor>(journal_),

@@ -137,6 +137,7 @@ class Controller {
   // stats (events carry the plain kind).
   void start_informer(const std::string& kind, k8s::ReflectorOptions ro, const std::string& label);
   void start_kubelet(JournalRoutes& routes, std::shared_ptr<core::LeaseFence> fence);
+  std::shared_ptr<core::LeaseFence> fence_;  // with opts_.leader; closed first by stop()
   void start_kubelet_informers();
   // With --leader-elect: the writer stops, then the Lease is handed back so
   // a standby takes over within one retry period (bounded wait).

@@ -4,6 +4,9 @@
 // older than the renew deadline. A leader paused past its lease (SIGSTOP,
 // a long GC, a frozen VM) therefore stops at its first write after waking,
 // before the elector's own "lost leadership" message is even processed.
+// close() is for shutdown: from then on it never holds again, whatever
+// renew answers still arrive, so leadership won by an answer in flight
+// while the process stops is never acted on.
 // Contract: thread-safe; time is the injected monotonic clock (ms), the
 // same one the elector stamps with, so tests drive it without sleeping.
 #pragma once
@@ -32,7 +35,12 @@ class LeaseFence {
     }
   }
   void revoke() { renewed_ms_.store(kNever); }
-  bool holds() const { return age_ms() <= deadline_ms_; }
+  void close() {
+    closed_.store(true);
+    revoke();
+  }
+  bool closed() const { return closed_.load(); }
+  bool holds() const { return !closed_.load() && age_ms() <= deadline_ms_; }
   // Milliseconds since the last successful renew was sent.
   std::int64_t age_ms() const {
     std::int64_t r = renewed_ms_.load();
@@ -49,6 +57,7 @@ class LeaseFence {
   std::int64_t deadline_ms_;
   Clock now_;
   std::atomic<std::int64_t> renewed_ms_{kNever};
+  std::atomic<bool> closed_{false};
 };
 
 }  // namespace actors::core

@@ -55,7 +55,9 @@ model::LogEntry write_entry(model::LogLevel level, std::string msg, const RootKe
 bool fence_holds(Ctx& c) {
   const auto& fence = c.st.settings.fence;
   if (!fence || fence->holds()) return true;
-  if (c.st.leader)
+  if (c.st.leader && fence->closed())
+    c.log(model::log_info("writer", "not writing: the operator is stopping"));
+  else if (c.st.leader)
     c.log(model::log_warn("writer",
                           "not writing: the Lease was last renewed beyond the renew deadline; waiting for the elector")
               .with("lease_age_ms", fence->age_ms()));

@@ -125,6 +125,21 @@ TEST_CASE("the writer machine plans nothing once the fence is stale", "[actors][
   CHECK(types(on_leader(st, true)) == std::vector<T>{T::call});
 }
 
+TEST_CASE("the writer machine writes nothing after the fence is closed, even as a new leader",
+          "[actors][writer][leader]") {
+  std::int64_t now = 0;
+  auto fence = std::make_shared<LeaseFence>(std::chrono::milliseconds(10'000), [&now] { return now; });
+  WriterState st = make_writer({.write_status = true, .emit_events = false, .fence = fence});
+  on_leader(st, false);
+  on_synced(st);
+  CHECK(types(on_desired(st, output("YQ=="))).empty());  // pending: not the leader
+  fence->close();                                        // the stop signal
+  fence->renewed(0);                                     // a renew answer in flight lands
+  CHECK_FALSE(fence->holds());
+  CHECK(types(on_leader(st, true)).empty());
+  CHECK(writer_stats(st).writes == 0);
+}
+
 TEST_CASE("the writer machine reports a terminal failure on the status without retrying", "[actors][writer]") {
   WriterState st = make_writer({.emit_events = true});
   on_synced(st);
