@@ -12,9 +12,9 @@
 namespace model {
 namespace {
 
-using Jobs = std::map<std::string, Value>;
+using AllocationJobs = std::map<std::string, Value>;
 
-void add_jobs(Jobs& out, Value rendered) {
+void add_allocation_jobs(AllocationJobs& out, Value rendered) {
   if (!rendered.is_array()) rendered = Value::arr({std::move(rendered)});
   for (Value& job : rendered.as_array()) {
     const Value* name = job.find("job_name");
@@ -25,15 +25,16 @@ void add_jobs(Jobs& out, Value rendered) {
 // Each member renders into its own scratch assets, as the agent's render
 // does, so one member's missing Secret leaves only that member out.
 template <class T, class Render>
-void add_members(Jobs& out, const Inventory& inv, const std::vector<const T*>& members, Render render) {
+void add_allocation_members(AllocationJobs& out, const Inventory& inv, const std::vector<const T*>& members,
+                            Render render) {
   for (const T* m : members) {
     AssetRefs scratch(inv);
     Value rendered = render(*m, scratch);
-    if (scratch.errors.empty()) add_jobs(out, std::move(rendered));
+    if (scratch.errors.empty()) add_allocation_jobs(out, std::move(rendered));
   }
 }
 
-Value global_block(const GrafanaAgent& agent) {
+Value allocator_global(const GrafanaAgent& agent) {
   // The agent's Prometheus (v2) accepts only legacy label names, so its
   // relabeling drops the targets the allocator must drop too.
   Value g = Value::obj({{"metric_name_validation_scheme", "legacy"}});
@@ -52,13 +53,15 @@ std::string render_allocator_config(const Inventory& inv, const Hierarchy& h, co
   const GrafanaAgent& agent = *h.agent;
   const Value no_sd_fields = Value::object();  // the operator discovers with its own connection
   const scrape::JobContext jc{agent, opts, scrape::kNoSharding, no_sd_fields};
-  Jobs jobs;
+  AllocationJobs jobs;
   for (const MetricsInstanceNode& node : h.metrics) {
-    add_members(jobs, inv, node.service_monitors,
-                [&](const ServiceMonitor& sm, AssetRefs& a) { return scrape::service_monitor_jobs(jc, sm, a); });
-    add_members(jobs, inv, node.pod_monitors,
-                [&](const PodMonitor& pm, AssetRefs& a) { return scrape::pod_monitor_jobs(jc, pm, a); });
-    add_members(jobs, inv, node.probes, [&](const Probe& p, AssetRefs& a) { return scrape::probe_job(jc, p, a); });
+    add_allocation_members(jobs, inv, node.service_monitors, [&](const ServiceMonitor& sm, AssetRefs& a) {
+      return scrape::service_monitor_jobs(jc, sm, a);
+    });
+    add_allocation_members(jobs, inv, node.pod_monitors,
+                           [&](const PodMonitor& pm, AssetRefs& a) { return scrape::pod_monitor_jobs(jc, pm, a); });
+    add_allocation_members(jobs, inv, node.probes,
+                           [&](const Probe& p, AssetRefs& a) { return scrape::probe_job(jc, p, a); });
   }
   Value scrape_configs = Value::array();
   for (auto& [name, job] : jobs) scrape_configs.push(std::move(job));
@@ -69,7 +72,7 @@ std::string render_allocator_config(const Inventory& inv, const Hierarchy& h, co
       {{"allocation_strategy", "consistent-hashing"},
        {"filter_strategy", "relabel-config"},
        {"collectors", std::move(collectors)},
-       {"config", Value::obj({{"global", global_block(agent)}, {"scrape_configs", std::move(scrape_configs)}})}});
+       {"config", Value::obj({{"global", allocator_global(agent)}, {"scrape_configs", std::move(scrape_configs)}})}});
   return to_yaml(doc);
 }
 

@@ -13,7 +13,7 @@ using allocation::runtime::InputType;
 
 // Written by the publish hook (the allocation actor's thread), read by
 // HTTP threads: the snapshot is swapped whole.
-struct Published {
+struct PublishedTargets {
   allocation::ResponseCache cache;  // the publish hook's only
   std::shared_ptr<const AgentTargets> targets;
 
@@ -33,12 +33,12 @@ struct Published {
   std::shared_ptr<const AgentTargets> load() const { return std::atomic_load(&targets); }
 };
 
-std::string journal_file(const std::string& dir, const core::RootKey& key) {
+std::string allocation_journal_file(const std::string& dir, const core::RootKey& key) {
   if (dir.empty()) return {};
   return dir + "/allocation-" + key.first + "-" + key.second + ".jsonl";
 }
 
-InputPtr config_input(const std::string& text, const core::RootKey& key) {
+InputPtr agent_config_input(const std::string& text, const core::RootKey& key) {
   auto in = std::make_shared<allocation::runtime::Input>();
   in->type = InputType::config;
   in->config.text = text;
@@ -51,7 +51,7 @@ InputPtr config_input(const std::string& text, const core::RootKey& key) {
 
 struct AgentAllocations::Agent {
   std::string config_text, service_account;
-  std::shared_ptr<Published> published = std::make_shared<Published>();
+  std::shared_ptr<PublishedTargets> published = std::make_shared<PublishedTargets>();
   AllocationPipeline pipeline;
   sources_actor sources;
 };
@@ -81,7 +81,7 @@ void AgentAllocations::on_render(const core::RootOutput& out) {
   a.service_account = fx.service_account;
   if (a.config_text == fx.allocator_config) return;
   a.config_text = fx.allocator_config;
-  caf::anon_send(a.pipeline.journal, input_atom::value, config_input(a.config_text, out.root));
+  caf::anon_send(a.pipeline.journal, input_atom::value, agent_config_input(a.config_text, out.root));
 }
 
 void AgentAllocations::start_agent(const core::RootKey& key, const core::Effects& fx) {
@@ -89,7 +89,7 @@ void AgentAllocations::start_agent(const core::RootKey& key, const core::Effects
   a->config_text = fx.allocator_config;
   a->service_account = fx.service_account;
   AllocationHooks hooks;
-  std::shared_ptr<Published> published = a->published;
+  std::shared_ptr<PublishedTargets> published = a->published;
   hooks.publish = [published](const allocation::runtime::State& st) { published->publish(st.allocator()); };
   hooks.log = cfg_.log;
   // The pipeline's actor feeds `sources` through this hook, so it is set
@@ -107,14 +107,14 @@ void AgentAllocations::start_agent(const core::RootKey& key, const core::Effects
             .object("GrafanaAgent", key.first, key.second));
   };
   AllocationJournalConfig journal;
-  journal.path = journal_file(cfg_.journal_dir, key);
+  journal.path = allocation_journal_file(cfg_.journal_dir, key);
   journal.redaction = std::make_shared<core::RedactionPolicy>();
   journal.redaction->all_config_maps = true;
   journal.log = cfg_.log;
   a->pipeline = spawn_allocation_pipeline(sys_, std::move(hooks), std::move(journal));
   a->sources = spawn_sources(sys_, {a->pipeline.journal, cfg_.client, cfg_.log});
   *sources = a->sources;
-  caf::anon_send(a->pipeline.journal, input_atom::value, config_input(a->config_text, key));
+  caf::anon_send(a->pipeline.journal, input_atom::value, agent_config_input(a->config_text, key));
   cfg_.log(model::log_info("allocation", "consistent sharding: placing the agent's targets")
                .object("GrafanaAgent", key.first, key.second));
   agents_.emplace(key, std::move(a));

@@ -14,7 +14,7 @@ namespace {
 constexpr auto kAcceptedFor = std::chrono::minutes(1);
 constexpr auto kRefusedFor = std::chrono::seconds(10);
 
-HttpResponse text(int status, std::string body) {
+HttpResponse plain_answer(int status, std::string body) {
   HttpResponse r;
   r.status = status;
   r.body = std::move(body);
@@ -54,19 +54,19 @@ TokenReviewResult read_review(const k8s::Result& r) {
   return out;
 }
 
-std::optional<std::string> bearer_token(const HttpRequest& request) {
+std::optional<std::string> bearer_token_of(const HttpRequest& request) {
   const std::string* h = request.header("Authorization");
   const std::string prefix = "Bearer ";
   if (!h || h->size() <= prefix.size() || h->compare(0, prefix.size(), prefix) != 0) return std::nullopt;
   return h->substr(prefix.size());
 }
 
-const std::string* param(const HttpRequest& request, const char* name) {
+const std::string* query_param(const HttpRequest& request, const char* name) {
   auto it = request.params.find(name);
   return it == request.params.end() || it->second.empty() ? nullptr : &it->second;
 }
 
-HttpResponse answer(const HttpRequest& request, const ShardTargets& t) {
+HttpResponse targets_answer(const HttpRequest& request, const ShardTargets& t) {
   HttpResponse r;
   r.headers["ETag"] = t.etag;
   r.headers["Cache-Control"] = "no-cache";
@@ -80,7 +80,7 @@ HttpResponse answer(const HttpRequest& request, const ShardTargets& t) {
   return r;
 }
 
-const ShardTargets& no_targets() {
+const ShardTargets& no_targets_answer() {
   static const ShardTargets t{std::make_shared<const std::string>("[]\n"), allocation::body_etag("[]\n")};
   return t;
 }
@@ -124,28 +124,29 @@ HttpResponse targets_response(const HttpRequest& request, const AgentTargetsLook
   auto agent = agent_param(request, true);
   if (auto* error = std::get_if<HttpResponse>(&agent)) return *error;
   const auto& [ns, name] = std::get<1>(agent);
-  const std::string* job = param(request, "job");
-  const std::string* shard = param(request, "shard");
-  if (!job || !shard) return text(400, "missing query parameter: job=JOB and shard=N are required\n");
+  const std::string* job = query_param(request, "job");
+  const std::string* shard = query_param(request, "shard");
+  if (!job || !shard) return plain_answer(400, "missing query parameter: job=JOB and shard=N are required\n");
   std::optional<AgentLookup> found = lookup(ns, name);
-  if (!found) return text(404, "GrafanaAgent " + ns + "/" + name + " has no consistent sharding\n");
-  std::optional<std::string> token = bearer_token(request);
+  if (!found) return plain_answer(404, "GrafanaAgent " + ns + "/" + name + " has no consistent sharding\n");
+  std::optional<std::string> token = bearer_token_of(request);
   if (!token) {
-    HttpResponse r = text(401, "a Bearer token of the agent's ServiceAccount is required\n");
+    HttpResponse r = plain_answer(401, "a Bearer token of the agent's ServiceAccount is required\n");
     r.headers["WWW-Authenticate"] = "Bearer";
     return r;
   }
   TokenReviewResult review = tokens.review(*token);
-  if (!review.answered) return text(503, review.error + "\n");
-  if (!review.authenticated) return text(401, "the token is not valid for the audience agent-operator\n");
+  if (!review.answered) return plain_answer(503, review.error + "\n");
+  if (!review.authenticated) return plain_answer(401, "the token is not valid for the audience agent-operator\n");
   if (review.username != "system:serviceaccount:" + ns + ":" + found->service_account)
-    return text(403, review.username + " may not read the targets of GrafanaAgent " + ns + "/" + name + "\n");
-  if (!found->targets) return text(503, "the first allocation of GrafanaAgent " + ns + "/" + name + " is pending\n");
+    return plain_answer(403, review.username + " may not read the targets of GrafanaAgent " + ns + "/" + name + "\n");
+  if (!found->targets)
+    return plain_answer(503, "the first allocation of GrafanaAgent " + ns + "/" + name + " is pending\n");
   const AgentTargets& t = *found->targets;
   if (std::find(t.shards.begin(), t.shards.end(), *shard) == t.shards.end())
-    return text(404, "GrafanaAgent " + ns + "/" + name + " has no shard \"" + *shard + "\"\n");
+    return plain_answer(404, "GrafanaAgent " + ns + "/" + name + " has no shard \"" + *shard + "\"\n");
   auto it = t.answers.find({*job, *shard});
-  return answer(request, it == t.answers.end() ? no_targets() : it->second);
+  return targets_answer(request, it == t.answers.end() ? no_targets_answer() : it->second);
 }
 
 }  // namespace actors

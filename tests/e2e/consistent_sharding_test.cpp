@@ -30,7 +30,9 @@
 
 using namespace std::chrono_literals;
 
-namespace {
+// Helpers and cases in a named namespace: the unity build batches test
+// files, whose anonymous namespaces would share one scope.
+namespace consistent_sharding_e2e {
 
 constexpr int kShards = 3;
 
@@ -126,6 +128,27 @@ struct Sharding {
   }
 };
 
+// No examples, no integrations SD, the operator started by the test; every
+// root output also goes to `*sharding` once it exists.
+e2e::FixtureOptions fixture_options(const std::shared_ptr<std::unique_ptr<Sharding>>& sharding) {
+  e2e::FixtureOptions fo;
+  fo.load_examples = false;
+  fo.integrations_sd = false;
+  fo.start_operator = false;
+  fo.on_render = [sharding](const actors::RootOutput& out) {
+    if (*sharding) (*sharding)->allocations->on_render(out);
+  };
+  return fo;
+}
+
+// The cluster with 30 addresses behind the ServiceMonitor, a consistent
+// agent, and the operator converged on it.
+void start(e2e::OperatorFixture& f) {
+  f.apply_yaml(std::string(kCluster) + "---\n" + endpoints_yaml(30) + "---\n" + agent_yaml("consistent"));
+  f.start_operator();
+  REQUIRE(f.wait_converged(60s));
+}
+
 std::string mint(e2e::OperatorFixture& f, const std::string& sa, const std::string& audience) {
   httplib::Client c(f.server().url());
   std::string body =
@@ -181,24 +204,13 @@ bool partitioned(const std::vector<std::set<std::string>>& shards, std::size_t n
   return sum == n && all.size() == n;
 }
 
-}  // namespace
-
 TEST_CASE("consistent sharding: each shard gets a disjoint share, only for the agent's account", "[e2e][sharding]") {
-  e2e::FixtureOptions fo;
-  fo.load_examples = false;
-  fo.integrations_sd = false;
-  fo.start_operator = false;
   auto sharding = std::make_shared<std::unique_ptr<Sharding>>();
-  fo.on_render = [sharding](const actors::RootOutput& out) {
-    if (*sharding) (*sharding)->allocations->on_render(out);
-  };
-  e2e::OperatorFixture f(fo);
+  e2e::OperatorFixture f(fixture_options(sharding));
   testutil::TempDir journals("ao-consistent-journal");
   *sharding = std::make_unique<Sharding>(f.server().url(), journals.path.string());
   Sharding& s = **sharding;
-  f.apply_yaml(std::string(kCluster) + "---\n" + endpoints_yaml(30) + "---\n" + agent_yaml("consistent"));
-  f.start_operator();
-  REQUIRE(f.wait_converged(60s));
+  start(f);
   const std::string token = mint(f, "agent", actors::kTargetsAudience);
 
   std::vector<std::set<std::string>> shards;
@@ -276,7 +288,6 @@ TEST_CASE("consistent sharding: each shard gets a disjoint share, only for the a
 // discovered target, the hashmod pair kept). Both strategies must end with
 // the same targets and final labels, none on two shards; and when the
 // endpoint goes away, the consistent jobs keep their targets.
-namespace {
 
 // The scrape job `job` of a config Secret's agent.yml.
 model::Value rendered_job(const model::Value& secret, const std::string& job) {
@@ -351,25 +362,14 @@ std::optional<std::set<std::string>> union_of(const std::map<std::string, std::s
   return all;
 }
 
-}  // namespace
-
 TEST_CASE("consistent sharding: Prometheus per shard ends with hashmod's targets and keeps them offline",
           "[e2e][sharding][prometheus]") {
   REQUIRE(std::filesystem::exists("/usr/bin/prometheus"));
-  e2e::FixtureOptions fo;
-  fo.load_examples = false;
-  fo.integrations_sd = false;
-  fo.start_operator = false;
   auto sharding = std::make_shared<std::unique_ptr<Sharding>>();
-  fo.on_render = [sharding](const actors::RootOutput& out) {
-    if (*sharding) (*sharding)->allocations->on_render(out);
-  };
-  e2e::OperatorFixture f(fo);
+  e2e::OperatorFixture f(fixture_options(sharding));
   *sharding = std::make_unique<Sharding>(f.server().url());
   Sharding& s = **sharding;
-  f.apply_yaml(std::string(kCluster) + "---\n" + endpoints_yaml(30) + "---\n" + agent_yaml("consistent"));
-  f.start_operator();
-  REQUIRE(f.wait_converged(60s));
+  start(f);
   const std::string token = mint(f, "agent", actors::kTargetsAudience);
   std::string every_target;  // the discovered targets of all shards, one http_sd body
   REQUIRE(testutil::eventually([&] {
@@ -453,3 +453,5 @@ TEST_CASE("consistent sharding: Prometheus per shard ends with hashmod's targets
   serving.join();
   f.stop_operator();
 }
+
+}  // namespace consistent_sharding_e2e

@@ -12,7 +12,9 @@
 #include "model/yaml_emit.hpp"
 #include "test_render.hpp"
 
-namespace {
+// Helpers and cases in a named namespace: the unity build batches test
+// files, whose anonymous namespaces would share one scope.
+namespace sharding_strategy_test {
 
 using model::Value;
 
@@ -98,8 +100,6 @@ std::string secret_text(const Value& secret, const std::string& key) {
   return {};
 }
 
-}  // namespace
-
 TEST_CASE("shardingStrategy: unknown values and node are errors on the GrafanaAgent", "[metrics][sharding]") {
   for (const auto& [line, message] : std::vector<std::pair<std::string, std::string>>{
            {"    shardingStrategy: node\n", "\"node\" (node-local scraping) is not supported yet"},
@@ -169,3 +169,5 @@ TEST_CASE("shardingStrategy consistent: upstream_compat renders upstream's hashm
   CHECK(secret_text(object(compat, "Secret", "agent-config"), "agent.yml") ==
         secret_text(object(upstream, "Secret", "agent-config"), "agent.yml"));
 }
+
+}  // namespace sharding_strategy_test
