@@ -228,6 +228,20 @@ HierarchyCounts count_members(const model::Hierarchy& h) {
 
 namespace {
 
+// The monitors of the hierarchy, plus those routed here that do not
+// decode (rejected with their decode problems).
+RootBindings monitor_verdicts(const RootState& s, const model::Hierarchy& h,
+                              const std::vector<model::Problem>& render_problems) {
+  std::vector<MonitorId> invalid;
+  std::vector<model::Problem> problems = render_problems;
+  for (const auto& [id, ps] : s.decode_problems)
+    if (is_binding_kind(id.first) && s.objects.contains(id)) {
+      invalid.push_back(id);
+      problems.insert(problems.end(), ps.begin(), ps.end());
+    }
+  return root_bindings(h, problems, invalid);
+}
+
 // Renders a present, valid root; returns false (and sets fx.subscribe)
 // when the subscriptions must be acknowledged first.
 bool render_valid(RootState& s, const model::GrafanaAgent& agent, const model::RenderOptions& opts, Effects& fx,
@@ -250,6 +264,7 @@ bool render_valid(RootState& s, const model::GrafanaAgent& agent, const model::R
     fx.service_account = agent.service_account_name.empty() ? "default" : agent.service_account_name;
   desired = std::move(r.objects);
   fx.problems = std::move(r.problems);
+  fx.bindings = monitor_verdicts(s, h, fx.problems);
   return true;
 }
 

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "actors/core/bindings.hpp"
 #include "actors/core/event.hpp"
 #include "actors/core/router.hpp"
 #include "actors/core/subscriptions.hpp"
@@ -116,6 +117,9 @@ struct Effects {
   HierarchyCounts counts;
   DesiredPtr desired = no_desired();
   std::vector<model::Problem> problems;  // render problems plus decode problems of routed objects
+  // The root's verdict on each monitor it selects (status.bindings), when
+  // rendered and valid.
+  RootBindings bindings;
   // Objects the API server would refuse as too large and that have no last
   // good version to fall back on: not in `desired`, and the writer must not
   // prune what the cluster holds of them.
