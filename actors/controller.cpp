@@ -29,6 +29,11 @@ bool kubelet_idle(const std::optional<KubeletStats>& now, const std::optional<Ku
   return now->writes == before->writes && now->plans == before->plans && !now->in_flight && !now->retrying;
 }
 
+bool bindings_idle(const std::optional<BindingsStats>& now, const std::optional<BindingsStats>& before) {
+  if (!now || !before) return now.has_value() == before.has_value();
+  return now->patches == before->patches && !now->in_flight && !now->retrying;
+}
+
 std::shared_ptr<core::JournalSink> open_sink(const ControllerOptions& o, const std::string& key,
                                              std::uint64_t& first_seq) {
   if (o.journal_sink) return o.journal_sink;
@@ -107,9 +112,11 @@ void Controller::start() {
   writer_ = spawn_writer(sys_, std::move(wc));
   JournalRoutes routes;
   if (opts_.kubelet) start_kubelet(routes, fence);
+  if (opts_.monitor_status) start_bindings(routes, fence);
   if (opts_.leader) {
     ElectorConfig ec{*opts_.leader, &client_, writer_, {}, {}, opts_.log, fence};
     if (kubelet_) ec.leader_sinks.push_back(kubelet_);
+    if (bindings_) ec.leader_sinks.push_back(caf::actor_cast<leader_sink_actor>(bindings_));
     if (auto* m = opts_.metrics) ec.on_change = [m](bool leading) { m->set_leader(leading); };
     elector_ = spawn_elector(sys_, std::move(ec));
   } else if (opts_.metrics) {
@@ -125,6 +132,7 @@ void Controller::start() {
   for (const std::string& kind : member_kinds) root_cfg.selectors.push_back(add_member_selector({kind}));
   add_member_selector({"Service", "StatefulSet", "DaemonSet", "Deployment"});
   root_cfg.writer = writer_;
+  root_cfg.bindings = bindings_;
   agent_selector_ = spawn_agent_selector(sys_, AgentSelectorConfig{root_cfg, writer_});
   routes.by_kind["GrafanaAgent"].push_back(agent_selector_);
   routes.all.push_back(agent_selector_);
@@ -203,9 +211,9 @@ void Controller::stop() {
   if (fence_) fence_->close();
   for (auto& [kind, r] : reflectors_) r->stop();
   release_lease();
-  std::vector<caf::actor> all{caf::actor_cast<caf::actor>(elector_), caf::actor_cast<caf::actor>(journal_),
+  std::vector<caf::actor> all{caf::actor_cast<caf::actor>(elector_),        caf::actor_cast<caf::actor>(journal_),
                               caf::actor_cast<caf::actor>(agent_selector_), caf::actor_cast<caf::actor>(sd_),
-                              caf::actor_cast<caf::actor>(kubelet_)};
+                              caf::actor_cast<caf::actor>(kubelet_),        caf::actor_cast<caf::actor>(bindings_)};
   for (const auto& s : member_selectors_) all.push_back(caf::actor_cast<caf::actor>(s));
   all.push_back(caf::actor_cast<caf::actor>(writer_));
   std::vector<caf::actor> live;
@@ -333,6 +341,24 @@ void Controller::start_kubelet(JournalRoutes& routes, std::shared_ptr<core::Leas
   routes.all.push_back(kubelet_);  // for synced_atom
 }
 
+// Monitor and GrafanaAgent events from the journal (and its sync), root
+// outputs from the roots, leadership from the elector.
+void Controller::start_bindings(JournalRoutes& routes, std::shared_ptr<core::LeaseFence> fence) {
+  BindingsConfig bc;
+  bc.client = &client_;
+  bc.settings.leader = !opts_.leader;
+  bc.settings.fence = std::move(fence);
+  bc.settings.now_rfc3339 = opts_.writer.now_rfc3339;
+  bc.settings.backoff = opts_.writer.backoff;
+  bc.log = opts_.log;
+  if (OperatorMetrics* m = opts_.metrics)
+    bc.on_write = [m](const std::string& kind, int) { m->count_write(kind, "status"); };
+  bindings_ = spawn_bindings_actor(sys_, std::move(bc));
+  for (const std::string& kind : core::binding_kinds()) routes.by_kind[kind].push_back(bindings_);
+  routes.by_kind["GrafanaAgent"].push_back(bindings_);
+  routes.all.push_back(bindings_);  // for synced_atom
+}
+
 // All Nodes; the kubelet objects in the Service's namespace, by our labels
 // (an object of that name we did not label is found on create's 409). The
 // Service informer of the owned kinds already sees our Service unless
@@ -386,6 +412,9 @@ ControllerStats Controller::stats() {
   if (kubelet_)
     self->request(kubelet_, timeout, stats_atom::value)
         .receive([&](const KubeletStats& s) { out.kubelet = s; }, [](caf::error&) {});
+  if (bindings_)
+    self->request(bindings_, timeout, stats_atom::value)
+        .receive([&](const BindingsStats& s) { out.bindings = s; }, [](caf::error&) {});
   for (auto& [kind, r] : reflectors_) out.informers.emplace_back(kind, r->stats());
   return out;
 }
@@ -400,7 +429,7 @@ bool Controller::wait_idle(std::chrono::milliseconds timeout, std::chrono::milli
     ControllerStats s = stats();
     bool same = s.journal_seq == last.journal_seq && s.writer.writes == last.writer.writes &&
                 s.writer.plans == last.writer.plans && s.writer.in_flight == 0 && s.writer.retrying == 0 &&
-                kubelet_idle(s.kubelet, last.kubelet) && synced();
+                kubelet_idle(s.kubelet, last.kubelet) && bindings_idle(s.bindings, last.bindings) && synced();
     if (!same) quiet_since = clock::now();
     if (same && clock::now() - quiet_since >= quiet) return true;
     last = s;

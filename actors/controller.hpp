@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/bindings_actor.hpp"
 #include "actors/core/journal_file.hpp"
 #include "actors/core/leader.hpp"
 #include "actors/http/metrics.hpp"
@@ -71,12 +72,18 @@ struct ControllerOptions {
   // kept from a Node informer (with informers on those objects in the
   // Service's namespace); absent: none of it runs.
   std::optional<model::KubeletServiceOptions> kubelet;
+  // --monitor-status: the status.bindings writer (issue 19) patches the
+  // status of ServiceMonitors, PodMonitors, Probes and IntegrationMonitors
+  // whose installed CRD admits our entries. Off by default: the bundle's
+  // RBAC does not grant it yet (docs/architecture.md, "Per-monitor status").
+  bool monitor_status = false;
 };
 
 struct ControllerStats {
   SelectorStats selectors;  // summed over the selectors; roots from the GrafanaAgent selector
   WriterStats writer;
-  std::optional<KubeletStats> kubelet;  // with ControllerOptions::kubelet
+  std::optional<KubeletStats> kubelet;    // with ControllerOptions::kubelet
+  std::optional<BindingsStats> bindings;  // with ControllerOptions::monitor_status
   std::uint64_t journal_seq = 0;
   std::vector<std::pair<std::string, k8s::ReflectorStats>> informers;
 };
@@ -139,6 +146,7 @@ class Controller {
   void start_kubelet(JournalRoutes& routes, std::shared_ptr<core::LeaseFence> fence);
   std::shared_ptr<core::LeaseFence> fence_;  // with opts_.leader; closed first by stop()
   void start_kubelet_informers();
+  void start_bindings(JournalRoutes& routes, std::shared_ptr<core::LeaseFence> fence);
   // With --leader-elect: the writer stops, then the Lease is handed back so
   // a standby takes over within one retry period (bounded wait).
   void release_lease();
@@ -152,6 +160,7 @@ class Controller {
   journal_actor journal_;
   sd_actor sd_;
   kubelet_actor kubelet_;
+  bindings_actor bindings_;
   std::mutex sd_mu_;
   elector_actor elector_;
   agent_selector_actor agent_selector_;

@@ -16,6 +16,7 @@
 #include <string>
 #include <tuple>
 
+#include "actors/core/bindings_machine.hpp"
 #include "actors/core/event.hpp"
 #include "actors/core/kubelet_machine.hpp"
 #include "actors/core/root_state.hpp"
@@ -99,6 +100,14 @@ using poll_atom = caf::atom_constant<caf::atom("poll")>;
 using answer_atom = caf::atom_constant<caf::atom("answer")>;
 using deadline_atom = caf::atom_constant<caf::atom("deadline")>;
 
+// status.bindings writer internal: a monitor's patch or re-read answered,
+// a backoff for a monitor (or, with no name, its kind's CRD) elapsed, and
+// the CRD of a monitor kind read.
+using patched_atom = caf::atom_constant<caf::atom("patched")>;
+using fetched_atom = caf::atom_constant<caf::atom("fetched")>;
+using again_atom = caf::atom_constant<caf::atom("again")>;
+using crd_atom = caf::atom_constant<caf::atom("crd")>;
+
 // --- payloads --------------------------------------------------------------
 using EventPtr = std::shared_ptr<const core::Event>;
 using DeltaPtr = std::shared_ptr<const core::SubscriptionDelta>;
@@ -113,6 +122,7 @@ struct SelectorStats {
   std::uint64_t events = 0, deliveries = 0, roots = 0, examined = 0;
 };
 
+using core::BindingsStats;
 using core::KubeletStats;
 using core::WriterStats;
 
@@ -201,6 +211,15 @@ using kubelet_actor =
                              reacts_to<reread_atom, core::RootKey, core::Identity, ResultPtr>,
                              reacts_to<retry_atom, core::RootKey>, replies_to<stats_atom>::with<KubeletStats>>;
 
+// The status.bindings writer (issue 19): roots' outputs (the same message
+// the writer gets), journaled monitor and GrafanaAgent events, leadership.
+using bindings_actor =
+    event_sink_actor::extend<reacts_to<desired_atom, RootOutputPtr>, reacts_to<leader_atom, bool>,
+                             reacts_to<patched_atom, core::MonitorId, ResultPtr>,
+                             reacts_to<fetched_atom, core::MonitorId, ResultPtr>,
+                             reacts_to<again_atom, core::MonitorId>, reacts_to<crd_atom, std::string, ResultPtr>,
+                             replies_to<stats_atom>::with<BindingsStats>>;
+
 }  // namespace actors
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::EventPtr)
@@ -220,6 +239,8 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::ResultPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::SelectorStats)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::WriterStats)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::KubeletStats)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::BindingsStats)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::core::MonitorId)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::core::ObjectPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::core::EventType)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::core::RootKey)

@@ -114,7 +114,9 @@ void reconcile_now(RootActor self) {
     st.agent_uid = out->uid;
   out->render_seconds = took.count();
   if (st.cfg.on_render) st.cfg.on_render(*out);
-  self->send(st.cfg.writer, desired_atom::value, RootOutputPtr(std::move(out)));
+  RootOutputPtr shared(std::move(out));
+  if (st.cfg.bindings) self->send(st.cfg.bindings, desired_atom::value, shared);
+  self->send(st.cfg.writer, desired_atom::value, std::move(shared));
   if (!present) self->quit();
 }
 

@@ -23,6 +23,8 @@ struct RootConfig {
   std::chrono::milliseconds debounce{100};
   std::chrono::milliseconds max_wait{1000};
   writer_actor writer;
+  // The status.bindings writer, when it runs: it gets every output too.
+  bindings_actor bindings;
   // The selector actors a root asks to replace its subscriptions (one per
   // member kind, Secret and ConfigMap); it renders once all have answered.
   std::vector<member_selector_actor> selectors;

@@ -223,9 +223,9 @@ BindingsEffects on_crd(BindingsState& st, const std::string& kind, const std::st
     schedule_retry(c, crd_key(kind), 0);
     return std::move(c.fx);
   }
-  CrdAdmission adm{false, a.status == 404 ? "the CRD is not installed"
-                                          : "the CRD could not be read: HTTP " + std::to_string(a.status) + " " +
-                                                a.error};
+  CrdAdmission adm{false, a.status == 404
+                              ? "the CRD is not installed"
+                              : "the CRD could not be read: HTTP " + std::to_string(a.status) + " " + a.error};
   if (a.error_class == k8s::ErrorClass::ok) {
     try {
       adm = crd_admits_bindings(model::parse_json(a.body), version);
@@ -253,10 +253,12 @@ BindingsEffects on_patch_done(BindingsState& st, const MonitorId& id, const Call
     case ErrorClass::ok:
       mw.attempt = 0;
       ++st.stats.written;
+      // The answer is the monitor as written; without one, the watch
+      // brings it.
       try {
-        observe(st, id, model::parse_json(a.body));
+        Value obj = model::parse_json(a.body);
+        if (!model::meta_string(obj, "resourceVersion").empty()) observe(st, id, obj);
       } catch (const std::exception&) {
-        st.dirty.insert(id);  // the watch brings the object
       }
       break;
     case ErrorClass::retry_reconcile:

@@ -173,6 +173,7 @@ actors::ControllerOptions controller_options(const OperatorFlags& f, const Opera
   o.root.render.upstream_compat = f.upstream_compat;
   if (!f.sd_url.empty()) o.root.render.integrations_sd_url = f.sd_url;
   if (!f.targets_url.empty()) o.root.render.operator_targets_url = f.targets_url;
+  o.monitor_status = f.monitor_status;
   if (f.kubelet_service)
     o.kubelet = model::KubeletServiceOptions{f.kubelet_service->first, f.kubelet_service->second, f.labels,
                                              kubelet_node_selector(f.kubelet_selector)};

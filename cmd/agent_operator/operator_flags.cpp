@@ -147,6 +147,12 @@ void add_scope_flags(std::vector<Flag>& t, OperatorFlags& f) {
                  kubelet_node_selector(v);  // a bad one is a start-up error
                  f.kubelet_selector = v;
                }});
+  t.push_back({{"monitor-status"},
+               "",
+               "false",
+               "write status.bindings (who uses it, Accepted) on monitors whose installed CRD admits it; needs "
+               "get on CRDs and patch on the monitors' status",
+               [&f](const std::string& v) { f.monitor_status = parse_bool(v); }});
   t.push_back({{"upstream-compat"},
                "",
                "false",

@@ -33,17 +33,20 @@ std::vector<BindingsEffect::Type> types(const BindingsEffects& fx) {
 }
 
 Event monitor_event(const std::string& rv, const std::string& status_yaml = "{}", EventType t = EventType::added) {
-  return make_event(1, 0, t, doc(R"(
+  return make_event(1, 0, t,
+                    doc(R"(
 apiVersion: monitoring.coreos.com/v1
 kind: ServiceMonitor
-metadata: {name: web, namespace: app1, resourceVersion: ")" + rv +
-                                 R"(", generation: 2}
+metadata: {name: web, namespace: app1, resourceVersion: ")" +
+                        rv +
+                        R"(", generation: 2}
 status: )" + status_yaml));
 }
 
 Event agent_event(EventType t = EventType::added) {
-  return make_event(1, 0, t, doc("{apiVersion: monitoring.grafana.com/v1alpha1, kind: GrafanaAgent, "
-                                 "metadata: {name: alpha, namespace: mon}}"));
+  return make_event(1, 0, t,
+                    doc("{apiVersion: monitoring.grafana.com/v1alpha1, kind: GrafanaAgent, "
+                        "metadata: {name: alpha, namespace: mon}}"));
 }
 
 RootOutput output(bool accepted) {

@@ -64,7 +64,8 @@ std::string yaml(const Value& v) {
 
 }  // namespace
 
-TEST_CASE("a root's verdicts: the monitors its instances select, accepted, naming the instances", "[actors][bindings]") {
+TEST_CASE("a root's verdicts: the monitors its instances select, accepted, naming the instances",
+          "[actors][bindings]") {
   auto all = verdicts(true);
   REQUIRE(all[kAlpha].size() == 1);  // web-b's namespace is not monitored=yes; db is team db
   CHECK(all[kAlpha][0] == MonitorBinding{kWebA, true, "selected by MetricsInstance mon/alpha-mi"});
