@@ -8,6 +8,7 @@
 #include "k8s/client/config.hpp"
 #include "k8s/client/curl_transport.hpp"
 #include "k8s/sim/loader.hpp"
+#include "k8s/sim/process.hpp"
 #include "model/log_format.hpp"
 #include "model/parse.hpp"
 
@@ -63,6 +64,7 @@ void OperatorFixture::start_operator(std::optional<actors::ControllerOptions> o)
     co.writer.now_rfc3339 = [] { return std::string("2024-05-01T12:00:00Z"); };
     co.kubelet = opts_.kubelet;
     co.root.on_render = opts_.on_render;
+    co.monitor_status = opts_.monitor_status;
     if (opts_.integrations_sd) {
       rt_->pods = k8s::make_curl_transport(k8s::ClusterConfig{});
       co.sd = actors::SdConfig{rt_->pods, std::chrono::milliseconds(2000), std::chrono::milliseconds(0)};
@@ -123,6 +125,14 @@ std::vector<std::string> OperatorFixture::log() const {
   if (!rt_) return {};
   std::lock_guard<std::mutex> lock(rt_->mu);
   return rt_->log;
+}
+
+k8s::sim::RunResult OperatorFixture::kubectl(std::vector<std::string> args) {
+  const char* bin = std::getenv("KUBECTL");
+  std::vector<std::string> argv{bin ? bin : "kubectl", "--kubeconfig=/dev/null", "--server=" + server_->url(),
+                                "--cache-dir=/tmp/ao-e2e-kubectl-cache"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return k8s::sim::run(argv);
 }
 
 void OperatorFixture::apply_yaml(const std::string& yaml) {

@@ -15,6 +15,7 @@
 #include "actors/controller.hpp"
 #include "k8s/client/client.hpp"
 #include "k8s/sim/cluster.hpp"
+#include "k8s/sim/process.hpp"
 #include "k8s/sim/server.hpp"
 #include "model/render.hpp"
 
@@ -35,6 +36,8 @@ struct FixtureOptions {
   // Also handed every root output (RootConfig::on_render), e.g. to run the
   // consistent-sharding allocations beside the controller.
   std::function<void(const actors::RootOutput&)> on_render;
+  // --monitor-status: the status.bindings writer.
+  bool monitor_status = false;
 };
 
 // A second operator process, for leader election: its own actor system,
@@ -75,6 +78,8 @@ class OperatorFixture {
   k8s::sim::ResourceType type(const std::string& kind);
   k8s::sim::Cluster& cluster() { return cluster_; }
   k8s::sim::Server& server() { return *server_; }
+  // Runs the real kubectl (PATH, or $KUBECTL) against the server.
+  k8s::sim::RunResult kubectl(std::vector<std::string> args);
 
   // What the operator should have produced, rendered from the cluster's
   // current contents, and the differences from what the cluster holds

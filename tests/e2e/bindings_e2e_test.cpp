@@ -1,0 +1,193 @@
+// Per-monitor status (issue 19) end to end: the controller with
+// --monitor-status against simcluster, read back with the real kubectl.
+// With a ServiceMonitor CRD whose status.bindings admit our group and
+// resource, an accepted monitor, a rejected one (its Secret is missing) and
+// an unselected one show the expected entries, and another controller's
+// entry stays through our writes. With prometheus-operator's CRDs as
+// shipped (their enum admits only monitoring.coreos.com) nothing is
+// written, and the log says why.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "e2e_checks.hpp"
+#include "eventually.hpp"
+#include "model/object_fields.hpp"
+#include "model/parse.hpp"
+#include "model/yaml_emit.hpp"
+#include "operator_fixture.hpp"
+
+using namespace std::chrono_literals;
+using model::Value;
+
+namespace {
+
+const char* kBindingObjects = R"(
+apiVersion: v1
+kind: Namespace
+metadata: {name: mon}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: app1}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: alpha, namespace: mon}
+spec:
+  metrics: {instanceSelector: {matchLabels: {agent: alpha}}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: alpha-mi, namespace: mon, labels: {agent: alpha}}
+spec:
+  serviceMonitorSelector: {matchLabels: {team: web}}
+  serviceMonitorNamespaceSelector: {}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web-ok, namespace: app1, labels: {team: web}}
+spec:
+  selector: {matchLabels: {app: web}}
+  endpoints: [{port: http}]
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web-bad, namespace: app1, labels: {team: web}}
+spec:
+  selector: {matchLabels: {app: web}}
+  endpoints: [{port: http, bearerTokenSecret: {name: missing, key: token}}]
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: db, namespace: app1, labels: {team: db}}
+spec:
+  selector: {matchLabels: {app: db}}
+  endpoints: [{port: sql}]
+)";
+
+// prometheus-operator's entry, as its Prometheus controller writes it.
+const char* kForeignBinding =
+    R"({"status":{"bindings":[{"group":"monitoring.coreos.com","resource":"prometheuses","namespace":"monitoring",)"
+    R"("name":"k8s","conditions":[{"type":"Accepted","status":"True","lastTransitionTime":"2024-01-01T00:00:00Z",)"
+    R"("observedGeneration":1}]}]}})";
+
+// prometheus-operator's ServiceMonitor CRD with our group and resource
+// added to the enums of status.bindings[].
+std::string admitting_sm_crd() {
+  std::ifstream in(e2e::source_dir() + "/deploy/prometheus-operator-crds/monitoring.coreos.com_servicemonitors.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  Value crd = model::parse_documents(text.str(), "crd").at(0).value;
+  Value& version = crd.find("spec")->find("versions")->as_array()[0];
+  Value* item = const_cast<Value*>(model::find_path(
+      version, {"schema", "openAPIV3Schema", "properties", "status", "properties", "bindings", "items", "properties"}));
+  item->find("group")->find("enum")->push("monitoring.grafana.com");
+  item->find("resource")->find("enum")->push("grafanaagents");
+  return model::to_yaml(crd);
+}
+
+// status.bindings of a ServiceMonitor, as kubectl prints it.
+Value monitor_bindings(e2e::OperatorFixture& f, const std::string& name) {
+  auto r = f.kubectl({"get", "servicemonitor", name, "-n", "app1", "-o", "yaml"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  Value obj = model::parse_documents(r.out, "kubectl").at(0).value;
+  const Value* b = model::find_path(obj, {"status", "bindings"});
+  return b ? *b : Value::array();
+}
+
+const Value* binding_entry(const Value& list, const std::string& group) {
+  for (const Value& e : list.as_array())
+    if (model::string_at(e, {"group"}) == group) return &e;
+  return nullptr;
+}
+
+std::string accepted_field(const Value& e, const char* field) {
+  return model::string_at(e.find("conditions")->as_array().at(0), {field});
+}
+
+e2e::FixtureOptions bindings_options() {
+  e2e::FixtureOptions o;
+  o.load_examples = false;
+  o.start_operator = false;
+  o.integrations_sd = false;
+  o.monitor_status = true;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("kubectl shows who uses each ServiceMonitor, rejections, and keeps other controllers' entries",
+          "[e2e][bindings]") {
+  e2e::OperatorFixture f(bindings_options());
+  f.apply_yaml(admitting_sm_crd());
+  f.apply_yaml(kBindingObjects);
+  auto r = f.kubectl({"patch", "servicemonitor", "web-ok", "-n", "app1", "--subresource=status", "--type=merge", "-p",
+                      kForeignBinding});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  f.start_operator();
+  REQUIRE(f.wait_converged(30s));
+
+  Value ok = monitor_bindings(f, "web-ok");
+  REQUIRE(ok.size() == 2);
+  CHECK(model::to_json(ok.as_array()[0]) ==
+        model::to_json(
+            model::parse_json(kForeignBinding).find("status")->find("bindings")->as_array()[0]));  // first, untouched
+  const Value* ours = binding_entry(ok, "monitoring.grafana.com");
+  REQUIRE(ours);
+  CHECK(model::string_at(*ours, {"resource"}) == "grafanaagents");
+  CHECK(model::string_at(*ours, {"namespace"}) == "mon");
+  CHECK(model::string_at(*ours, {"name"}) == "alpha");
+  CHECK(accepted_field(*ours, "type") == "Accepted");
+  CHECK(accepted_field(*ours, "status") == "True");
+  CHECK(accepted_field(*ours, "message") == "selected by MetricsInstance mon/alpha-mi");
+  CHECK(accepted_field(*ours, "lastTransitionTime") == "2024-05-01T12:00:00Z");
+
+  Value bad = monitor_bindings(f, "web-bad");
+  REQUIRE(bad.size() == 1);
+  CHECK(accepted_field(bad.as_array()[0], "status") == "False");
+  CHECK(accepted_field(bad.as_array()[0], "reason") == "InvalidConfiguration");
+  CHECK(accepted_field(bad.as_array()[0], "message").find("missing") != std::string::npos);
+
+  CHECK(monitor_bindings(f, "db").size() == 0);  // not selected: no entry
+
+  // A restart writes nothing when nothing changed.
+  f.stop_operator();
+  f.start_operator();
+  REQUIRE(f.wait_converged(30s));
+  REQUIRE(f.controller().stats().bindings);
+  CHECK(f.controller().stats().bindings->patches == 0);
+
+  // Unselected: our entry goes, prometheus-operator's stays.
+  f.apply_yaml(R"(
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web-ok, namespace: app1, labels: {team: none}}
+spec:
+  selector: {matchLabels: {app: web}}
+  endpoints: [{port: http}]
+)");
+  bool gone = testutil::eventually([&] { return monitor_bindings(f, "web-ok").size() == 1; }, 10s);
+  CHECK(gone);
+  Value left = monitor_bindings(f, "web-ok");
+  CHECK(binding_entry(left, "monitoring.coreos.com"));
+  CHECK_FALSE(binding_entry(left, "monitoring.grafana.com"));
+}
+
+TEST_CASE("prometheus-operator's CRDs as shipped get no entries of ours, and the log says why", "[e2e][bindings]") {
+  e2e::OperatorFixture f(bindings_options());
+  f.apply_yaml(kBindingObjects);
+  f.start_operator();
+  REQUIRE(f.wait_converged(30s));
+  CHECK(monitor_bindings(f, "web-ok").size() == 0);
+  REQUIRE(f.controller().stats().bindings);
+  CHECK(f.controller().stats().bindings->patches == 0);
+  bool said = false;
+  for (const std::string& line : f.log())
+    said = said || (line.find("not writing status.bindings of ServiceMonitor objects") != std::string::npos &&
+                    line.find("group") != std::string::npos);
+  CHECK(said);
+}
