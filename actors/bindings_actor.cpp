@@ -14,9 +14,9 @@ struct BindingsShell {
 
 using Bindings = bindings_actor::stateful_pointer<BindingsShell>;
 
-void perform(Bindings self, core::BindingsEffects effects);
+void perform_bindings(Bindings self, core::BindingsEffects effects);
 
-void patch(Bindings self, const core::BindingsEffect& fx) {
+void patch_bindings(Bindings self, const core::BindingsEffect& fx) {
   auto me = caf::actor_cast<bindings_actor>(self);
   const auto& [kind, key] = fx.monitor;
   self->state.cfg.client->patch(
@@ -25,7 +25,7 @@ void patch(Bindings self, const core::BindingsEffect& fx) {
       "status");
 }
 
-void reread(Bindings self, const core::MonitorId& id) {
+void reread_monitor(Bindings self, const core::MonitorId& id) {
   auto me = caf::actor_cast<bindings_actor>(self);
   self->state.cfg.client->get(
       *k8s::resource_for_kind(id.first), id.second.first, id.second.second,
@@ -33,7 +33,7 @@ void reread(Bindings self, const core::MonitorId& id) {
 }
 
 // CRDs are named <plural>.<group>.
-void read_crd(Bindings self, const std::string& kind) {
+void read_monitor_crd(Bindings self, const std::string& kind) {
   auto me = caf::actor_cast<bindings_actor>(self);
   const k8s::Resource* res = k8s::resource_for_kind(kind);
   self->state.cfg.client->get(
@@ -41,21 +41,21 @@ void read_crd(Bindings self, const std::string& kind) {
       [me, kind](k8s::Result r) { caf::anon_send(me, crd_atom::value, kind, share_result(std::move(r))); });
 }
 
-void perform(Bindings self, core::BindingsEffects effects) {
+void perform_bindings(Bindings self, core::BindingsEffects effects) {
   for (const core::BindingsEffect& fx : effects) {
     using T = core::BindingsEffect::Type;
     switch (fx.type) {
       case T::patch:
-        patch(self, fx);
+        patch_bindings(self, fx);
         break;
       case T::reread:
-        reread(self, fx.monitor);
+        reread_monitor(self, fx.monitor);
         break;
       case T::retry:
         self->delayed_send(self, fx.delay, again_atom::value, fx.monitor);
         break;
       case T::read_crd:
-        read_crd(self, fx.monitor.first);
+        read_monitor_crd(self, fx.monitor.first);
         break;
       case T::log:
         self->state.cfg.log(fx.entry);
@@ -68,23 +68,23 @@ bindings_actor::behavior_type bindings_behavior(Bindings self, BindingsConfig cf
   core::BindingsEffects start;
   self->state.machine = core::make_bindings(cfg.settings, start);
   self->state.cfg = std::move(cfg);
-  perform(self, std::move(start));
+  perform_bindings(self, std::move(start));
   auto& m = self->state.machine;
   return {
-      [=, &m](event_atom, const EventPtr& e) { perform(self, core::on_bindings_event(m, *e)); },
-      [=, &m](synced_atom) { perform(self, core::on_bindings_synced(m)); },
-      [=, &m](desired_atom, const RootOutputPtr& out) { perform(self, core::on_root_output(m, *out)); },
-      [=, &m](leader_atom, bool leading) { perform(self, core::on_bindings_leader(m, leading)); },
+      [=, &m](event_atom, const EventPtr& e) { perform_bindings(self, core::on_bindings_event(m, *e)); },
+      [=, &m](synced_atom) { perform_bindings(self, core::on_bindings_synced(m)); },
+      [=, &m](desired_atom, const RootOutputPtr& out) { perform_bindings(self, core::on_root_output(m, *out)); },
+      [=, &m](leader_atom, bool leading) { perform_bindings(self, core::on_bindings_leader(m, leading)); },
       [=, &m](patched_atom, const core::MonitorId& id, const ResultPtr& r) {
         if (self->state.cfg.on_write) self->state.cfg.on_write(id.first, r->status);
-        perform(self, core::on_patch_done(m, id, answer_of(*r)));
+        perform_bindings(self, core::on_patch_done(m, id, answer_of(*r)));
       },
       [=, &m](fetched_atom, const core::MonitorId& id, const ResultPtr& r) {
-        perform(self, core::on_reread(m, id, answer_of(*r)));
+        perform_bindings(self, core::on_reread(m, id, answer_of(*r)));
       },
-      [=, &m](again_atom, const core::MonitorId& id) { perform(self, core::on_bindings_retry(m, id)); },
+      [=, &m](again_atom, const core::MonitorId& id) { perform_bindings(self, core::on_bindings_retry(m, id)); },
       [=, &m](crd_atom, const std::string& kind, const ResultPtr& r) {
-        perform(self, core::on_crd(m, kind, k8s::resource_for_kind(kind)->version, answer_of(*r)));
+        perform_bindings(self, core::on_crd(m, kind, k8s::resource_for_kind(kind)->version, answer_of(*r)));
       },
       [=, &m](stats_atom) { return core::bindings_stats(m); },
   };

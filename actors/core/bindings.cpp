@@ -21,7 +21,7 @@ bool is_binding_kind(const std::string& kind) {
 
 namespace {
 
-std::string cut(std::string s) {
+std::string cut_binding_message(std::string s) {
   if (s.size() <= kMaxBindingMessage) return s;
   s.resize(kMaxBindingMessage - 3);
   while (!s.empty() && (static_cast<unsigned char>(s.back()) & 0xC0) == 0x80) s.pop_back();  // whole UTF-8
@@ -30,10 +30,11 @@ std::string cut(std::string s) {
 }
 
 // Instances selecting each monitor, in hierarchy order (sorted).
-using Selectors = std::map<MonitorId, std::vector<std::string>>;
+using MonitorSelectors = std::map<MonitorId, std::vector<std::string>>;
 
 template <class T>
-void note(Selectors& out, const char* kind, const std::vector<const T*>& monitors, const std::string& instance) {
+void note_selected(MonitorSelectors& out, const char* kind, const std::vector<const T*>& monitors,
+                   const std::string& instance) {
   for (const T* m : monitors) out[{kind, {m->meta.ns, m->meta.name}}].push_back(instance);
 }
 
@@ -47,13 +48,13 @@ std::string selected_by(const std::vector<std::string>& instances) {
 
 RootBindings root_bindings(const model::Hierarchy& h, const std::vector<model::Problem>& problems,
                            const std::vector<MonitorId>& invalid) {
-  Selectors sel;
+  MonitorSelectors sel;
   for (const model::MetricsInstanceNode& mi : h.metrics) {
     std::string who = mi.instance->meta.ns + "/" + mi.instance->meta.name;
-    note(sel, "ServiceMonitor", mi.service_monitors, who);
-    note(sel, "PodMonitor", mi.pod_monitors, who);
-    note(sel, "Probe", mi.probes, who);
-    note(sel, "IntegrationMonitor", mi.integration_monitors, who);
+    note_selected(sel, "ServiceMonitor", mi.service_monitors, who);
+    note_selected(sel, "PodMonitor", mi.pod_monitors, who);
+    note_selected(sel, "Probe", mi.probes, who);
+    note_selected(sel, "IntegrationMonitor", mi.integration_monitors, who);
   }
   for (const MonitorId& id : invalid) sel.try_emplace(id);
   std::map<MonitorId, std::string> errors;
@@ -70,7 +71,7 @@ RootBindings root_bindings(const model::Hierarchy& h, const std::vector<model::P
       b.accepted = false;
       b.message = "left out of the config: " + e->second + (b.message.empty() ? "" : " (" + b.message + ")");
     }
-    b.message = cut(std::move(b.message));
+    b.message = cut_binding_message(std::move(b.message));
     out.push_back(std::move(b));
   }
   return out;
@@ -83,7 +84,7 @@ bool our_entry(const Value& entry) {
 
 namespace {
 
-RootKey agent_of(const Value& entry) {
+RootKey binding_agent(const Value& entry) {
   return {model::string_at(entry, {"namespace"}), model::string_at(entry, {"name"})};
 }
 
@@ -100,7 +101,7 @@ std::map<RootKey, const Value*> ours_as_read(const ObservedMonitor& seen) {
   std::map<RootKey, const Value*> out;
   if (seen.bindings.is_array())
     for (const Value& e : seen.bindings.as_array())
-      if (e.is_object() && our_entry(e)) out.emplace(agent_of(e), &e);
+      if (e.is_object() && our_entry(e)) out.emplace(binding_agent(e), &e);
   return out;
 }
 
@@ -163,7 +164,7 @@ namespace actors::core {
 
 namespace {
 
-const Value* version_of(const Value& crd, const std::string& version) {
+const Value* crd_version(const Value& crd, const std::string& version) {
   const Value* versions = model::find_path(crd, {"spec", "versions"});
   if (!versions || !versions->is_array()) return nullptr;
   for (const Value& v : versions->as_array())
@@ -179,7 +180,7 @@ bool enum_admits(const Value* schema, const char* value) {
                      [&](const Value& x) { return x.is_string() && x.as_string() == value; });
 }
 
-bool keeps_unknown(const Value* schema) {
+bool keeps_unknown_fields(const Value* schema) {
   const Value* k = schema ? schema->find("x-kubernetes-preserve-unknown-fields") : nullptr;
   return k && k->is_bool() && k->as_bool();
 }
@@ -187,13 +188,13 @@ bool keeps_unknown(const Value* schema) {
 }  // namespace
 
 CrdAdmission crd_admits_bindings(const Value& crd, const std::string& version) {
-  const Value* v = version_of(crd, version);
+  const Value* v = crd_version(crd, version);
   if (!v) return {false, "the CRD does not serve version " + version};
   if (!model::find_path(*v, {"subresources", "status"})) return {false, "the CRD has no status subresource"};
   const Value* status = model::find_path(*v, {"schema", "openAPIV3Schema", "properties", "status"});
   const Value* item = status ? model::find_path(*status, {"properties", "bindings", "items", "properties"}) : nullptr;
   if (!item) {
-    if (keeps_unknown(status)) return {true, ""};
+    if (keeps_unknown_fields(status)) return {true, ""};
     return {false, "the CRD's status schema has no bindings, so the API server would drop them"};
   }
   if (!enum_admits(item->find("group"), kBindingGroup))

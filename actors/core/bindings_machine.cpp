@@ -9,24 +9,24 @@ using model::Value;
 
 namespace {
 
-using T = BindingsEffect::Type;
+using BT = BindingsEffect::Type;
 
-struct BCtx {
+struct BindingsCtx {
   BindingsState& st;
   BindingsEffects fx;
 
-  BindingsEffect& add(T t, const MonitorId& id) {
+  BindingsEffect& add(BT t, const MonitorId& id) {
     fx.push_back(BindingsEffect{t, id});
     return fx.back();
   }
-  void log(model::LogEntry e) { add(T::log, {}).entry = std::move(e); }
+  void log(model::LogEntry e) { add(BT::log, {}).entry = std::move(e); }
 };
 
-model::LogEntry entry(model::LogLevel level, std::string msg, const MonitorId& id) {
+model::LogEntry bindings_entry(model::LogLevel level, std::string msg, const MonitorId& id) {
   return model::LogEntry(level, "bindings", std::move(msg)).object(id.first, id.second.first, id.second.second);
 }
 
-bool fence_holds(BCtx& c) {
+bool bindings_fence_holds(BindingsCtx& c) {
   const auto& fence = c.st.settings.fence;
   if (!fence || fence->holds()) return true;
   if (c.st.leader)
@@ -50,7 +50,7 @@ std::vector<RootKey> waiting_agents(const BindingsState& st, const ObservedMonit
 
 // Plans the monitor's patch; false when it must stay dirty (busy, or its
 // kind's CRD not read yet).
-bool plan_one(BCtx& c, const MonitorId& id) {
+bool plan_monitor(BindingsCtx& c, const MonitorId& id) {
   BindingsState& st = c.st;
   Admission adm = st.kinds[id.first];
   if (adm == Admission::refused) return true;
@@ -64,17 +64,17 @@ bool plan_one(BCtx& c, const MonitorId& id) {
   Value ours = merged_entries(verdicts, seen, waiting_agents(st, seen), st.settings.now_rfc3339());
   std::optional<Value> body = plan_bindings(seen, ours);
   if (!body) return true;
-  if (!fence_holds(c)) return false;
+  if (!bindings_fence_holds(c)) return false;
   mw->second.in_flight = true;
   ++st.stats.patches;
-  c.add(T::patch, id).body = std::move(*body);
+  c.add(BT::patch, id).body = std::move(*body);
   return true;
 }
 
-void plan_dirty(BCtx& c) {
+void plan_dirty_monitors(BindingsCtx& c) {
   if (!c.st.synced || !c.st.leader) return;
   for (auto it = c.st.dirty.begin(); it != c.st.dirty.end();)
-    it = plan_one(c, *it) ? c.st.dirty.erase(it) : std::next(it);
+    it = plan_monitor(c, *it) ? c.st.dirty.erase(it) : std::next(it);
 }
 
 // Monitors whose entries name `agent`, as read.
@@ -87,7 +87,7 @@ void mark_named(BindingsState& st, const RootKey& agent) {
           st.dirty.insert(id);
 }
 
-void observe(BindingsState& st, const MonitorId& id, const Value& obj) {
+void observe_monitor(BindingsState& st, const MonitorId& id, const Value& obj) {
   MonitorWrites& mw = st.monitors[id];
   std::uint64_t rv = numeric_resource_version(obj);
   if (mw.present && rv && rv < mw.rv) return;  // older than our own patch's answer
@@ -123,13 +123,13 @@ BindingsState make_bindings(BindingsSettings settings, BindingsEffects& start) {
   if (!st.settings.now_rfc3339) st.settings.now_rfc3339 = [] { return std::string("1970-01-01T00:00:00Z"); };
   for (const std::string& kind : binding_kinds()) {
     st.kinds[kind] = Admission::unknown;
-    start.push_back(BindingsEffect{T::read_crd, {kind, {}}});
+    start.push_back(BindingsEffect{BT::read_crd, {kind, {}}});
   }
   return st;
 }
 
 BindingsEffects on_root_output(BindingsState& st, const RootOutput& out) {
-  BCtx c{st, {}};
+  BindingsCtx c{st, {}};
   const Effects& fx = out.effects;
   if (!fx.root_present) {
     forget_root(st, out.root);
@@ -154,12 +154,12 @@ BindingsEffects on_root_output(BindingsState& st, const RootOutput& out) {
       }
     mine = std::move(now);
   }
-  plan_dirty(c);
+  plan_dirty_monitors(c);
   return std::move(c.fx);
 }
 
 BindingsEffects on_bindings_event(BindingsState& st, const Event& e) {
-  BCtx c{st, {}};
+  BindingsCtx c{st, {}};
   if (!e.object) return {};
   model::Key key = object_key(*e.object);
   if (e.kind == "GrafanaAgent") {
@@ -175,26 +175,26 @@ BindingsEffects on_bindings_event(BindingsState& st, const Event& e) {
       st.dirty.erase(id);
       return {};
     }
-    observe(st, id, *e.object);
+    observe_monitor(st, id, *e.object);
   } else {
     return {};
   }
-  plan_dirty(c);
+  plan_dirty_monitors(c);
   return std::move(c.fx);
 }
 
 BindingsEffects on_bindings_synced(BindingsState& st) {
-  BCtx c{st, {}};
+  BindingsCtx c{st, {}};
   st.synced = true;
-  plan_dirty(c);
+  plan_dirty_monitors(c);
   return std::move(c.fx);
 }
 
 BindingsEffects on_bindings_leader(BindingsState& st, bool leading) {
-  BCtx c{st, {}};
+  BindingsCtx c{st, {}};
   bool was = st.leader;
   st.leader = leading;
-  if (leading && !was) plan_dirty(c);
+  if (leading && !was) plan_dirty_monitors(c);
   return std::move(c.fx);
 }
 
@@ -210,17 +210,17 @@ MonitorId crd_key(const std::string& kind) {
   return {kind, {}};
 }
 
-void schedule_retry(BCtx& c, const MonitorId& id, unsigned attempt) {
+void schedule_bindings_retry(BindingsCtx& c, const MonitorId& id, unsigned attempt) {
   k8s::SplitMix64 rnd(attempt * 7919 + id.second.second.size());  // deterministic jitter
-  c.add(T::retry, id).delay = c.st.settings.backoff.delay(attempt, rnd);
+  c.add(BT::retry, id).delay = c.st.settings.backoff.delay(attempt, rnd);
 }
 
 }  // namespace
 
 BindingsEffects on_crd(BindingsState& st, const std::string& kind, const std::string& version, const CallAnswer& a) {
-  BCtx c{st, {}};
+  BindingsCtx c{st, {}};
   if (a.error_class == k8s::ErrorClass::retry_call) {
-    schedule_retry(c, crd_key(kind), 0);
+    schedule_bindings_retry(c, crd_key(kind), 0);
     return std::move(c.fx);
   }
   CrdAdmission adm{false, a.status == 404
@@ -238,12 +238,12 @@ BindingsEffects on_crd(BindingsState& st, const std::string& kind, const std::st
                         adm.admitted ? "writing status.bindings of " + kind + " objects"
                                      : "not writing status.bindings of " + kind + " objects: " + adm.reason)
             .with("kind", kind));
-  plan_dirty(c);
+  plan_dirty_monitors(c);
   return std::move(c.fx);
 }
 
 BindingsEffects on_patch_done(BindingsState& st, const MonitorId& id, const CallAnswer& a) {
-  BCtx c{st, {}};
+  BindingsCtx c{st, {}};
   auto it = st.monitors.find(id);
   if (it == st.monitors.end()) return {};  // deleted meanwhile
   MonitorWrites& mw = it->second;
@@ -257,32 +257,32 @@ BindingsEffects on_patch_done(BindingsState& st, const MonitorId& id, const Call
       // brings it.
       try {
         Value obj = model::parse_json(a.body);
-        if (!model::meta_string(obj, "resourceVersion").empty()) observe(st, id, obj);
+        if (!model::meta_string(obj, "resourceVersion").empty()) observe_monitor(st, id, obj);
       } catch (const std::exception&) {
       }
       break;
     case ErrorClass::retry_reconcile:
       ++st.stats.conflicts;
-      c.add(T::reread, id);
+      c.add(BT::reread, id);
       mw.in_flight = true;
       return std::move(c.fx);
     case ErrorClass::retry_call:
       mw.retry_scheduled = true;
-      schedule_retry(c, id, mw.attempt++);
+      schedule_bindings_retry(c, id, mw.attempt++);
       return std::move(c.fx);
     case ErrorClass::terminal:
       ++st.stats.errors;
-      c.log(entry(model::LogLevel::error, "status.bindings patch refused", id)
+      c.log(bindings_entry(model::LogLevel::error, "status.bindings patch refused", id)
                 .with("status", a.status)
                 .with("error", a.error));
       break;
   }
-  plan_dirty(c);
+  plan_dirty_monitors(c);
   return std::move(c.fx);
 }
 
 BindingsEffects on_reread(BindingsState& st, const MonitorId& id, const CallAnswer& a) {
-  BCtx c{st, {}};
+  BindingsCtx c{st, {}};
   auto it = st.monitors.find(id);
   if (it == st.monitors.end()) return {};
   it->second.in_flight = false;
@@ -293,30 +293,30 @@ BindingsEffects on_reread(BindingsState& st, const MonitorId& id, const CallAnsw
   }
   if (a.error_class == k8s::ErrorClass::ok) {
     try {
-      observe(st, id, model::parse_json(a.body));
+      observe_monitor(st, id, model::parse_json(a.body));
     } catch (const std::exception&) {
     }
   } else {
     it->second.retry_scheduled = true;
-    schedule_retry(c, id, it->second.attempt++);
+    schedule_bindings_retry(c, id, it->second.attempt++);
     return std::move(c.fx);
   }
   st.dirty.insert(id);
-  plan_dirty(c);
+  plan_dirty_monitors(c);
   return std::move(c.fx);
 }
 
 BindingsEffects on_bindings_retry(BindingsState& st, const MonitorId& id) {
-  BCtx c{st, {}};
+  BindingsCtx c{st, {}};
   if (id.second.second.empty()) {
-    c.add(T::read_crd, id);
+    c.add(BT::read_crd, id);
     return std::move(c.fx);
   }
   auto it = st.monitors.find(id);
   if (it == st.monitors.end()) return {};
   it->second.retry_scheduled = false;
   st.dirty.insert(id);
-  plan_dirty(c);
+  plan_dirty_monitors(c);
   return std::move(c.fx);
 }
 

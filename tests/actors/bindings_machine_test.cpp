@@ -18,21 +18,21 @@ namespace {
 
 const MonitorId kWeb{"ServiceMonitor", {"app1", "web"}};
 
-const char* kAdmitting = R"({"spec":{"versions":[{"name":"v1","subresources":{"status":{}},
+const char* kAdmittingCrd = R"({"spec":{"versions":[{"name":"v1","subresources":{"status":{}},
   "schema":{"openAPIV3Schema":{"properties":{"status":{"x-kubernetes-preserve-unknown-fields":true}}}}}]}})";
 
-CallAnswer answer(int status, std::string body = "") {
+CallAnswer bindings_answer(int status, std::string body = "") {
   return CallAnswer{status, k8s::classify(status), std::move(body), status >= 400 ? "failed" : ""};
 }
 
-std::vector<BindingsEffect::Type> types(const BindingsEffects& fx) {
+std::vector<BindingsEffect::Type> bindings_types(const BindingsEffects& fx) {
   std::vector<BindingsEffect::Type> out;
   for (const auto& e : fx)
     if (e.type != BindingsEffect::Type::log) out.push_back(e.type);
   return out;
 }
 
-Event monitor_event(const std::string& rv, const std::string& status_yaml = "{}", EventType t = EventType::added) {
+Event sm_event(const std::string& rv, const std::string& status_yaml = "{}", EventType t = EventType::added) {
   return make_event(1, 0, t,
                     doc(R"(
 apiVersion: monitoring.coreos.com/v1
@@ -43,13 +43,13 @@ metadata: {name: web, namespace: app1, resourceVersion: ")" +
 status: )" + status_yaml));
 }
 
-Event agent_event(EventType t = EventType::added) {
+Event ga_event(EventType t = EventType::added) {
   return make_event(1, 0, t,
                     doc("{apiVersion: monitoring.grafana.com/v1alpha1, kind: GrafanaAgent, "
                         "metadata: {name: alpha, namespace: mon}}"));
 }
 
-RootOutput output(bool accepted) {
+RootOutput bindings_output(bool accepted) {
   RootOutput out;
   out.root = kAlpha;
   out.effects.rendered = true;
@@ -57,114 +57,114 @@ RootOutput output(bool accepted) {
   return out;
 }
 
-struct Machine {
+struct BindingsMachine {
   BindingsState st;
-  Machine() {
+  BindingsMachine() {
     BindingsEffects start;
     st = make_bindings(BindingsSettings{.now_rfc3339 = [] { return std::string("t1"); }}, start);
     REQUIRE(start.size() == binding_kinds().size());
     CHECK(start[0].type == BindingsEffect::Type::read_crd);
   }
   void admit() {
-    for (const std::string& kind : binding_kinds()) on_crd(st, kind, "v1", answer(200, kAdmitting));
+    for (const std::string& kind : binding_kinds()) on_crd(st, kind, "v1", bindings_answer(200, kAdmittingCrd));
   }
 };
 
-using Type = BindingsEffect::Type;
+using BType = BindingsEffect::Type;
 
 }  // namespace
 
 TEST_CASE("bindings: one patch after the sync for an admitted kind, none for its echo", "[actors][bindings]") {
-  Machine m;
-  CHECK(on_bindings_event(m.st, agent_event()).empty());
-  CHECK(on_bindings_event(m.st, monitor_event("5")).empty());
-  CHECK(on_root_output(m.st, output(true)).empty());  // not synced
-  CHECK(types(on_bindings_synced(m.st)).empty());     // the CRD not read yet
-  BindingsEffects fx = on_crd(m.st, "ServiceMonitor", "v1", answer(200, kAdmitting));
-  REQUIRE(types(fx) == std::vector{Type::patch});
+  BindingsMachine m;
+  CHECK(on_bindings_event(m.st, ga_event()).empty());
+  CHECK(on_bindings_event(m.st, sm_event("5")).empty());
+  CHECK(on_root_output(m.st, bindings_output(true)).empty());  // not synced
+  CHECK(bindings_types(on_bindings_synced(m.st)).empty());     // the CRD not read yet
+  BindingsEffects fx = on_crd(m.st, "ServiceMonitor", "v1", bindings_answer(200, kAdmittingCrd));
+  REQUIRE(bindings_types(fx) == std::vector{BType::patch});
   const BindingsEffect& patch = fx.back();
   CHECK(patch.monitor == kWeb);
   CHECK(model::string_at(patch.body, {"metadata", "resourceVersion"}) == "5");
   // Busy while the call is in flight: a new verdict waits for the answer.
-  CHECK(types(on_root_output(m.st, output(false))).empty());
+  CHECK(bindings_types(on_root_output(m.st, bindings_output(false))).empty());
   Value written = doc(R"(
 kind: ServiceMonitor
 metadata: {name: web, namespace: app1, resourceVersion: "6", generation: 2}
 )");
   written.set("status", *patch.body.find("status"));
-  fx = on_patch_done(m.st, kWeb, answer(200, model::to_json(written)));
-  REQUIRE(types(fx) == std::vector{Type::patch});  // now the rejection
+  fx = on_patch_done(m.st, kWeb, bindings_answer(200, model::to_json(written)));
+  REQUIRE(bindings_types(fx) == std::vector{BType::patch});  // now the rejection
   CHECK(model::to_json(fx.back().body).find("\"status\":\"False\"") != std::string::npos);
   CHECK(bindings_stats(m.st).written == 1);
 }
 
 TEST_CASE("bindings: a refused or missing CRD means no patch of that kind", "[actors][bindings]") {
-  Machine m;
+  BindingsMachine m;
   on_bindings_synced(m.st);
-  on_crd(m.st, "ServiceMonitor", "v1", answer(404));
-  on_bindings_event(m.st, monitor_event("5"));
-  CHECK(types(on_root_output(m.st, output(true))).empty());
-  BindingsEffects fx = on_crd(m.st, "PodMonitor", "v1", answer(503));
-  CHECK(types(fx) == std::vector{Type::retry});
-  CHECK(types(on_bindings_retry(m.st, fx.back().monitor)) == std::vector{Type::read_crd});
+  on_crd(m.st, "ServiceMonitor", "v1", bindings_answer(404));
+  on_bindings_event(m.st, sm_event("5"));
+  CHECK(bindings_types(on_root_output(m.st, bindings_output(true))).empty());
+  BindingsEffects fx = on_crd(m.st, "PodMonitor", "v1", bindings_answer(503));
+  CHECK(bindings_types(fx) == std::vector{BType::retry});
+  CHECK(bindings_types(on_bindings_retry(m.st, fx.back().monitor)) == std::vector{BType::read_crd});
 }
 
 TEST_CASE("bindings: 409 re-reads and replans, 5xx retries the call, 422 waits", "[actors][bindings]") {
-  Machine m;
+  BindingsMachine m;
   m.admit();
-  on_bindings_event(m.st, monitor_event("5"));
+  on_bindings_event(m.st, sm_event("5"));
   on_bindings_synced(m.st);
-  REQUIRE(types(on_root_output(m.st, output(true))) == std::vector{Type::patch});
-  CHECK(types(on_patch_done(m.st, kWeb, answer(409))) == std::vector{Type::reread});
-  BindingsEffects fx = on_reread(m.st, kWeb, answer(200, model::to_json(*monitor_event("7").object)));
-  REQUIRE(types(fx) == std::vector{Type::patch});
+  REQUIRE(bindings_types(on_root_output(m.st, bindings_output(true))) == std::vector{BType::patch});
+  CHECK(bindings_types(on_patch_done(m.st, kWeb, bindings_answer(409))) == std::vector{BType::reread});
+  BindingsEffects fx = on_reread(m.st, kWeb, bindings_answer(200, model::to_json(*sm_event("7").object)));
+  REQUIRE(bindings_types(fx) == std::vector{BType::patch});
   CHECK(model::string_at(fx.back().body, {"metadata", "resourceVersion"}) == "7");
-  fx = on_patch_done(m.st, kWeb, answer(503));
-  REQUIRE(types(fx) == std::vector{Type::retry});
-  CHECK(types(on_bindings_retry(m.st, kWeb)) == std::vector{Type::patch});
-  fx = on_patch_done(m.st, kWeb, answer(422));
-  CHECK(types(fx).empty());
+  fx = on_patch_done(m.st, kWeb, bindings_answer(503));
+  REQUIRE(bindings_types(fx) == std::vector{BType::retry});
+  CHECK(bindings_types(on_bindings_retry(m.st, kWeb)) == std::vector{BType::patch});
+  fx = on_patch_done(m.st, kWeb, bindings_answer(422));
+  CHECK(bindings_types(fx).empty());
   CHECK(bindings_stats(m.st).errors == 1);
   // The monitor's next change plans again.
-  CHECK(types(on_bindings_event(m.st, monitor_event("8", "{}", EventType::modified))) == std::vector{Type::patch});
+  CHECK(bindings_types(on_bindings_event(m.st, sm_event("8", "{}", EventType::modified))) == std::vector{BType::patch});
 }
 
 TEST_CASE("bindings: a restart keeps an entry while its agent has not rendered, then removes it if unselected",
           "[actors][bindings]") {
-  Machine m;
+  BindingsMachine m;
   m.admit();
   const char* ours =
       R"({bindings: [{group: monitoring.grafana.com, resource: grafanaagents, namespace: mon, name: alpha,
           conditions: [{type: Accepted, status: "True", lastTransitionTime: t0}]}]})";
-  on_bindings_event(m.st, agent_event());
-  on_bindings_event(m.st, monitor_event("5", ours));
-  CHECK(types(on_bindings_synced(m.st)).empty());
+  on_bindings_event(m.st, ga_event());
+  on_bindings_event(m.st, sm_event("5", ours));
+  CHECK(bindings_types(on_bindings_synced(m.st)).empty());
   RootOutput none;
   none.root = kAlpha;
   none.effects.rendered = true;
   BindingsEffects fx = on_root_output(m.st, none);
-  REQUIRE(types(fx) == std::vector{Type::patch});
+  REQUIRE(bindings_types(fx) == std::vector{BType::patch});
   CHECK(*model::find_path(fx.back().body, {"status", "bindings"}) == Value::array());
 }
 
 TEST_CASE("bindings: a deleted agent's entries go; nothing is written while not leading", "[actors][bindings]") {
-  Machine m;
+  BindingsMachine m;
   m.admit();
   on_bindings_synced(m.st);
   on_bindings_leader(m.st, false);
-  on_bindings_event(m.st, agent_event());
-  on_bindings_event(m.st, monitor_event("5"));
-  CHECK(types(on_root_output(m.st, output(true))).empty());
+  on_bindings_event(m.st, ga_event());
+  on_bindings_event(m.st, sm_event("5"));
+  CHECK(bindings_types(on_root_output(m.st, bindings_output(true))).empty());
   BindingsEffects fx = on_bindings_leader(m.st, true);
-  REQUIRE(types(fx) == std::vector{Type::patch});
-  Value written = *monitor_event("6").object;
+  REQUIRE(bindings_types(fx) == std::vector{BType::patch});
+  Value written = *sm_event("6").object;
   written.set("status", *fx.back().body.find("status"));
-  CHECK(types(on_patch_done(m.st, kWeb, answer(200, model::to_json(written)))).empty());
+  CHECK(bindings_types(on_patch_done(m.st, kWeb, bindings_answer(200, model::to_json(written)))).empty());
   RootOutput gone;
   gone.root = kAlpha;
   gone.effects.root_present = false;
-  on_bindings_event(m.st, agent_event(EventType::deleted));
+  on_bindings_event(m.st, ga_event(EventType::deleted));
   fx = on_root_output(m.st, gone);
-  REQUIRE(types(fx) == std::vector{Type::patch});
+  REQUIRE(bindings_types(fx) == std::vector{BType::patch});
   CHECK(*model::find_path(fx.back().body, {"status", "bindings"}) == Value::array());
 }

@@ -1,4 +1,4 @@
-// Per-monitor status (issue 19): one root's verdicts from its hierarchy
+// Per-monitor status (issue 19): one root's scenario_verdicts from its hierarchy
 // and problems, the merge across roots, the patch plan (other controllers'
 // entries kept, nothing written when nothing changed, lastTransitionTime
 // kept), and whether an installed CRD admits our entries.
@@ -23,9 +23,9 @@ namespace {
 const MonitorId kWebA{"ServiceMonitor", {"app1", "web-a"}}, kWebB{"ServiceMonitor", {"app2", "web-b"}},
     kDb{"ServiceMonitor", {"app1", "db"}};
 
-// Every agent's verdicts over the scenario, optionally without the Secret
+// Every agent's scenario_verdicts over the scenario, optionally without the Secret
 // web-a's bearer token reads.
-std::map<RootKey, RootBindings> verdicts(bool with_secret) {
+std::map<RootKey, RootBindings> scenario_verdicts(bool with_secret) {
   model::Inventory inv;
   for (const Value& d : actors_test::docs(actors_test::kScenario))
     if (with_secret || model::meta_string(d, "name") != "token") inv.add(d);
@@ -38,13 +38,13 @@ std::map<RootKey, RootBindings> verdicts(bool with_secret) {
   return out;
 }
 
-const MonitorBinding* find(const RootBindings& rb, const MonitorId& id) {
+const MonitorBinding* find_verdict(const RootBindings& rb, const MonitorId& id) {
   for (const auto& b : rb)
     if (b.monitor == id) return &b;
   return nullptr;
 }
 
-Value foreign_entry() {
+Value foreign_binding() {
   return doc(R"(
 group: monitoring.coreos.com
 resource: prometheuses
@@ -54,37 +54,37 @@ conditions: [{type: Accepted, status: "True", lastTransitionTime: "2024-01-01T00
 )");
 }
 
-ObservedMonitor seen_with(Value bindings, std::int64_t generation = 3) {
+ObservedMonitor observed_with(Value bindings, std::int64_t generation = 3) {
   return ObservedMonitor{"42", generation, std::move(bindings)};
 }
 
-std::string yaml(const Value& v) {
+std::string yaml_of_value(const Value& v) {
   return model::to_yaml(v);
 }
 
 }  // namespace
 
-TEST_CASE("a root's verdicts: the monitors its instances select, accepted, naming the instances",
+TEST_CASE("a root's scenario_verdicts: the monitors its instances select, accepted, naming the instances",
           "[actors][bindings]") {
-  auto all = verdicts(true);
+  auto all = scenario_verdicts(true);
   REQUIRE(all[kAlpha].size() == 1);  // web-b's namespace is not monitored=yes; db is team db
   CHECK(all[kAlpha][0] == MonitorBinding{kWebA, true, "selected by MetricsInstance mon/alpha-mi"});
   REQUIRE(all[kBeta].size() == 2);
-  CHECK(find(all[kBeta], kWebA)->accepted);
-  CHECK(find(all[kBeta], kWebB)->message == "selected by MetricsInstance mon/beta-mi");
-  CHECK_FALSE(find(all[kBeta], kDb));
+  CHECK(find_verdict(all[kBeta], kWebA)->accepted);
+  CHECK(find_verdict(all[kBeta], kWebB)->message == "selected by MetricsInstance mon/beta-mi");
+  CHECK_FALSE(find_verdict(all[kBeta], kDb));
 }
 
 TEST_CASE("a monitor the render leaves out is rejected with its problem, in every root", "[actors][bindings]") {
-  auto all = verdicts(false);
+  auto all = scenario_verdicts(false);
   for (const RootKey& root : {kAlpha, kBeta}) {
-    const MonitorBinding* b = find(all[root], kWebA);
+    const MonitorBinding* b = find_verdict(all[root], kWebA);
     REQUIRE(b);
     CHECK_FALSE(b->accepted);
     CHECK(b->message.find("left out of the config: ") == 0);
     CHECK(b->message.find("token") != std::string::npos);  // names the missing Secret
   }
-  CHECK(find(all[kBeta], kWebB)->accepted);  // the other monitor is unaffected
+  CHECK(find_verdict(all[kBeta], kWebB)->accepted);  // the other monitor is unaffected
 }
 
 TEST_CASE("an undecodable monitor routed to a root is rejected; warnings do not reject", "[actors][bindings]") {
@@ -99,10 +99,11 @@ TEST_CASE("an undecodable monitor routed to a root is rejected; warnings do not 
 }
 
 TEST_CASE("merged entries: one per agent, sorted, in prometheus-operator's shape", "[actors][bindings]") {
-  auto all = verdicts(true);
-  std::map<RootKey, const MonitorBinding*> v{{kBeta, find(all[kBeta], kWebA)}, {kAlpha, find(all[kAlpha], kWebA)}};
-  Value ours = merged_entries(v, seen_with(Value()), {}, "2024-05-01T12:00:00Z");
-  CHECK(yaml(ours) == R"(- conditions:
+  auto all = scenario_verdicts(true);
+  std::map<RootKey, const MonitorBinding*> v{{kBeta, find_verdict(all[kBeta], kWebA)},
+                                             {kAlpha, find_verdict(all[kAlpha], kWebA)}};
+  Value ours = merged_entries(v, observed_with(Value()), {}, "2024-05-01T12:00:00Z");
+  CHECK(yaml_of_value(ours) == R"(- conditions:
   - lastTransitionTime: 2024-05-01T12:00:00Z
     message: selected by MetricsInstance mon/alpha-mi
     observedGeneration: 3
@@ -123,8 +124,8 @@ TEST_CASE("merged entries: one per agent, sorted, in prometheus-operator's shape
   namespace: mon
   resource: grafanaagents
 )");
-  auto rejected = verdicts(false);
-  Value r = merged_entries({{kAlpha, find(rejected[kAlpha], kWebA)}}, seen_with(Value()), {}, "t1");
+  auto rejected = scenario_verdicts(false);
+  Value r = merged_entries({{kAlpha, find_verdict(rejected[kAlpha], kWebA)}}, observed_with(Value()), {}, "t1");
   const Value& cond = r.as_array()[0].find("conditions")->as_array()[0];
   CHECK(model::string_at(cond, {"status"}) == "False");
   CHECK(model::string_at(cond, {"reason"}) == kRejectedReason);
@@ -132,51 +133,51 @@ TEST_CASE("merged entries: one per agent, sorted, in prometheus-operator's shape
 
 TEST_CASE("the plan keeps other controllers' entries and writes nothing when ours are unchanged",
           "[actors][bindings]") {
-  auto all = verdicts(true);
-  std::map<RootKey, const MonitorBinding*> v{{kAlpha, find(all[kAlpha], kWebA)}};
-  ObservedMonitor before = seen_with(Value::arr({foreign_entry()}));
+  auto all = scenario_verdicts(true);
+  std::map<RootKey, const MonitorBinding*> v{{kAlpha, find_verdict(all[kAlpha], kWebA)}};
+  ObservedMonitor before = observed_with(Value::arr({foreign_binding()}));
   Value ours = merged_entries(v, before, {}, "t1");
   std::optional<Value> patch = plan_bindings(before, ours);
   REQUIRE(patch);
   CHECK(model::string_at(*patch, {"metadata", "resourceVersion"}) == "42");
   const Value& list = *model::find_path(*patch, {"status", "bindings"});
   REQUIRE(list.size() == 2);
-  CHECK(list.as_array()[0] == foreign_entry());  // first, as read
+  CHECK(list.as_array()[0] == foreign_binding());  // first, as read
   CHECK(our_entry(list.as_array()[1]));
 
   // Read back (with another order of keys, as a server may return them):
   // same verdict, a later clock, no write; the transition time stays.
-  ObservedMonitor after = seen_with(model::parse_json(model::to_json(list)));
+  ObservedMonitor after = observed_with(model::parse_json(model::to_json(list)));
   Value again = merged_entries(v, after, {}, "t2");
   CHECK_FALSE(plan_bindings(after, again));
   CHECK(model::to_json(again).find("t1") != std::string::npos);
 
   // A new generation updates observedGeneration but not the transition time.
-  ObservedMonitor edited = seen_with(after.bindings, 4);
+  ObservedMonitor edited = observed_with(after.bindings, 4);
   Value gen4 = merged_entries(v, edited, {}, "t3");
   REQUIRE(plan_bindings(edited, gen4));
   CHECK(model::to_json(gen4).find("\"lastTransitionTime\":\"t1\"") != std::string::npos);
   CHECK(model::to_json(gen4).find("\"observedGeneration\":4") != std::string::npos);
 
   // Rejected: the status flips, so the transition time is the new one.
-  auto rejected = verdicts(false);
-  Value flipped = merged_entries({{kAlpha, find(rejected[kAlpha], kWebA)}}, after, {}, "t4");
+  auto rejected = scenario_verdicts(false);
+  Value flipped = merged_entries({{kAlpha, find_verdict(rejected[kAlpha], kWebA)}}, after, {}, "t4");
   CHECK(model::to_json(flipped).find("\"lastTransitionTime\":\"t4\"") != std::string::npos);
 }
 
 TEST_CASE("an unselected monitor loses our entry and keeps the others", "[actors][bindings]") {
-  auto all = verdicts(true);
-  ObservedMonitor read = seen_with(Value::arr({foreign_entry()}));
-  Value ours = merged_entries({{kAlpha, find(all[kAlpha], kWebA)}}, read, {}, "t1");
+  auto all = scenario_verdicts(true);
+  ObservedMonitor read = observed_with(Value::arr({foreign_binding()}));
+  Value ours = merged_entries({{kAlpha, find_verdict(all[kAlpha], kWebA)}}, read, {}, "t1");
   read.bindings = *model::find_path(*plan_bindings(read, ours), {"status", "bindings"});
   Value none = merged_entries({}, read, {}, "t2");
   std::optional<Value> patch = plan_bindings(read, none);
   REQUIRE(patch);
-  CHECK(*model::find_path(*patch, {"status", "bindings"}) == Value::arr({foreign_entry()}));
+  CHECK(*model::find_path(*patch, {"status", "bindings"}) == Value::arr({foreign_binding()}));
   // An agent that has not rendered yet keeps its entry as read.
   CHECK_FALSE(plan_bindings(read, merged_entries({}, read, {kAlpha}, "t2")));
   // No entries of ours before or after: nothing to write.
-  CHECK_FALSE(plan_bindings(seen_with(Value()), Value::array()));
+  CHECK_FALSE(plan_bindings(observed_with(Value()), Value::array()));
 }
 
 TEST_CASE("prometheus-operator's CRDs do not admit our entries; a CRD that does is used", "[actors][bindings]") {
