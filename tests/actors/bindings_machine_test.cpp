@@ -147,7 +147,7 @@ TEST_CASE("bindings: a restart keeps an entry while its agent has not rendered, 
   CHECK(*model::find_path(fx.back().body, {"status", "bindings"}) == Value::array());
 }
 
-TEST_CASE("bindings: a deleted agent's entries go; nothing is written while not leading", "[actors][bindings]") {
+TEST_CASE("bindings: a deleted agent's entries go, and nothing is written while not leading", "[actors][bindings]") {
   BindingsMachine m;
   m.admit();
   on_bindings_synced(m.st);

@@ -87,7 +87,7 @@ TEST_CASE("a monitor the render leaves out is rejected with its problem, in ever
   CHECK(find_verdict(all[kBeta], kWebB)->accepted);  // the other monitor is unaffected
 }
 
-TEST_CASE("an undecodable monitor routed to a root is rejected; warnings do not reject", "[actors][bindings]") {
+TEST_CASE("an undecodable monitor routed to a root is rejected, and warnings do not reject", "[actors][bindings]") {
   model::Hierarchy empty;
   std::vector<model::Problem> problems = {
       {"ServiceMonitor", "app1", "bad", "spec.endpoints[0].interval", "not a duration"},
@@ -180,7 +180,7 @@ TEST_CASE("an unselected monitor loses our entry and keeps the others", "[actors
   CHECK_FALSE(plan_bindings(observed_with(Value()), Value::array()));
 }
 
-TEST_CASE("prometheus-operator's CRDs do not admit our entries; a CRD that does is used", "[actors][bindings]") {
+TEST_CASE("prometheus-operator's CRDs do not admit our entries, and a CRD that does is used", "[actors][bindings]") {
   std::ifstream in("deploy/prometheus-operator-crds/monitoring.coreos.com_servicemonitors.yaml");
   std::stringstream text;
   text << in.rdbuf();
