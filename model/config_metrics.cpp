@@ -32,7 +32,7 @@ struct MetricsContext {
   std::optional<Value> sd_fields;  // apiServer settings, resolved once into the root's assets
   // shardingStrategy consistent: monitor jobs poll the operator for their
   // shard's targets, without sharding rules.
-  bool operator_sd = false;  // apiServer settings, resolved once into the root's assets
+  bool operator_sd = false;
   // Set: jobs go to `fragments` as YAML text (one list per pushed instance,
   // reused from or stored into the cache) instead of into the tree.
   JobCache* cache = nullptr;

@@ -95,23 +95,14 @@ void AgentAllocations::start_agent(const core::RootKey& key, const core::Effects
   // The pipeline's actor feeds `sources` through this hook, so it is set
   // once the sources actor exists.
   auto sources = std::make_shared<sources_actor>();
-  hooks.sources = [sources](const allocation::runtime::State& st) {
-    caf::anon_send(*sources, sources_atom::value,
-                   std::make_shared<const std::vector<allocation::runtime::WatchSource>>(st.watches()),
-                   std::make_shared<const std::vector<allocation::runtime::HttpSdSource>>(st.http_sd()),
-                   std::make_shared<const std::vector<allocation::runtime::FileSdSource>>(st.file_sd()));
-  };
+  hooks.sources = [sources](const allocation::runtime::State& st) { send_wanted_sources(*sources, st); };
   hooks.fatal = [log = cfg_.log, key](const model::LogEntry& e) {
     log(e);
     log(model::log_error("allocation", "the agent's allocation stopped; restart the operator to recover")
             .object("GrafanaAgent", key.first, key.second));
   };
-  AllocationJournalConfig journal;
-  journal.path = allocation_journal_file(cfg_.journal_dir, key);
-  journal.redaction = std::make_shared<core::RedactionPolicy>();
-  journal.redaction->all_config_maps = true;
-  journal.log = cfg_.log;
-  a->pipeline = spawn_allocation_pipeline(sys_, std::move(hooks), std::move(journal));
+  a->pipeline = spawn_allocation_pipeline(sys_, std::move(hooks),
+                                          redacting_journal(allocation_journal_file(cfg_.journal_dir, key), cfg_.log));
   a->sources = spawn_sources(sys_, {a->pipeline.journal, cfg_.client, cfg_.log});
   *sources = a->sources;
   caf::anon_send(a->pipeline.journal, input_atom::value, agent_config_input(a->config_text, key));
@@ -120,10 +111,16 @@ void AgentAllocations::start_agent(const core::RootKey& key, const core::Effects
   agents_.emplace(key, std::move(a));
 }
 
-void AgentAllocations::stop_agent(Agent& a) {
+std::vector<caf::actor> AgentAllocations::actors_of(const Agent& a) {
+  std::vector<caf::actor> out;
   for (caf::actor actor : {caf::actor_cast<caf::actor>(a.sources), caf::actor_cast<caf::actor>(a.pipeline.journal),
                            caf::actor_cast<caf::actor>(a.pipeline.allocator)})
-    if (actor) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+    if (actor) out.push_back(actor);
+  return out;
+}
+
+void AgentAllocations::stop_agent(Agent& a) {
+  for (const caf::actor& actor : actors_of(a)) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
 }
 
 std::optional<AgentLookup> AgentAllocations::lookup(const std::string& ns, const std::string& name) const {
@@ -146,10 +143,7 @@ void AgentAllocations::stop() {
     stopped_ = true;
     for (auto& [key, a] : agents_) {
       stop_agent(*a);
-      for (caf::actor actor :
-           {caf::actor_cast<caf::actor>(a->sources), caf::actor_cast<caf::actor>(a->pipeline.journal),
-            caf::actor_cast<caf::actor>(a->pipeline.allocator)})
-        if (actor) live.push_back(actor);
+      for (caf::actor& actor : actors_of(*a)) live.push_back(std::move(actor));
     }
     agents_.clear();
   }

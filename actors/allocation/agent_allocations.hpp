@@ -73,6 +73,7 @@ class AgentAllocations {
  private:
   struct Agent;
   void start_agent(const core::RootKey& key, const core::Effects& fx);
+  static std::vector<caf::actor> actors_of(const Agent& a);
   void stop_agent(Agent& a);
   caf::actor_system& sys_;
   AgentAllocationsConfig cfg_;

@@ -233,4 +233,13 @@ AllocationPipeline spawn_allocation_pipeline(caf::actor_system& sys, AllocationH
   return p;
 }
 
+AllocationJournalConfig redacting_journal(std::string path, model::Log log) {
+  AllocationJournalConfig journal;
+  journal.path = std::move(path);
+  journal.redaction = std::make_shared<core::RedactionPolicy>();
+  journal.redaction->all_config_maps = true;
+  journal.log = std::move(log);
+  return journal;
+}
+
 }  // namespace actors

@@ -45,6 +45,10 @@ struct AllocationJournalConfig {
   model::Log log;                                    // component journal: a write that failed
 };
 
+// A journal at `path` ("" = none) that redacts Secret data and the data of
+// every ConfigMap (a monitor may take credentials from any ConfigMap).
+AllocationJournalConfig redacting_journal(std::string path, model::Log log);
+
 // Detached (it writes the file). Throws std::system_error when the file
 // cannot be created.
 allocation_journal_actor spawn_allocation_journal(caf::actor_system& sys, AllocationJournalConfig cfg);

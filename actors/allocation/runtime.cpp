@@ -84,12 +84,7 @@ AllocationHooks TargetAllocator::Impl::hooks() {
       first_publish.set_value();
     }
   };
-  h.sources = [this](const allocation::runtime::State& st) {
-    caf::anon_send(sources, sources_atom::value,
-                   std::make_shared<const std::vector<allocation::runtime::WatchSource>>(st.watches()),
-                   std::make_shared<const std::vector<allocation::runtime::HttpSdSource>>(st.http_sd()),
-                   std::make_shared<const std::vector<allocation::runtime::FileSdSource>>(st.file_sd()));
-  };
+  h.sources = [this](const allocation::runtime::State& st) { send_wanted_sources(sources, st); };
   h.log = options.log;
   h.allocated = [this](const char* method, std::string_view strategy, double seconds) {
     server.metrics().observe_time_to_allocate(method, strategy, seconds);
@@ -135,12 +130,8 @@ void TargetAllocator::start() {
   if (im.cluster)
     im.client = std::make_unique<k8s::Client>(
         k8s::make_curl_transport(*im.cluster, {.user_agent = "agent-operator-target-allocator"}));
-  AllocationJournalConfig journal;
-  journal.path = im.options.journal_path;
-  journal.redaction = std::make_shared<core::RedactionPolicy>();
-  journal.redaction->all_config_maps = true;  // a monitor may take credentials from any ConfigMap
-  journal.log = im.options.log;
-  im.pipeline = spawn_allocation_pipeline(*im.sys, im.hooks(), std::move(journal));
+  im.pipeline =
+      spawn_allocation_pipeline(*im.sys, im.hooks(), redacting_journal(im.options.journal_path, im.options.log));
   im.sources = spawn_sources(*im.sys, {im.pipeline.journal, im.client.get(), im.options.log});
   auto config = std::make_shared<allocation::runtime::Input>();
   config->type = allocation::runtime::InputType::config;

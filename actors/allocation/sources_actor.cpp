@@ -215,4 +215,11 @@ allocation::runtime::HttpSdInput fetch_http_sd(const HttpSdSource& source) {
   return out;
 }
 
+void send_wanted_sources(const sources_actor& sources, const allocation::runtime::State& st) {
+  caf::anon_send(sources, sources_atom::value,
+                 std::make_shared<const std::vector<allocation::runtime::WatchSource>>(st.watches()),
+                 std::make_shared<const std::vector<allocation::runtime::HttpSdSource>>(st.http_sd()),
+                 std::make_shared<const std::vector<allocation::runtime::FileSdSource>>(st.file_sd()));
+}
+
 }  // namespace actors

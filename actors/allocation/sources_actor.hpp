@@ -27,6 +27,10 @@ struct SourcesConfig {
 
 sources_actor spawn_sources(caf::actor_system& sys, SourcesConfig cfg);
 
+// Hands `sources` the watches, http_sd and file_sd sources `st` now wants
+// (the allocation actor's AllocationHooks::sources).
+void send_wanted_sources(const sources_actor& sources, const allocation::runtime::State& st);
+
 // One GET of an http_sd_configs URL (cpp-httplib; http and https), as the
 // http_sd input that records it: status, Content-Type and body, or the
 // transport error. Blocks up to min(refresh interval, 10 s) per phase.

@@ -4,6 +4,7 @@
 #include <future>
 
 #include "allocation/responses.hpp"
+#include "model/http_sd.hpp"
 #include "model/parse.hpp"
 #include "model/sha256.hpp"
 #include "model/yaml_emit.hpp"
@@ -11,8 +12,8 @@
 namespace actors {
 namespace {
 
-constexpr auto kAcceptedFor = std::chrono::minutes(1);
-constexpr auto kRefusedFor = std::chrono::seconds(10);
+constexpr std::chrono::steady_clock::duration kAcceptedFor = std::chrono::minutes(1);
+constexpr std::chrono::steady_clock::duration kRefusedFor = std::chrono::seconds(10);
 
 HttpResponse plain_answer(int status, std::string body) {
   HttpResponse r;
@@ -72,7 +73,7 @@ HttpResponse targets_answer(const HttpRequest& request, const ShardTargets& t) {
   r.headers["Cache-Control"] = "no-cache";
   r.content_type = "application/json";
   const std::string* match = request.header("If-None-Match");
-  if (match && *match == t.etag) {
+  if (match && model::etag_matches(*match, t.etag)) {
     r.status = 304;
     return r;
   }
@@ -114,9 +115,7 @@ TokenReviewResult TokenReviewCache::review(const std::string& token) {
   if (!r.answered) return r;
   std::lock_guard<std::mutex> lock(mu_);
   if (entries_.size() > 10000) entries_.clear();  // bounded: tokens rotate hourly
-  entries_[key] = {
-      r, now + (r.authenticated ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(kAcceptedFor)
-                                : std::chrono::duration_cast<std::chrono::steady_clock::duration>(kRefusedFor))};
+  entries_[key] = {r, now + (r.authenticated ? kAcceptedFor : kRefusedFor)};
   return r;
 }
 
@@ -137,7 +136,8 @@ HttpResponse targets_response(const HttpRequest& request, const AgentTargetsLook
   }
   TokenReviewResult review = tokens.review(*token);
   if (!review.answered) return plain_answer(503, review.error + "\n");
-  if (!review.authenticated) return plain_answer(401, "the token is not valid for the audience agent-operator\n");
+  if (!review.authenticated)
+    return plain_answer(401, std::string("the token is not valid for the audience ") + kTargetsAudience + "\n");
   if (review.username != "system:serviceaccount:" + ns + ":" + found->service_account)
     return plain_answer(403, review.username + " may not read the targets of GrafanaAgent " + ns + "/" + name + "\n");
   if (!found->targets)

@@ -23,11 +23,13 @@
 
 #include "actors/allocation/agent_allocations.hpp"
 #include "actors/http/server.hpp"
+#include "model/scrape/operator_sd.hpp"
 
 namespace actors {
 
 inline constexpr const char* kTargetsPath = "/operator/api/v1/metrics/targets";
-inline constexpr const char* kTargetsAudience = "agent-operator";
+// The audience of the agents' projected tokens, as the workloads render it.
+inline constexpr const char* kTargetsAudience = model::scrape::kOperatorTokenAudience;
 
 struct TokenReviewResult {
   bool answered = false;       // false: the review itself failed (error says why)
