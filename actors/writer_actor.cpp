@@ -30,11 +30,11 @@ void reread(Writer self, const core::WriterEffect& fx) {
   });
 }
 
-void confirm_owner(Writer self, const core::RootKey& key) {
+void confirm_owner(Writer self, const core::RootKey& key, const std::string& uid) {
   auto me = caf::actor_cast<writer_actor>(self);
-  self->state.cfg.client->get(*k8s::resource_for_kind("GrafanaAgent"), key.first, key.second, [me, key](k8s::Result r) {
-    caf::anon_send(me, owner_atom::value, key, share_result(std::move(r)));
-  });
+  self->state.cfg.client->get(
+      *k8s::resource_for_kind("GrafanaAgent"), key.first, key.second,
+      [me, key, uid](k8s::Result r) { caf::anon_send(me, owner_atom::value, key, uid, share_result(std::move(r))); });
 }
 
 void patch_status(Writer self, const core::WriterEffect& fx) {
@@ -70,7 +70,7 @@ void perform(Writer self, core::WriterEffects effects) {
         reread(self, fx);
         break;
       case T::confirm_owner:
-        confirm_owner(self, fx.root);
+        confirm_owner(self, fx.root, fx.uid);
         break;
       case T::retry:
         self->delayed_send(self, fx.delay, retry_atom::value, fx.root);
@@ -119,8 +119,8 @@ writer_actor::behavior_type writer_behavior(Writer self, WriterConfig cfg) {
       [=, &m](reread_atom, const core::RootKey& key, const core::Identity& id, const ResultPtr& r) {
         perform(self, core::on_reread(m, key, id, answer_of(*r)));
       },
-      [=, &m](owner_atom, const core::RootKey& key, const ResultPtr& r) {
-        perform(self, core::on_owner(m, key, answer_of(*r)));
+      [=, &m](owner_atom, const core::RootKey& key, const std::string& uid, const ResultPtr& r) {
+        perform(self, core::on_owner(m, key, uid, answer_of(*r)));
       },
       [=, &m](status_atom, const core::RootKey& key) { perform(self, core::on_status_failed(m, key)); },
       [=, &m](retry_atom, const core::RootKey& key) { perform(self, core::on_retry(m, key)); },

@@ -392,13 +392,13 @@ WriterEffects on_observed(WriterState& st, const Event& e, const std::set<RootKe
       rw.observed[id] = *e.object;
       plan_root(c, key);
     } else if (rw.observed.erase(id) && rw.out && st.synced && st.leader) {
-      c.add(WriterEffect::Type::confirm_owner, key);
+      c.add(WriterEffect::Type::confirm_owner, key).uid = rw.out->uid;
     }
   }
   return std::move(c.fx);
 }
 
-WriterEffects on_owner(WriterState& st, const RootKey& key, const CallAnswer& r) {
+WriterEffects on_owner(WriterState& st, const RootKey& key, const std::string& asked, const CallAnswer& r) {
   Ctx c{st, {}};
   auto it = st.roots.find(key);
   if (it == st.roots.end()) return {};
@@ -409,13 +409,17 @@ WriterEffects on_owner(WriterState& st, const RootKey& key, const CallAnswer& r)
     } catch (const model::ParseError&) {
     }
   }
-  bool gone = r.status == 404 || (r.error_class == k8s::ErrorClass::ok && it->second.out && uid != it->second.out->uid);
-  if (gone) {
-    if (it->second.out && !it->second.out->uid.empty()) st.deleted_uids.insert(it->second.out->uid);
+  bool gone = r.status == 404 || (r.error_class == k8s::ErrorClass::ok && uid != asked);
+  // The answer can arrive after the agent was deleted and re-created and
+  // the new generation's output is here: a 404 read before the re-create
+  // says nothing about it, and blacklisting its uid would stop its writes.
+  bool current = it->second.out && it->second.out->uid == asked;
+  if (gone && !asked.empty()) st.deleted_uids.insert(asked);
+  if (gone && current) {
     st.roots.erase(it);
     return {};
   }
-  plan_root(c, key);  // the owner lives (or the read failed): restore what was deleted
+  if (it->second.out) plan_root(c, key);  // the owner lives (or the read failed): restore what was deleted
   return std::move(c.fx);
 }
 

@@ -69,7 +69,7 @@ struct WriterEffect {
   enum class Type {
     call,           // perform `action` (create, update or remove) for batch `batch`
     reread,         // GET `id`, answer with on_reread
-    confirm_owner,  // GET the GrafanaAgent, answer with on_owner
+    confirm_owner,  // GET the GrafanaAgent, answer with on_owner (with `uid`)
     retry,          // on_retry after `delay` (the backoff for `attempt`)
     status_patch,   // merge-patch `body` into the GrafanaAgent's status subresource
     event,          // create the Event `body`
@@ -87,6 +87,7 @@ struct WriterEffect {
   Identity id;
   model::Value body;
   model::LogEntry entry;
+  std::string uid;  // confirm_owner: the GrafanaAgent generation whose existence is asked
   ReconcileOutcome outcome = ReconcileOutcome::success;
   double seconds = 0;
 };
@@ -139,7 +140,9 @@ WriterEffects on_synced(WriterState& st);
 WriterEffects on_leader(WriterState& st, bool leading);
 WriterEffects on_call_done(WriterState& st, const RootKey& root, std::uint64_t batch, const CallAnswer& a);
 WriterEffects on_reread(WriterState& st, const RootKey& root, const Identity& id, const CallAnswer& a);
-WriterEffects on_owner(WriterState& st, const RootKey& root, const CallAnswer& a);
+// The answer to confirm_owner for generation `uid`. It judges only that
+// generation: a root re-created since (a newer uid) is left alone.
+WriterEffects on_owner(WriterState& st, const RootKey& root, const std::string& uid, const CallAnswer& a);
 WriterEffects on_status_failed(WriterState& st, const RootKey& root);
 WriterEffects on_retry(WriterState& st, const RootKey& root);
 WriterStats writer_stats(const WriterState& st);

@@ -231,6 +231,39 @@ TEST_CASE("the writer machine keeps a newer GrafanaAgent's output when the old o
   CHECK(writer_stats(st).roots == 1);
 }
 
+// Found by the chaos soak (a lost update under CI load): an owned object's
+// deletion makes the writer ask whether its GrafanaAgent still exists. If
+// the agent is deleted and created again before the 404 arrives, that
+// answer is about the old generation; taking it for the new one dropped the
+// root and ignored all its later outputs until a restart.
+TEST_CASE("the writer machine judges a late owner answer by the generation it asked about", "[actors][writer]") {
+  WriterState st = make_writer({.write_status = false, .emit_events = false});
+  on_synced(st);
+  auto old_output = std::const_pointer_cast<RootOutput>(output("YQ=="));
+  old_output->uid = "uid-old";
+  WriterEffects fx = on_desired(st, old_output);
+  on_call_done(st, kAlpha, fx.back().batch, written_at(fx.back(), "5"));
+  model::Value deleted = model::parse_json(written_at(fx.back(), "6").body, "deleted");
+  fx = on_observed(st, event(EventType::deleted, "Secret", deleted), {kAlpha});
+  REQUIRE(types(fx) == std::vector<T>{T::confirm_owner});
+  CHECK(fx.back().uid == "uid-old");
+  auto final_output = std::make_shared<RootOutput>();
+  final_output->root = kAlpha;
+  final_output->uid = "uid-old";
+  final_output->effects.root_present = false;
+  on_desired(st, final_output);
+  fx = on_desired(st, output("YQ=="));  // the new generation, uid-alpha
+  REQUIRE(types(fx) == std::vector<T>{T::call});
+  on_call_done(st, kAlpha, fx.back().batch, written_at(fx.back(), "7"));
+  on_owner(st, kAlpha, "uid-old", answer(404, k8s::ErrorClass::terminal));
+  CHECK(writer_stats(st).roots == 1);
+  CHECK(types(on_desired(st, output("Yg=="))) == std::vector<T>{T::call});
+  // The same answer about the live generation does drop it.
+  on_owner(st, kAlpha, "uid-alpha", answer(404, k8s::ErrorClass::terminal));
+  CHECK(writer_stats(st).roots == 0);
+  CHECK(types(on_desired(st, output("Yw=="))).empty());
+}
+
 // "created", not "create ...: not found".
 TEST_CASE("the writer machine logs a new object as created, with no reason", "[actors][writer][log]") {
   WriterState st = make_writer({.write_status = false, .emit_events = false});

@@ -197,7 +197,7 @@ CAF_TEST(a deleted owned object is restored once its owner is confirmed) {
   api->script("GET", "/grafanaagents/alpha",
               testutil::ScriptedTransport::ok(R"({"metadata":{"name":"alpha","namespace":"mon","uid":"uid-alpha"}})"));
   observe(core::EventType::deleted, held);
-  expect((owner_atom, core::RootKey, ResultPtr), from(_).to(writer).with(owner_atom::value, kAlpha, _));
+  expect((owner_atom, core::RootKey, std::string, ResultPtr), from(_).to(writer).with(owner_atom::value, kAlpha, _, _));
   expect_done();
   CAF_CHECK_EQUAL(api->last_line(), "POST " + kSecrets);
 }
@@ -207,7 +207,7 @@ CAF_TEST(nothing is restored when the owner is gone) {
   desire({secret("alpha-config", "YQ==")});
   expect_done();
   observe(core::EventType::deleted, model::parse_json(api->sent.back().body, "request"));
-  expect((owner_atom, core::RootKey, ResultPtr), from(_).to(writer).with(owner_atom::value, kAlpha, _));
+  expect((owner_atom, core::RootKey, std::string, ResultPtr), from(_).to(writer).with(owner_atom::value, kAlpha, _, _));
   CAF_CHECK_EQUAL(api->last_line(), "GET /apis/monitoring.grafana.com/v1alpha1/namespaces/mon/grafanaagents/alpha");
   CAF_CHECK_EQUAL(stats().roots, 0u);
 }
