@@ -165,7 +165,7 @@ void plan_root(Ctx& c, const RootKey& key);
 void finish_batch(Ctx& c, const RootKey& key, RootWrites& rw, bool ok) {
   rw.in_flight = false;
   rw.queue.clear();
-  ++rw.batch;  // answers of the old batch are ignored from now on
+  rw.batch = ++c.st.batches;  // answers of the old batch are ignored from now on
   if (ok) {
     rw.attempt = 0;
     rw.write_error.clear();
@@ -183,7 +183,7 @@ void run_next(Ctx& c, const RootKey& key, RootWrites& rw) {
   if (!fence_holds(c)) {  // the rest of the batch waits for a confirmed leadership
     rw.queue.clear();
     rw.in_flight = false;
-    ++rw.batch;
+    rw.batch = ++c.st.batches;
     return;
   }
   if (rw.queue.front().type == ActionType::recreate) {
@@ -262,6 +262,10 @@ void plan_root(Ctx& c, const RootKey& key) {
   rw.reconcile_open = true;  // a drift repair counts as a reconcile too
   rw.queue = std::move(plan.actions);
   rw.in_flight = true;
+  // Tags come from one counter for all roots: a root forgotten and created
+  // again (its GrafanaAgent re-created) starts afresh, and per-root numbers
+  // would let the old generation's late answers pass for the new batch's.
+  rw.batch = ++st.batches;
   run_next(c, key, rw);
 }
 

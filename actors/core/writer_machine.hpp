@@ -125,6 +125,7 @@ struct WriterState {
   WriterSettings settings;
   std::map<RootKey, RootWrites> roots;
   std::set<std::string> deleted_uids;  // outputs of deleted agents still in flight are ignored
+  std::uint64_t batches = 0;           // the last batch tag handed out (unique across roots and generations)
   bool synced = false, leader = true;
   std::size_t synced_seen = 0;
   WriterStats stats;

@@ -264,6 +264,29 @@ TEST_CASE("the writer machine judges a late owner answer by the generation it as
   CHECK(types(on_desired(st, output("Yw=="))).empty());
 }
 
+// A root forgotten with a batch in flight (its GrafanaAgent deleted) and
+// created again (the agent re-created) must not take the old batch's late
+// answers for its own: per-root batch numbers started again at the same
+// tag, so an old create's answer was booked against the new batch's call.
+TEST_CASE("the writer machine ignores a forgotten generation's late answers", "[actors][writer]") {
+  WriterState st = make_writer({.write_status = false, .emit_events = false});
+  on_synced(st);
+  auto old_output = std::const_pointer_cast<RootOutput>(output("YQ=="));
+  old_output->uid = "uid-old";
+  const WriterEffect old_call = on_desired(st, old_output).back();
+  on_gone(st, event(EventType::deleted, "GrafanaAgent", actors_test::doc(R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: alpha, namespace: mon, uid: uid-old}
+)")));
+  const WriterEffect new_call = on_desired(st, output("Yg==")).back();
+  REQUIRE(new_call.type == T::call);
+  CHECK(new_call.batch != old_call.batch);
+  CHECK(types(on_call_done(st, kAlpha, old_call.batch, written_at(old_call, "5"))).empty());
+  CHECK(writer_stats(st).writes == 0);
+  CHECK(types(on_call_done(st, kAlpha, new_call.batch, written_at(new_call, "6"))) == std::vector<T>{T::wrote});
+}
+
 // "created", not "create ...: not found".
 TEST_CASE("the writer machine logs a new object as created, with no reason", "[actors][writer][log]") {
   WriterState st = make_writer({.write_status = false, .emit_events = false});
