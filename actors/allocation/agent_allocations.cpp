@@ -14,11 +14,14 @@ using allocation::runtime::InputType;
 // Written by the publish hook (the allocation actor's thread), read by
 // HTTP threads: the snapshot is swapped whole.
 struct PublishedTargets {
-  allocation::ResponseCache cache;  // the publish hook's only
+  allocation::ResponseCache cache;              // the publish hook's only
+  allocation::runtime::PlacementLedger ledger;  // likewise
   std::shared_ptr<const AgentTargets> targets;
 
-  void publish(const allocation::Allocator& a) {
+  void publish(const allocation::Allocator& a, std::uint64_t seq, const std::string& cause) {
     auto next = std::make_shared<AgentTargets>();
+    ledger.update(a, seq, cause);
+    next->placements = ledger.list();
     for (const allocation::Collector& c : a.collectors()) next->shards.push_back(c.name);
     for (allocation::Name job : a.jobs()) {
       for (const allocation::Collector& c : a.collectors()) {
@@ -90,7 +93,9 @@ void AgentAllocations::start_agent(const core::RootKey& key, const core::Effects
   a->service_account = fx.service_account;
   AllocationHooks hooks;
   std::shared_ptr<PublishedTargets> published = a->published;
-  hooks.publish = [published](const allocation::runtime::State& st) { published->publish(st.allocator()); };
+  hooks.publish = [published](const allocation::runtime::State& st, std::uint64_t seq, const std::string& cause) {
+    published->publish(st.allocator(), seq, cause);
+  };
   hooks.log = cfg_.log;
   // The pipeline's actor feeds `sources` through this hook, so it is set
   // once the sources actor exists.

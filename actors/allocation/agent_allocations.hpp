@@ -12,7 +12,8 @@
 // <journal_dir>/allocation-<ns>-<name>.jsonl when journal_dir is set
 // (replayable with `target-allocator replay`). lookup() (any thread) gives
 // the last published answer for a shard and job, lock-free after a map
-// lookup; answers are the target allocator's per-collector bodies.
+// lookup; answers are the target allocator's per-collector bodies, and the
+// snapshot lists every target's placement (/debug/targets).
 #pragma once
 
 #include <map>
@@ -25,6 +26,7 @@
 #include "actors/allocation/allocation_actor.hpp"
 #include "actors/allocation/sources_actor.hpp"
 #include "actors/core/writer_machine.hpp"
+#include "allocation/runtime/placements.hpp"
 #include "k8s/client/client.hpp"
 #include "model/log.hpp"
 
@@ -48,6 +50,9 @@ struct AgentTargets {
   // (job, shard) -> answer, for the jobs that have targets; any other job
   // of the agent has none ("[]").
   std::map<std::pair<std::string, std::string>, ShardTargets> answers;
+  // Every target with its shard and the reallocation that last placed it
+  // (seq in the agent's allocation journal), sorted by job and address.
+  std::vector<allocation::runtime::Placement> placements;
 };
 
 struct AgentLookup {

@@ -125,7 +125,17 @@ struct AllocState {
   std::uint64_t seq = 0;
   bool requested = false;  // a reallocate request is in flight
   std::optional<allocation::TimePoint> wake;
+  std::string batch_first;  // describe() of the first input since the last reallocate
+  std::size_t batch_inputs = 0;
 };
+
+// What the reallocate `in` followed, for hooks.publish.
+std::string reallocate_cause(AllocState& st, const Input& in) {
+  if (st.batch_inputs == 0) return allocation::runtime::describe(in);
+  std::string out = st.batch_first;
+  if (st.batch_inputs > 1) out += " and " + std::to_string(st.batch_inputs - 1) + " more inputs";
+  return out;
+}
 
 using Alloc = allocation_actor::stateful_pointer<AllocState>;
 
@@ -151,8 +161,10 @@ void perform(Alloc self, const Input& in, const allocation::runtime::Effects& fx
     h.allocated("SetCollectors", st.state.allocator().strategy_name(), fx.collectors_seconds);
   if (h.allocated && fx.targets_set)
     h.allocated("SetTargets", st.state.allocator().strategy_name(), fx.targets_seconds);
-  if (fx.reallocated && h.publish) h.publish(st.state);
+  if (fx.reallocated && h.publish) h.publish(st.state, in.seq, reallocate_cause(st, in));
+  if (in.type != InputType::reallocate && st.batch_inputs++ == 0) st.batch_first = allocation::runtime::describe(in);
   if (in.type == InputType::reallocate) {
+    st.batch_inputs = 0;
     st.requested = false;
     st.wake.reset();  // re-armed below while a grace period is still pending
   }

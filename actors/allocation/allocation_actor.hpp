@@ -23,7 +23,10 @@
 namespace actors {
 
 struct AllocationHooks {
-  std::function<void(const allocation::runtime::State&)> publish;
+  // After a reallocate: its input's seq, and what it followed (describe()
+  // of the first input folded since the previous reallocate, and how many
+  // more; the reallocate itself when it followed none: a grace period ended).
+  std::function<void(const allocation::runtime::State&, std::uint64_t seq, const std::string& cause)> publish;
   // The wanted watches and http_sd sources changed.
   std::function<void(const allocation::runtime::State&)> sources;
   model::Log log;

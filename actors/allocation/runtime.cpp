@@ -76,7 +76,7 @@ struct TargetAllocator::Impl {
 
 AllocationHooks TargetAllocator::Impl::hooks() {
   AllocationHooks h;
-  h.publish = [this](const allocation::runtime::State& st) {
+  h.publish = [this](const allocation::runtime::State& st, std::uint64_t, const std::string&) {
     server.publish(st.allocator(), st.scrape_configs());
     server.metrics().set_invalid_targets(st.invalid_targets());
     if (!published) {

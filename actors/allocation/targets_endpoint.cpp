@@ -5,6 +5,7 @@
 
 #include "allocation/responses.hpp"
 #include "model/http_sd.hpp"
+#include "model/log_format.hpp"
 #include "model/parse.hpp"
 #include "model/sha256.hpp"
 #include "model/yaml_emit.hpp"
@@ -147,6 +148,41 @@ HttpResponse targets_response(const HttpRequest& request, const AgentTargetsLook
     return plain_answer(404, "GrafanaAgent " + ns + "/" + name + " has no shard \"" + *shard + "\"\n");
   auto it = t.answers.find({*job, *shard});
   return targets_answer(request, it == t.answers.end() ? no_targets_answer() : it->second);
+}
+
+HttpResponse debug_targets_response(const HttpRequest& request, const AgentTargetsLookup& lookup) {
+  auto agent = agent_param(request, true);
+  if (auto* error = std::get_if<HttpResponse>(&agent)) return *error;
+  const auto& [ns, name] = std::get<1>(agent);
+  std::optional<AgentLookup> found = lookup(ns, name);
+  if (!found) return plain_answer(404, "GrafanaAgent " + ns + "/" + name + " has no consistent sharding\n");
+  if (!found->targets)
+    return plain_answer(503, "the first allocation of GrafanaAgent " + ns + "/" + name + " is pending\n");
+  const AgentTargets& t = *found->targets;
+  std::string out = "{\"agent\":" + model::json_string(ns + "/" + name) + ",\"shards\":[";
+  for (std::size_t i = 0; i < t.shards.size(); ++i) out += (i ? "," : "") + model::json_string(t.shards[i]);
+  out += "],\"targets\":[";
+  bool first = true;
+  for (const allocation::runtime::Placement& p : t.placements) {
+    out += first ? "\n" : ",\n";
+    first = false;
+    out += "{\"job\":" + model::json_string(p.job) + ",\"target\":" + model::json_string(p.address) +
+           ",\"shard\":" + (p.collector.empty() ? std::string("null") : model::json_string(p.collector)) +
+           ",\"placedAtSeq\":" + std::to_string(p.seq) +
+           ",\"placedBy\":" + model::json_string(p.cause ? *p.cause : std::string()) + "}";
+  }
+  out += "]}\n";
+  HttpResponse r = plain_answer(200, std::move(out));
+  r.content_type = "application/json";
+  return r;
+}
+
+void add_targets_routes(OperatorHttpServer& http, const AgentAllocations& allocations, TokenReviewCache& tokens) {
+  AgentTargetsLookup lookup = [&allocations](const std::string& ns, const std::string& name) {
+    return allocations.lookup(ns, name);
+  };
+  http.add_get(kTargetsPath, [lookup, &tokens](const HttpRequest& r) { return targets_response(r, lookup, tokens); });
+  http.add_get(kDebugTargetsPath, [lookup](const HttpRequest& r) { return debug_targets_response(r, lookup); });
 }
 
 }  // namespace actors

@@ -66,4 +66,20 @@ using AgentTargetsLookup = std::function<std::optional<AgentLookup>(const std::s
 
 HttpResponse targets_response(const HttpRequest& request, const AgentTargetsLookup& lookup, TokenReviewCache& tokens);
 
+inline constexpr const char* kDebugTargetsPath = "/debug/targets";
+
+// /debug/targets?agent=NS/NAME: every target of a consistent agent, as JSON
+// {"agent", "shards", "targets": [{"job", "target", "shard" (null when
+// unassigned), "placedAtSeq", "placedBy"}]}, sorted by job and target.
+// placedAtSeq is the reallocate input (in the agent's allocation journal)
+// that last moved the target; placedBy the first input it followed. Like
+// /debug/hierarchy it needs no token (addresses only, no labels). 400
+// without agent, 404 for an agent without consistent sharding, 503 before
+// its first allocation.
+HttpResponse debug_targets_response(const HttpRequest& request, const AgentTargetsLookup& lookup);
+
+// Serves kTargetsPath and kDebugTargetsPath from `allocations` on `http`
+// (before it starts); both must outlive the server.
+void add_targets_routes(OperatorHttpServer& http, const AgentAllocations& allocations, TokenReviewCache& tokens);
+
 }  // namespace actors

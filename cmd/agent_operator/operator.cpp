@@ -223,15 +223,8 @@ int start_logged(actors::OperatorHttpServer& server, const actors::HttpServerOpt
 
 // The metrics server (every path) and upstream's separate health server
 // (health paths only); both say ready once the informers have synced.
-// shardingStrategy consistent: each shard's targets, for the agent's own
-// ServiceAccount only (a TokenReview per new token).
-void add_targets_route(actors::OperatorHttpServer& http, actors::AgentAllocations& allocations,
-                       actors::TokenReviewCache& tokens) {
-  auto lookup = [&allocations](const std::string& ns, const std::string& name) { return allocations.lookup(ns, name); };
-  http.add_get(actors::kTargetsPath,
-               [lookup, &tokens](const actors::HttpRequest& r) { return actors::targets_response(r, lookup, tokens); });
-}
-
+// The main one also serves the shards of consistent agents their targets
+// (for the agent's own ServiceAccount only) and /debug/targets.
 HttpServers start_http(const OperatorFlags& f, actors::Controller& controller, const actors::OperatorMetrics& metrics,
                        const OperatorHooks& hooks, actors::AgentAllocations& allocations,
                        actors::TokenReviewCache& tokens) {
@@ -250,10 +243,11 @@ HttpServers start_http(const OperatorFlags& f, actors::Controller& controller, c
     };
     s.main = std::make_unique<actors::OperatorHttpServer>(*addr, src);
     add_integrations_sd_route(*s.main, controller, f.sd_timeout, addr->threads);
-    add_targets_route(*s.main, allocations, tokens);
+    actors::add_targets_routes(*s.main, allocations, tokens);
     int port = start_logged(*s.main, *addr, "--metrics-listen-address",
                             "/metrics,/healthz,/readyz,/-/healthy,/-/ready,/debug/hierarchy," +
-                                std::string(actors::kIntegrationsSdPath) + "," + actors::kTargetsPath,
+                                std::string(actors::kIntegrationsSdPath) + "," + actors::kTargetsPath + "," +
+                                actors::kDebugTargetsPath,
                             hooks.log);
     if (hooks.on_listening) hooks.on_listening(addr->host, port);
   }

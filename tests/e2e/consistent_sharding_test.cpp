@@ -116,10 +116,7 @@ struct Sharding {
         std::make_unique<actors::AgentAllocations>(*sys, actors::AgentAllocationsConfig{client.get(), journal_dir});
     tokens = std::make_unique<actors::TokenReviewCache>(actors::make_token_reviewer(*client, 10s));
     http = std::make_unique<actors::OperatorHttpServer>(actors::HttpServerOptions{}, actors::OperatorHttpSources{});
-    http->add_get(actors::kTargetsPath, [this](const actors::HttpRequest& r) {
-      return actors::targets_response(
-          r, [this](const std::string& ns, const std::string& name) { return allocations->lookup(ns, name); }, *tokens);
-    });
+    actors::add_targets_routes(*http, *allocations, *tokens);
     http->start();
   }
   ~Sharding() {
@@ -257,6 +254,30 @@ TEST_CASE("consistent sharding: each shard gets a disjoint share, only for the a
       changed += after[i].size() != shards[i].size();
     }
     CHECK(changed == 1);
+    // /debug/targets agrees with the shards' answers, and stamps only the
+    // new address with the later reallocation.
+    httplib::Client c("127.0.0.1", s.http->port());
+    auto r = c.Get((std::string(actors::kDebugTargetsPath) + "?agent=mon/agent").c_str());
+    REQUIRE(r);
+    REQUIRE(r->status == 200);
+    const model::Value debug = model::parse_json(r->body);
+    const model::Value& listed = *debug.find("targets");
+    REQUIRE(listed.as_array().size() == 31);
+    std::uint64_t newest = 0, others = 0;
+    for (const model::Value& t : listed.as_array()) {
+      CHECK(t.find("job")->as_string() == kJob);
+      const std::string address = t.find("target")->as_string();
+      const int shard = std::stoi(t.find("shard")->as_string());
+      CHECK(after.at(shard).count(address) == 1);
+      const auto seq = static_cast<std::uint64_t>(t.find("placedAtSeq")->as_int());
+      bool is_new = true;
+      for (const auto& share : shards) is_new = is_new && !share.count(address);
+      (is_new ? newest : others) = std::max(is_new ? newest : others, seq);
+      if (is_new) CHECK_THAT(t.find("placedBy")->as_string(), Catch::Contains(" watch "));
+    }
+    CHECK(newest > others);
+    CHECK(c.Get("/debug/targets?agent=mon/nobody")->status == 404);
+    CHECK(c.Get("/debug/targets")->status == 400);
   }
   SECTION("the agent's allocation journal replays to the placement served") {
     s.allocations->stop();  // the journal is complete once its actor is done

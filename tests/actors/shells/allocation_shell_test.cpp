@@ -41,11 +41,15 @@ struct fixture : test_coordinator_fixture<> {
   allocation_actor alloc;
   int published = 0, source_changes = 0;
   std::vector<std::string> logs;
-  std::vector<bool> configs;  // the config hook's results
+  std::vector<bool> configs;        // the config hook's results
+  std::vector<std::string> causes;  // "SEQ: cause" of each publish
 
   fixture() {
     AllocationHooks h;
-    h.publish = [this](const allocation::runtime::State&) { ++published; };
+    h.publish = [this](const allocation::runtime::State&, std::uint64_t seq, const std::string& cause) {
+      ++published;
+      causes.push_back(std::to_string(seq) + ": " + cause);
+    };
     h.sources = [this](const allocation::runtime::State&) { ++source_changes; };
     h.log = [this](const model::LogEntry& e) { logs.push_back(model::log_text(e)); };
     h.config = [this](bool applied, std::int64_t) { configs.push_back(applied); };
@@ -86,6 +90,10 @@ CAF_TEST(a burst of inputs asks the journal for one reallocation) {
   CAF_CHECK(journal->mailbox().empty());  // nothing pending after it
   from_journal(stamped(6, collector("col-3")));
   expect_reallocate_request();
+  from_journal(stamped(7, Input{}));
+  // Each publish names its reallocate and the inputs it followed.
+  CAF_CHECK_EQUAL(causes, (std::vector<std::string>{"5: seq 1 config ta.yaml and 3 more inputs",
+                                                    "7: seq 6 watch collectors ADDED ops/col-3"}));
 }
 
 CAF_TEST(the assignment is answered with the seq it reflects) {
