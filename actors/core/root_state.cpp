@@ -59,6 +59,7 @@ void erase_object(RootState& s, const ObjectId& id) {
   s.inventory.remove(id.first, inv_key);
   s.decode_problems.erase(id);
   s.objects.erase(id);
+  s.tombstones.erase(id);
 }
 
 // Erases `id`; a member that was the last one in its namespace adds that

@@ -56,7 +56,9 @@ KindDelta NameIndex::set_references(const RootKey& root, const std::set<model::K
     auto it = refs_.find(key);
     it->second.erase(root);
     if (it->second.empty()) refs_.erase(it);
-    if (objects_.count(key)) delta.lost.push_back(key);
+    // Even when the object is gone: the root may hold it as a tombstone in
+    // its grace period, and the expiry will not be routed to it any more.
+    delta.lost.push_back(key);
   }
   if (refs.empty())
     by_root_.erase(root);

@@ -77,3 +77,36 @@ TEST_CASE("a deleted Secret stays in use, reported, until its grace expiry", "[a
     CHECK(r.problems()[0].kind == "ServiceMonitor");
   }
 }
+
+// Found by the chaos soak: a root that stops referencing a Secret in its
+// grace period is not routed that Secret's expiry. Its tombstone (with the
+// old value) must go when the reference goes, or a member that references
+// the Secret again later is rendered with the deleted value.
+TEST_CASE("a tombstone goes when its last reference goes, not only at the expiry", "[actors][grace]") {
+  GraceRun r;
+  r.c.add(doc(token("s3cret")), EventType::deleted);
+  r.settle();
+  REQUIRE(config_of(r.p).find("bearer_token: s3cret") != std::string::npos);
+  const std::string web_a = R"(
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web-a, namespace: app1, labels: {team: %s}}
+spec:
+  selector: {matchLabels: {app: web-a}}
+  endpoints: [{port: http, bearerTokenSecret: {name: token, key: t}}]
+)";
+  auto with_team = [&](const std::string& team) {
+    std::string s = web_a;
+    return doc(s.replace(s.find("%s"), 2, team));
+  };
+  r.c.add(with_team("none"));  // no root selects it, so none references the Secret
+  r.settle();
+  r.c.add(grace_expiry(doc(token("s3cret"))), EventType::deleted);
+  r.settle();
+  r.c.add(with_team("web"));  // selected again: the Secret is gone
+  r.settle();
+  CHECK(config_of(r.p).find("s3cret") == std::string::npos);
+  bool reported = false;
+  for (const auto& p : r.problems()) reported = reported || (p.kind == "ServiceMonitor" && p.name == "web-a");
+  CHECK(reported);
+}
