@@ -38,7 +38,11 @@ std::vector<std::string> string_list(const Value* v, const std::string& field) {
   return out;
 }
 
-allocation::TargetGroup static_group(const Value& sc, const std::string& field, allocation::NameValidation scheme) {
+// `relabeled`: the job has relabel_configs, which may move a static target
+// elsewhere (a Probe's URLs become __param_target), so Prometheus checks
+// the address only after relabeling, as allocation/scrape_target.cpp does.
+allocation::TargetGroup static_group(const Value& sc, const std::string& field, allocation::NameValidation scheme,
+                                     bool relabeled) {
   if (!sc.is_object()) fail(field, "must be an object");
   allocation::TargetGroup group;
   std::vector<allocation::Label> labels;
@@ -52,8 +56,10 @@ allocation::TargetGroup static_group(const Value& sc, const std::string& field, 
   }
   group.labels = allocation::share_label_set(allocation::LabelSet(std::move(labels)));
   for (const auto& address : string_list(sc.find("targets"), field + ".targets")) {
-    // Prometheus refuses a config whose static target holds a path.
-    if (address.find('/') != std::string::npos) fail(field + ".targets", "\"" + address + "\" is not a valid hostname");
+    // Prometheus refuses a config whose static target holds a path unless
+    // the job relabels (ScrapeConfig.Validate's checkStaticTargets).
+    if (!relabeled && address.find('/') != std::string::npos)
+      fail(field + ".targets", "\"" + address + "\" is not a valid hostname");
     group.targets.push_back(allocation::share_label_set(
         allocation::LabelSet(std::vector<allocation::Label>{{allocation::Names::get().address, address}})));
   }
@@ -97,14 +103,14 @@ void read_job(const Value& job, const Value* global, const std::string& field, C
   if (name.empty()) fail(field + ".job_name", "is required");
   // Validated whatever the filter strategy: collectors would reject the
   // config we pass them, and lose every job with it.
-  const auto scheme = check_scrape_job(job, global, field).validation;
+  const allocation::ScrapeJob scrape = check_scrape_job(job, global, field);
   std::vector<allocation::TargetGroup> groups;
   for (const auto& [key, value] : job.as_object()) {
     if (key == "static_configs") {
       if (!value.is_array()) fail(field + ".static_configs", "must be a list");
       for (std::size_t i = 0; i < value.as_array().size(); ++i)
-        groups.push_back(
-            static_group(value.as_array()[i], field + ".static_configs[" + std::to_string(i) + "]", scheme));
+        groups.push_back(static_group(value.as_array()[i], field + ".static_configs[" + std::to_string(i) + "]",
+                                      scrape.validation, !scrape.relabel_configs.empty()));
     } else if (key == "kubernetes_sd_configs") {
       if (!value.is_null() && !value.is_array()) fail(field + "." + key, "must be a list");
       out.kubernetes_fields.push_back(field + "." + key);

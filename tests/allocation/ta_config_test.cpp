@@ -10,6 +10,7 @@
 
 #include "actors/allocation/runtime.hpp"
 #include "allocation/runtime/config.hpp"
+#include "golden_util.hpp"
 
 using allocation::runtime::ConfigError;
 using allocation::runtime::load_config;
@@ -70,6 +71,10 @@ TEST_CASE("target allocator config errors name the field", "[allocation][config]
         "config.scrape_configs[0].scrape_timeout: scrape timeout greater than scrape interval");
   CHECK(error("config: {scrape_configs: [{job_name: a, static_configs: [{targets: [\"http://x\"]}]}]}") ==
         "config.scrape_configs[0].static_configs[0].targets: \"http://x\" is not a valid hostname");
+  // Unless the job relabels, as a Probe's does (its URLs become
+  // __param_target): Prometheus checks the address after relabeling then.
+  CHECK(error("config: {scrape_configs: [{job_name: a, static_configs: [{targets: [\"http://x\"]}], relabel_configs: "
+              "[{source_labels: [__address__], target_label: __param_target}]}]}") == "no error");
   CHECK(error("config: {scrape_configs: [{job_name: a, static_configs: [{targets: [\"\"]}]}]}") ==
         "config.scrape_configs[0].static_configs[0].targets[0]: must be a non-empty string");
   // Duplicate job names, which Prometheus refuses, are refused at load.
@@ -88,6 +93,21 @@ TEST_CASE("target allocator config errors name the field", "[allocation][config]
   }
   CHECK(error("config: {scrape_configs: [{job_name: a, relabel_configs: [{action: keep, source_labels: [x], regex: "
               "y}]}]}") == "no error");
+}
+
+// What the operator hands its allocation for a consistent agent
+// (tests/model/sharding_strategy_test.cpp renders the golden) must load,
+// static Probe URLs included: a refused config leaves every shard without
+// targets.
+TEST_CASE("the operator's allocator config for a consistent agent loads with its Probe URLs",
+          "[allocation][config][sharding]") {
+  auto c =
+      load_config(testutil::read_text(testutil::source_path("tests/golden/metrics/consistent_sharding.allocator.yaml")),
+                  "consistent_sharding.allocator.yaml");
+  CHECK(c.collectors == std::vector<std::string>{"0", "1", "2"});
+  REQUIRE(c.targets.size() == 1);
+  CHECK(c.targets[0].job.text() == "probe/app/sites");
+  CHECK(c.targets[0].address == "https://example.com");
 }
 
 TEST_CASE("kubernetes_sd_configs and prometheus_cr are recorded as needing the Kubernetes API",

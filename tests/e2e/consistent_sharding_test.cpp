@@ -4,7 +4,8 @@
 // shard its share to the agent's ServiceAccount only (TokenReview through
 // simcluster). Checks the shards' answers are disjoint and cover every
 // endpoint address, that a new address reaches exactly one shard, the
-// 401/403/404 answers, ETags, and that going back to hashmod stops it.
+// 401/403/404 answers, ETags, that going back to hashmod stops it, and that
+// a Probe's static URLs are placed too.
 #include <httplib.h>
 #include <catch2/catch.hpp>
 
@@ -138,10 +139,10 @@ e2e::FixtureOptions fixture_options(const std::shared_ptr<std::unique_ptr<Shardi
   return fo;
 }
 
-// The cluster with 30 addresses behind the ServiceMonitor, a consistent
-// agent, and the operator converged on it.
-void start(e2e::OperatorFixture& f) {
-  f.apply_yaml(std::string(kCluster) + "---\n" + endpoints_yaml(30) + "---\n" + agent_yaml("consistent"));
+// The cluster with 30 addresses behind the ServiceMonitor (and `extra`), a
+// consistent agent, and the operator converged on it.
+void start(e2e::OperatorFixture& f, const std::string& extra = "") {
+  f.apply_yaml(std::string(kCluster) + "---\n" + endpoints_yaml(30) + "---\n" + extra + agent_yaml("consistent"));
   f.start_operator();
   REQUIRE(f.wait_converged(60s));
 }
@@ -171,15 +172,17 @@ Answer get(Sharding& s, const std::string& query, const std::string& token, cons
   return {r->status, r->body, r->get_header_value("ETag")};
 }
 
-std::string shard_query(int shard) {
-  return "agent=mon/agent&job=" + kJob + "&shard=" + std::to_string(shard);
+std::string shard_query(int shard, const std::string& job = kJob) {
+  return "agent=mon/agent&job=" + job + "&shard=" + std::to_string(shard);
 }
 
-// Every shard's addresses, or nullopt while some shard does not answer 200.
-std::optional<std::vector<std::set<std::string>>> shard_addresses(Sharding& s, const std::string& token) {
+// Every shard's addresses of `job`, or nullopt while some shard does not
+// answer 200.
+std::optional<std::vector<std::set<std::string>>> shard_addresses(Sharding& s, const std::string& token,
+                                                                  const std::string& job = kJob) {
   std::vector<std::set<std::string>> out;
   for (int shard = 0; shard < kShards; ++shard) {
-    Answer a = get(s, shard_query(shard), token);
+    Answer a = get(s, shard_query(shard, job), token);
     if (a.status != 200) return std::nullopt;
     std::set<std::string> addresses;
     const model::Value groups = model::parse_json(a.body);
@@ -299,6 +302,54 @@ TEST_CASE("consistent sharding: each shard gets a disjoint share, only for the a
     CHECK(testutil::eventually([&] { return s.allocations->agents() == 0; }));
     CHECK(get(s, shard_query(0), token).status == 404);
   }
+  f.stop_operator();
+}
+
+// A Probe's static URLs reach the shards as they are: Prometheus checks a
+// static address for a path only in a job without relabel_configs, and a
+// Probe's job moves it to __param_target. (The allocation once refused
+// the whole config for them, leaving every shard of the agent at 503.)
+const char* const kStaticProbe = R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: probes, namespace: mon}
+spec:
+  probeNamespaceSelector: {}
+  probeSelector: {}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: Probe
+metadata: {name: sites, namespace: app}
+spec:
+  module: http_2xx
+  prober: {url: 'blackbox:9115'}
+  targets:
+    staticConfig:
+      static: [https://example.com, https://example.org, https://example.net]
+---
+)";
+
+TEST_CASE("consistent sharding: a Probe's static URLs are placed on the shards", "[e2e][sharding]") {
+  auto sharding = std::make_shared<std::unique_ptr<Sharding>>();
+  e2e::OperatorFixture f(fixture_options(sharding));
+  *sharding = std::make_unique<Sharding>(f.server().url());
+  Sharding& s = **sharding;
+  start(f, kStaticProbe);
+  const std::string token = mint(f, "agent", actors::kTargetsAudience);
+  std::vector<std::set<std::string>> shards;
+  REQUIRE(testutil::eventually([&] {
+    auto got = shard_addresses(s, token, "probe/app/sites");
+    if (got && partitioned(*got, 3)) shards = *got;
+    return !shards.empty();
+  }));
+  std::set<std::string> all;
+  for (const auto& share : shards) all.insert(share.begin(), share.end());
+  CHECK(all == std::set<std::string>{"https://example.com", "https://example.net", "https://example.org"});
+  // The ServiceMonitor's job is placed beside it.
+  CHECK(testutil::eventually([&] {
+    auto got = shard_addresses(s, token);
+    return got && partitioned(*got, 30);
+  }));
   f.stop_operator();
 }
 
