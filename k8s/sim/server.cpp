@@ -242,8 +242,9 @@ Faults& Server::faults() {
   return *impl_->faults;
 }
 
-std::string Server::mint_token(const std::string& ns, const std::string& name, std::chrono::seconds lifetime) {
-  return impl_->access->mint(ns, name, lifetime);
+std::string Server::mint_token(const std::string& ns, const std::string& name, std::chrono::seconds lifetime,
+                               std::vector<std::string> audiences) {
+  return impl_->access->mint(ns, name, lifetime, std::move(audiences));
 }
 
 std::string Server::service_account_kubeconfig(const std::string& ns, const std::string& name) {

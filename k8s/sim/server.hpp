@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "k8s/sim/access.hpp"
 #include "k8s/sim/api.hpp"
@@ -66,10 +67,13 @@ class Server {
   // A kubeconfig for this server: its URL, CA and token.
   std::string kubeconfig() const;
   Faults& faults();
-  // A token for an existing ServiceAccount (ApiError 404 otherwise), and a
+  // A token for an existing ServiceAccount (ApiError 404 otherwise), for
+  // the API server unless other audiences are named (a token for another
+  // audience authenticates only through the TokenReview API), and a
   // kubeconfig for this server that carries one.
   std::string mint_token(const std::string& ns, const std::string& name,
-                         std::chrono::seconds lifetime = std::chrono::hours(24));
+                         std::chrono::seconds lifetime = std::chrono::hours(24),
+                         std::vector<std::string> audiences = {kApiAudience});
   std::string service_account_kubeconfig(const std::string& ns, const std::string& name);
 
  private:

@@ -38,8 +38,10 @@ struct Need {
 // creates core Events, and the SD aggregator lists and watches the
 // integrations Services' Endpoints; the kubelet Service controller
 // (-kubelet-service) lists and watches Nodes and writes the kubelet
-// Endpoints and EndpointSlices. tests/k8s/sim/deploy_rbac_test.cpp shows
-// each is used.
+// Endpoints and EndpointSlices; for shardingStrategy consistent it runs
+// the agents' discovery (Pods of PodMonitors and behind Endpoints, Ingresses
+// of Probes) and checks their tokens with TokenReviews. tests/k8s/sim/deploy_rbac_test.cpp
+// shows each is used.
 std::set<Permission> cluster_needs() {
   const std::vector<const char*> watch = {"list", "watch"};
   const std::vector<const char*> own = {"get", "list", "watch", "create", "update", "delete"};
@@ -66,6 +68,9 @@ std::set<Permission> cluster_needs() {
       {"", "endpoints", {"get", "list", "watch", "create", "update"}},
       {"", "nodes", watch},
       {"discovery.k8s.io", "endpointslices", own},
+      {"", "pods", watch},
+      {"networking.k8s.io", "ingresses", watch},
+      {"authentication.k8s.io", "tokenreviews", {"create"}},
   };
   std::set<Permission> out;
   for (const Need& n : needs)

@@ -18,6 +18,7 @@
 #include "golden_util.hpp"
 #include "model/parse.hpp"
 #include "model/yaml_emit.hpp"
+#include "rbac_consistent_agent.hpp"
 #include "rbac_runner.hpp"
 
 using model::Value;
@@ -70,7 +71,8 @@ std::string plain(const std::string& kind, const std::string& name, const std::s
 // it), and one of each it owns but does not want (it deletes them); an
 // invalid ServiceMonitor (Reconciled=False and a Warning Event). A second
 // GrafanaAgent takes two of the conflicts: the writer re-reads after a 409
-// at most three times per agent before it only retries.
+// at most three times per agent before it only retries. (A third, with
+// shardingStrategy consistent, is rbac_consistent::seed.)
 void seed_operator(SimRbac& s) {
   s.apply_yaml(testutil::read_text(testutil::source_path("deploy/examples/10-grafana-agent.yaml")));
   auto agent = s.get("monitoring.grafana.com", "grafanaagents", "monitoring", "grafana-agent");
@@ -247,9 +249,13 @@ Outcome run_operator(const std::vector<Value>& rbac, const std::string& expect) 
   s.apply_yaml(kKubeletSeed);
   for (const char* file : {"20-metrics.yaml", "30-logs.yaml", "40-integrations.yaml", "45-metrics-integrations.yaml"})
     s.load({testutil::source_path(std::string("deploy/examples/") + file)});
+  rbac_consistent::seed(s);
+  const std::string token =
+      s.token_for(rbac_consistent::kNamespace, rbac_consistent::kServiceAccount, rbac_consistent::kAudience);
   std::string log = s.file("operator.log");
+  // Port 0: the variants run in parallel; the log says which port it got.
   auto op =
-      testutil::spawn({testutil::bin("agent-operator"), "run", "--listen=0", "--kubeconfig",
+      testutil::spawn({testutil::bin("agent-operator"), "run", "--listen=127.0.0.1:0", "--kubeconfig",
                        s.kubeconfig_for("agent-operator", "agent-operator"), "--leader-elect",
                        "--leader-election-namespace", "agent-operator", "--lease-duration", "15s", "--renew-deadline",
                        "10s", "--retry-period", "200ms", "-kubelet-service=kube-system/kubelet",
@@ -258,8 +264,12 @@ Outcome run_operator(const std::vector<Value>& rbac, const std::string& expect) 
                        "--sync-timeout", "5s"},
                       log);
   auto give_up = [&] { return !expect.empty() && s.denied(expect); };
+  auto targets_served = [&] {
+    std::optional<int> port = rbac_consistent::listening_port(log);
+    return port && rbac_consistent::served(*port, token);
+  };
   Outcome out;
-  bool converged = testutil::poll_until([&] { return operator_converged(s); }, give_up, 60s);
+  bool converged = testutil::poll_until([&] { return operator_converged(s) && targets_served(); }, give_up, 60s);
   if (converged) converged = testutil::poll_until(disturb_operator(s), give_up, 60s);
   // Some verbs are used only after a while (the Lease renewal).
   out.done = expect.empty() ? converged : testutil::poll_until(give_up, nullptr, 30s);

@@ -113,6 +113,10 @@ std::string SimRbac::kubeconfig_for(const std::string& ns, const std::string& na
   return path;
 }
 
+std::string SimRbac::token_for(const std::string& ns, const std::string& name, const std::string& audience) {
+  return server_->mint_token(ns, name, std::chrono::hours(1), {audience});
+}
+
 std::vector<std::string> SimRbac::denials() const {
   std::lock_guard lock(mutex_);
   return denials_;

@@ -56,6 +56,9 @@ class SimRbac {
   void load(const std::vector<std::string>& paths);
   // A kubeconfig file authenticating as the ServiceAccount.
   std::string kubeconfig_for(const std::string& ns, const std::string& name);
+  // A token of the ServiceAccount for `audience` (as a projected token
+  // volume holds it), valid for an hour.
+  std::string token_for(const std::string& ns, const std::string& name, const std::string& audience);
   std::string file(const std::string& name) const { return dir_ + "/" + name; }
   std::vector<std::string> denials() const;
   bool denied(const std::string& text) const;
