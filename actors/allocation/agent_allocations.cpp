@@ -21,7 +21,7 @@ struct PublishedTargets {
   void publish(const allocation::Allocator& a, std::uint64_t seq, const std::string& cause) {
     auto next = std::make_shared<AgentTargets>();
     ledger.update(a, seq, cause);
-    next->placements = ledger.list();
+    next->placements = ledger.snapshot();
     for (const allocation::Collector& c : a.collectors()) next->shards.push_back(c.name);
     for (allocation::Name job : a.jobs()) {
       for (const allocation::Collector& c : a.collectors()) {

@@ -51,8 +51,8 @@ struct AgentTargets {
   // of the agent has none ("[]").
   std::map<std::pair<std::string, std::string>, ShardTargets> answers;
   // Every target with its shard and the reallocation that last placed it
-  // (seq in the agent's allocation journal), sorted by job and address.
-  std::vector<allocation::runtime::Placement> placements;
+  // (seq in the agent's allocation journal), unsorted.
+  std::shared_ptr<const allocation::runtime::Placements> placements;
 };
 
 struct AgentLookup {

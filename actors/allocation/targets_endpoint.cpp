@@ -163,13 +163,13 @@ HttpResponse debug_targets_response(const HttpRequest& request, const AgentTarge
   for (std::size_t i = 0; i < t.shards.size(); ++i) out += (i ? "," : "") + model::json_string(t.shards[i]);
   out += "],\"targets\":[";
   bool first = true;
-  for (const allocation::runtime::Placement& p : t.placements) {
+  for (const auto& p : allocation::runtime::sorted(*t.placements)) {
     out += first ? "\n" : ",\n";
     first = false;
-    out += "{\"job\":" + model::json_string(p.job) + ",\"target\":" + model::json_string(p.address) +
-           ",\"shard\":" + (p.collector.empty() ? std::string("null") : model::json_string(p.collector)) +
-           ",\"placedAtSeq\":" + std::to_string(p.seq) +
-           ",\"placedBy\":" + model::json_string(p.cause ? *p.cause : std::string()) + "}";
+    out += "{\"job\":" + model::json_string(p->job) + ",\"target\":" + model::json_string(p->address) +
+           ",\"shard\":" + (p->collector.empty() ? std::string("null") : model::json_string(p->collector)) +
+           ",\"placedAtSeq\":" + std::to_string(p->seq) +
+           ",\"placedBy\":" + model::json_string(p->cause ? *p->cause : std::string()) + "}";
   }
   out += "]}\n";
   HttpResponse r = plain_answer(200, std::move(out));

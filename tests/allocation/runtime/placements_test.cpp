@@ -30,7 +30,7 @@ std::vector<Collector> collectors(int n) {
 
 std::map<std::string, Placement> by_address(const PlacementLedger& ledger) {
   std::map<std::string, Placement> out;
-  for (Placement& p : ledger.list()) out.emplace(p.address, std::move(p));
+  for (const auto& p : *ledger.snapshot()) out.emplace(p->address, *p);
   return out;
 }
 
@@ -48,6 +48,7 @@ TEST_CASE("the placement ledger stamps only the targets a reallocation moved or 
   PlacementLedger ledger;
   ledger.update(a, 5, "seq 2 watch sd/0/0 ADDED ns/web");
   auto first = by_address(ledger);
+  const auto first_snapshot = ledger.snapshot();
   REQUIRE(first.size() == 40);
   for (const auto& [address, p] : first) {
     CHECK(p.seq == 5);
@@ -68,14 +69,20 @@ TEST_CASE("the placement ledger stamps only the targets a reallocation moved or 
     CHECK(p.seq == (same_place ? 5u : 9u));
     if (before != first.end() && !same_place) ++moved;
   }
+  // An unmoved target keeps its Placement: the update allocated nothing for it.
+  std::map<std::string, const Placement*> before_ptr, after_ptr;
+  for (const auto& p : *first_snapshot) before_ptr[p->address] = p.get();
+  for (const auto& p : *ledger.snapshot()) after_ptr[p->address] = p.get();
+  for (const auto& [address, p] : second)
+    if (p.seq == 5u) CHECK(after_ptr.at(address) == before_ptr.at(address));
   CHECK(moved > 0);
   CHECK(moved < 40);
   CHECK(second.at("10.0.0.40:80").seq == 9);
   // Gone targets leave the ledger; the list is sorted.
   a.set_targets(web_targets(10));
   ledger.update(a, 12, "seq 11 watch sd/0/0 MODIFIED ns/web");
-  auto list = ledger.list();
+  CHECK(ledger.size() == 10);
+  auto list = allocation::runtime::sorted(*ledger.snapshot());
   CHECK(list.size() == 10);
-  CHECK(std::is_sorted(list.begin(), list.end(),
-                       [](const Placement& x, const Placement& y) { return x.address < y.address; }));
+  CHECK(std::is_sorted(list.begin(), list.end(), [](const auto& x, const auto& y) { return x->address < y->address; }));
 }
