@@ -167,6 +167,7 @@ SnapshotPtr Cluster::create(const ResourceType& t, const std::string& ns, Value 
   prepare_create(t, object);
   SnapshotPtr snap = store_.create(t, std::move(object), o.dry_run);
   if (!o.dry_run) after_write(t, snap);
+  if (!o.dry_run) collect_if_orphaned(t, snap);
   return snap;
 }
 

@@ -95,6 +95,11 @@ class Cluster {
   std::vector<std::pair<ResourceType, SnapshotPtr>> dependents_of(const model::Value& owner) const;
   void collect_dependents(const model::Value& owner);
   void orphan_dependents(const model::Value& owner);
+  // The real garbage collector deletes a dependent none of whose owners
+  // exist (by uid), e.g. one a controller created while its owner was
+  // being deleted; here that happens right after the create.
+  bool owners_gone(const std::string& ns, const model::Value& object) const;
+  void collect_if_orphaned(const ResourceType& t, const SnapshotPtr& created);
   void drop_owner_reference(const ResourceType& t, const SnapshotPtr& dependent, const std::string& uid);
 
   const Clock& clock_;

@@ -83,6 +83,35 @@ void Cluster::collect_dependents(const Value& owner) {
   }
 }
 
+bool Cluster::owners_gone(const std::string& ns, const Value& object) const {
+  const Value* refs = object.find("metadata")->find("ownerReferences");
+  if (!refs || !refs->is_array() || refs->size() == 0) return false;
+  for (const Value& r : refs->as_array()) {
+    auto str = [&](const char* key) {
+      const Value* v = r.find(key);
+      return v && v->is_string() ? v->as_string() : std::string();
+    };
+    auto t = types_.find_kind(str("apiVersion"), str("kind"));
+    if (!t) return false;  // a kind this cluster does not serve: leave it alone
+    try {
+      if (meta_string(store_.get(*t, t->namespaced ? ns : "", str("name"))->value, "uid") == str("uid")) return false;
+    } catch (const ApiError& e) {
+      if (e.code() != 404) throw;
+    }
+  }
+  return true;
+}
+
+void Cluster::collect_if_orphaned(const ResourceType& t, const SnapshotPtr& created) {
+  const std::string ns = meta_string(created->value, "namespace");
+  if (!owners_gone(ns, created->value)) return;
+  try {
+    remove(t, ns, meta_string(created->value, "name"), {});
+  } catch (const ApiError& e) {
+    if (e.code() != 404) throw;
+  }
+}
+
 void Cluster::orphan_dependents(const Value& owner) {
   for (const auto& [t, dep] : dependents_of(owner)) drop_owner_reference(t, dep, meta_string(owner, "uid"));
 }

@@ -183,6 +183,19 @@ TEST_CASE("deletes cascade to dependents by ownerReferences", "[k8s][store][gc]"
     CHECK(events.back().first == EventType::deleted);
     f.cluster.store().unwatch(w);
   }
+  SECTION("a dependent created after its owner was deleted is collected") {
+    // A controller's create in flight while the owner goes: the real
+    // garbage collector deletes it once it sees no owner with that uid.
+    auto owner = f.create("deployments", R"({"metadata":{"name":"d"},"spec":{}})", "default", "apps");
+    f.cluster.remove(deploy, "default", "d", {});
+    f.create("configmaps", owned_by(owner, "late"));
+    CHECK_FALSE(exists("late"));
+    auto again = f.create("deployments", R"({"metadata":{"name":"d"},"spec":{}})", "default", "apps");
+    f.create("configmaps", owned_by(owner, "stale-uid"));  // the name is back, with another uid
+    CHECK_FALSE(exists("stale-uid"));
+    f.create("configmaps", owned_by(again, "current"));
+    CHECK(exists("current"));
+  }
   SECTION("an object with another owner only loses the reference") {
     auto owner = f.create("deployments", R"({"metadata":{"name":"d"},"spec":{}})", "default", "apps");
     auto other = f.create("deployments", R"({"metadata":{"name":"e"},"spec":{}})", "default", "apps");
