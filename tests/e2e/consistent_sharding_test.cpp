@@ -204,6 +204,19 @@ bool partitioned(const std::vector<std::set<std::string>>& shards, std::size_t n
   return sum == n && all.size() == n;
 }
 
+// Every shard's addresses of `job` once they hold `n` addresses in all,
+// none twice; empty when that does not happen in time.
+std::vector<std::set<std::string>> wait_partitioned(Sharding& s, const std::string& token, std::size_t n,
+                                                    const std::string& job = kJob) {
+  std::vector<std::set<std::string>> out;
+  testutil::eventually([&] {
+    auto got = shard_addresses(s, token, job);
+    if (got && partitioned(*got, n)) out = *got;
+    return !out.empty();
+  });
+  return out;
+}
+
 TEST_CASE("consistent sharding: each shard gets a disjoint share, only for the agent's account", "[e2e][sharding]") {
   auto sharding = std::make_shared<std::unique_ptr<Sharding>>();
   e2e::OperatorFixture f(fixture_options(sharding));
@@ -213,12 +226,8 @@ TEST_CASE("consistent sharding: each shard gets a disjoint share, only for the a
   start(f);
   const std::string token = mint(f, "agent", actors::kTargetsAudience);
 
-  std::vector<std::set<std::string>> shards;
-  REQUIRE(testutil::eventually([&] {
-    auto got = shard_addresses(s, token);
-    if (got && partitioned(*got, 30)) shards = *got;
-    return !shards.empty();
-  }));
+  const std::vector<std::set<std::string>> shards = wait_partitioned(s, token, 30);
+  REQUIRE(!shards.empty());
   for (const auto& share : shards) CHECK(share.size() >= 5);  // consistent hashing spreads 30 over 3
 
   SECTION("who may ask") {
@@ -245,12 +254,8 @@ TEST_CASE("consistent sharding: each shard gets a disjoint share, only for the a
   }
   SECTION("a new address lands on exactly one shard, the others keep theirs") {
     f.apply_yaml(endpoints_yaml(31));
-    std::vector<std::set<std::string>> after;
-    REQUIRE(testutil::eventually([&] {
-      auto got = shard_addresses(s, token);
-      if (got && partitioned(*got, 31)) after = *got;
-      return !after.empty();
-    }));
+    const std::vector<std::set<std::string>> after = wait_partitioned(s, token, 31);
+    REQUIRE(!after.empty());
     int changed = 0;
     for (int i = 0; i < kShards; ++i) {
       for (const auto& a : shards[i]) CHECK(after[i].count(a) == 1);  // nothing moved
@@ -336,20 +341,13 @@ TEST_CASE("consistent sharding: a Probe's static URLs are placed on the shards",
   Sharding& s = **sharding;
   start(f, kStaticProbe);
   const std::string token = mint(f, "agent", actors::kTargetsAudience);
-  std::vector<std::set<std::string>> shards;
-  REQUIRE(testutil::eventually([&] {
-    auto got = shard_addresses(s, token, "probe/app/sites");
-    if (got && partitioned(*got, 3)) shards = *got;
-    return !shards.empty();
-  }));
+  const std::vector<std::set<std::string>> shards = wait_partitioned(s, token, 3, "probe/app/sites");
+  REQUIRE(!shards.empty());
   std::set<std::string> all;
   for (const auto& share : shards) all.insert(share.begin(), share.end());
   CHECK(all == std::set<std::string>{"https://example.com", "https://example.net", "https://example.org"});
   // The ServiceMonitor's job is placed beside it.
-  CHECK(testutil::eventually([&] {
-    auto got = shard_addresses(s, token);
-    return got && partitioned(*got, 30);
-  }));
+  CHECK(!wait_partitioned(s, token, 30).empty());
   f.stop_operator();
 }
 

@@ -13,16 +13,17 @@
 #include <optional>
 #include <string>
 
+#include "model/scrape/operator_sd.hpp"
 #include "rbac_runner.hpp"
 
 namespace rbac_consistent {
 
 // Namespace, name and ServiceAccount of the agent, and the audience its
-// projected token is minted for (actors::kTargetsAudience).
+// projected token is minted for (the one the workloads render).
 inline constexpr const char* kNamespace = "monitoring";
 inline constexpr const char* kAgent = "sharded";
 inline constexpr const char* kServiceAccount = "sharded-agent";
-inline constexpr const char* kAudience = "agent-operator";
+inline constexpr const char* kAudience = model::scrape::kOperatorTokenAudience;
 
 void seed(testutil::SimRbac& s);
 
