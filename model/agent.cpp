@@ -83,10 +83,8 @@ ShardingStrategy decode_sharding_strategy(const Reader& m) {
   const std::optional<std::string> s = m.str("shardingStrategy");
   if (!s || *s == "hashmod") return ShardingStrategy::hashmod;
   if (*s == "consistent") return ShardingStrategy::consistent;
-  if (*s == "node")
-    m.error("shardingStrategy", "\"node\" (node-local scraping) is not supported yet; use hashmod or consistent");
-  else
-    m.error("shardingStrategy", "must be one of hashmod, consistent, got \"" + *s + "\"");
+  if (*s == "node") return ShardingStrategy::node;
+  m.error("shardingStrategy", "must be one of hashmod, consistent, node, got \"" + *s + "\"");
   return ShardingStrategy::hashmod;
 }
 

@@ -72,8 +72,10 @@ inline constexpr std::int64_t kMaxReplicas = 10000;
 // hashmod: every shard discovers everything and keeps the targets whose
 // address hash lands on it. consistent: the operator discovers the
 // monitors' targets once, places them with consistent hashing and serves
-// each shard its share over http_sd.
-enum class ShardingStrategy { hashmod, consistent };
+// each shard its share over http_sd. node: the same discovery, but the
+// metrics agents run as a DaemonSet and each pod is served the targets on
+// its own Node (targets without a Node spread over the pods).
+enum class ShardingStrategy { hashmod, consistent, node };
 
 struct MetricsSubsystemSpec {
   std::vector<RemoteWriteSpec> remote_write;

@@ -37,6 +37,9 @@ std::string render_metrics_yaml(const Hierarchy& h, const RenderOptions& opts, A
 // (shardingStrategy consistent; never in upstream_compat, whose upstream
 // has no sharding strategies).
 bool uses_operator_sd(const GrafanaAgent& agent, const RenderOptions& opts);
+// shardingStrategy node outside upstream_compat: a metrics DaemonSet whose
+// pods are the allocation's collectors, placed per Node.
+bool node_local(const GrafanaAgent& agent, const RenderOptions& opts);
 // AgentRender::allocator_config of `h` (uses_operator_sd must hold): the
 // monitor jobs in the operator's form (model/scrape/operator_sd.hpp),
 // unique by job name in name order, members with errors left out (the

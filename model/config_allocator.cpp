@@ -1,12 +1,14 @@
 // The target allocator config of a GrafanaAgent with shardingStrategy
-// consistent: what the operator runs to place the agent's monitor targets
-// on its shards (AgentRender::allocator_config).
+// consistent or node: what the operator runs to place the agent's monitor
+// targets on its shards, or on its per-Node pods (AgentRender::allocator_config).
 #include <algorithm>
 #include <map>
 
 #include "model/config.hpp"
+#include "model/labels.hpp"
 #include "model/scrape/jobs.hpp"
 #include "model/scrape/operator_sd.hpp"
+#include "model/workload_options.hpp"
 #include "model/yaml_emit.hpp"
 
 namespace model {
@@ -43,10 +45,34 @@ Value allocator_global(const GrafanaAgent& agent) {
   return g;
 }
 
+// consistent: the shards "0".."N-1" are static collectors.
+void add_shard_collectors(Value& doc, const GrafanaAgent& agent) {
+  Value collectors = Value::array();
+  const std::int64_t shards = std::max<std::int64_t>(1, agent.metrics.shards.value_or(1));
+  for (std::int64_t i = 0; i < shards; ++i) collectors.push(std::to_string(i));
+  doc.set("allocation_strategy", "consistent-hashing");
+  doc.set("collectors", std::move(collectors));
+}
+
+// node: the collectors are the metrics DaemonSet's pods, each holding the
+// targets on its own Node; targets without a Node (static URLs, external
+// addresses) spread over all pods by consistent hashing.
+void add_node_collectors(Value& doc, const GrafanaAgent& agent, const RenderOptions& opts) {
+  const Labels selector = with_operator_labels(pod_selector_labels(agent, metrics_node_selector_extras()), opts);
+  doc.set("allocation_strategy", "per-node");
+  doc.set("allocation_fallback_strategy", "consistent-hashing");
+  doc.set("collector_selector", Value::obj({{"matchLabels", labels_value(selector)}}));
+  doc.set("collector_namespace", agent.meta.ns);
+}
+
 }  // namespace
 
 bool uses_operator_sd(const GrafanaAgent& agent, const RenderOptions& opts) {
-  return agent.metrics.sharding_strategy == ShardingStrategy::consistent && !opts.upstream_compat;
+  return agent.metrics.sharding_strategy != ShardingStrategy::hashmod && !opts.upstream_compat;
+}
+
+bool node_local(const GrafanaAgent& agent, const RenderOptions& opts) {
+  return agent.metrics.sharding_strategy == ShardingStrategy::node && !opts.upstream_compat;
 }
 
 std::string render_allocator_config(const Inventory& inv, const Hierarchy& h, const RenderOptions& opts) {
@@ -65,14 +91,13 @@ std::string render_allocator_config(const Inventory& inv, const Hierarchy& h, co
   }
   Value scrape_configs = Value::array();
   for (auto& [name, job] : jobs) scrape_configs.push(std::move(job));
-  Value collectors = Value::array();
-  const std::int64_t shards = std::max<std::int64_t>(1, agent.metrics.shards.value_or(1));
-  for (std::int64_t i = 0; i < shards; ++i) collectors.push(std::to_string(i));
-  Value doc = Value::obj(
-      {{"allocation_strategy", "consistent-hashing"},
-       {"filter_strategy", "relabel-config"},
-       {"collectors", std::move(collectors)},
-       {"config", Value::obj({{"global", allocator_global(agent)}, {"scrape_configs", std::move(scrape_configs)}})}});
+  Value doc = Value::object();
+  if (node_local(agent, opts))
+    add_node_collectors(doc, agent, opts);
+  else
+    add_shard_collectors(doc, agent);
+  doc.set("filter_strategy", "relabel-config");
+  doc.set("config", Value::obj({{"global", allocator_global(agent)}, {"scrape_configs", std::move(scrape_configs)}}));
   return to_yaml(doc);
 }
 

@@ -247,6 +247,9 @@ MetricsContext make_context(const Hierarchy& h, const RenderOptions& opts, Asset
   // upstream_compat renders what the Grafana Agent Operator renders, and it
   // has no sharding strategies.
   ctx.operator_sd = uses_operator_sd(*h.agent, opts) && flavor == ConfigFlavor::full;
+  // node: every pod's SHARD is its own name, so no job may keep a hashmod
+  // pair; the jobs the operator does not discover run on every pod.
+  if (node_local(*h.agent, opts) && flavor == ConfigFlavor::full) ctx.shards = scrape::kNoSharding;
   return ctx;
 }
 

@@ -73,6 +73,32 @@ void report_key_collisions(AgentRender& r) {
   }
 }
 
+// shardingStrategy node: say what the strategy changes beyond the monitors,
+// so nothing is a surprise: one pod per Node, whatever shards and replicas
+// say, and the jobs the operator does not discover run on every pod.
+void report_node_local(AgentRender& r, const Hierarchy& h) {
+  const MetricsSubsystemSpec& m = h.agent->metrics;
+  auto warn = [&](const std::string& path, const std::string& message) {
+    r.problems.push_back({"GrafanaAgent", r.ns, r.name, path, message, true});
+  };
+  const std::string why = "is ignored under shardingStrategy node: one metrics pod runs on each Node";
+  if (m.shards && *m.shards > 1) warn("spec.metrics.shards", why);
+  if (m.replicas && *m.replicas != 1) warn("spec.metrics.replicas", why);
+  std::size_t additional = 0, integration_monitors = 0;
+  for (const MetricsInstanceNode& node : h.metrics) {
+    additional += node.instance->additional_scrape_configs.has_value();
+    integration_monitors += node.integration_monitors.size();
+  }
+  std::string whose;
+  if (additional) whose = "the additionalScrapeConfigs of " + std::to_string(additional) + " MetricsInstances";
+  if (additional && integration_monitors) whose += " and ";
+  if (integration_monitors) whose += std::to_string(integration_monitors) + " IntegrationMonitors";
+  if (whose.empty()) return;
+  warn("spec.metrics.shardingStrategy", "the jobs of " + whose +
+                                            " keep their own discovery, so the metrics pod on every Node scrapes "
+                                            "all their targets");
+}
+
 }  // namespace
 
 Value owner_reference(const GrafanaAgent& agent, bool controller) {
@@ -112,7 +138,12 @@ AgentRender render_agent(const Inventory& inv, const GrafanaAgent& agent, const 
   if (!h.metrics.empty() && uses_operator_sd(agent, opts)) r.allocator_config = render_allocator_config(inv, h, opts);
   if (!h.metrics.empty()) {
     r.objects.push_back(make_governing_service(agent, opts));
-    for (auto& ss : make_metrics_statefulsets(agent, opts)) r.objects.push_back(std::move(ss));
+    if (node_local(agent, opts)) {
+      r.objects.push_back(make_metrics_daemonset(agent, opts));
+      report_node_local(r, h);
+    } else {
+      for (auto& ss : make_metrics_statefulsets(agent, opts)) r.objects.push_back(std::move(ss));
+    }
   }
   if (!h.logs.empty()) {
     add_config(r, agent, agent.meta.name + "-logs-config", render_logs_config(h, opts, assets, r.problems), opts);

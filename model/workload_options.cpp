@@ -123,6 +123,21 @@ PodTemplateOptions metrics_pod_options(const GrafanaAgent& agent, const std::str
   return o;
 }
 
+Labels metrics_node_selector_extras() {
+  return {{kShardLabel, "node"}, {kTypeLabel, "metrics"}};
+}
+
+PodTemplateOptions metrics_node_pod_options(const GrafanaAgent& agent, const std::string& workload) {
+  PodTemplateOptions o = metrics_pod_options(agent, workload, 0, uses_volume_claim_template(agent));
+  o.extra_selector_labels = metrics_node_selector_extras();
+  for (Value& env : o.extra_env) {
+    const Value* name = env.find("name");
+    if (name && name->as_string() == "SHARD") env = env_from_field("SHARD", "metadata.name");
+    if (name && name->as_string() == "SHARDS") env = env_var("SHARDS", "1");
+  }
+  return o;
+}
+
 void add_operator_token(PodTemplateOptions& o) {
   const std::string path = scrape::kOperatorTokenPath;
   const std::string dir = path.substr(0, path.rfind('/'));

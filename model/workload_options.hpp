@@ -37,7 +37,15 @@ std::string wal_volume_name(const GrafanaAgent& agent, const std::string& worklo
 // `ignore_storage` the WAL is an emptyDir whatever spec.storage says.
 PodTemplateOptions metrics_pod_options(const GrafanaAgent& agent, const std::string& workload, std::int64_t shard,
                                        bool ignore_storage);
-// shardingStrategy consistent: a projected ServiceAccount token for the
+// shardingStrategy node: the metrics DaemonSet `workload`'s pods. Each
+// pod's SHARD is its own name, the collector id it asks the operator with
+// (SHARDS is 1); the WAL is an emptyDir unless spec.storage gives one (a
+// DaemonSet has no volumeClaimTemplates).
+PodTemplateOptions metrics_node_pod_options(const GrafanaAgent& agent, const std::string& workload);
+// The metrics DaemonSet's selector labels beyond pod_selector_labels; the
+// operator's allocation watches the pods they select as its collectors.
+Labels metrics_node_selector_extras();
+// shardingStrategy consistent or node: a projected ServiceAccount token for the
 // operator's audience, mounted where the http_sd configs read it
 // (model/scrape/operator_sd.hpp), refreshed by the kubelet.
 void add_operator_token(PodTemplateOptions& o);

@@ -159,6 +159,17 @@ std::vector<Value> make_metrics_statefulsets(const GrafanaAgent& agent, const Re
   return out;
 }
 
+Value make_metrics_daemonset(const GrafanaAgent& agent, const RenderOptions& opts) {
+  std::string name = agent.meta.name + "-metrics";
+  PodTemplateOptions options = metrics_node_pod_options(agent, name);
+  add_operator_token(options);
+  // The pods mount "<ga>-config", as the StatefulSets' do.
+  PodTemplate t = make_pod_template(agent, agent.meta.name, std::move(options), opts);
+  Value spec = Value::obj(
+      {{"updateStrategy", rolling_update()}, {"selector", selector_value(t.selector)}, {"template", t.spec}});
+  return workload("DaemonSet", workload_meta(agent, name, t), std::move(spec));
+}
+
 Value make_logs_daemonset(const GrafanaAgent& agent, const RenderOptions& opts) {
   std::string name = agent.meta.name + "-logs";
   PodTemplate t = make_pod_template(agent, name, logs_pod_options(), opts);

@@ -25,6 +25,9 @@ Value make_assets_secret(const GrafanaAgent& agent, const std::map<std::string, 
 Value make_governing_service(const GrafanaAgent& agent, const RenderOptions& opts);
 // One StatefulSet per shard.
 std::vector<Value> make_metrics_statefulsets(const GrafanaAgent& agent, const RenderOptions& opts);
+// shardingStrategy node: "<ga>-metrics", one metrics agent per Node, each
+// pod asking the operator for its own Node's targets (its name as SHARD).
+Value make_metrics_daemonset(const GrafanaAgent& agent, const RenderOptions& opts);
 // "<ga>-logs".
 Value make_logs_daemonset(const GrafanaAgent& agent, const RenderOptions& opts);
 // "<ga>-integrations-ds" (all_nodes) or "<ga>-integrations-deploy", for the

@@ -111,7 +111,7 @@ void AgentAllocations::start_agent(const core::RootKey& key, const core::Effects
   a->sources = spawn_sources(sys_, {a->pipeline.journal, cfg_.client, cfg_.log});
   *sources = a->sources;
   caf::anon_send(a->pipeline.journal, input_atom::value, agent_config_input(a->config_text, key));
-  cfg_.log(model::log_info("allocation", "consistent sharding: placing the agent's targets")
+  cfg_.log(model::log_info("allocation", "placing the agent's targets (shardingStrategy consistent or node)")
                .object("GrafanaAgent", key.first, key.second));
   agents_.emplace(key, std::move(a));
 }

@@ -1,11 +1,13 @@
 // The operator's target allocation for GrafanaAgents with
-// shardingStrategy: consistent (issue 19). Per such agent, one allocation
-// pipeline (journal and allocation actor around allocation::runtime::State,
-// as the target-allocator binary runs it) and one sources actor whose
-// Reflectors run the agent's kubernetes_sd watches on the operator's
-// client; the agent's shards are its static collectors "0".."N-1".
+// shardingStrategy consistent or node (issue 19). Per such agent, one
+// allocation pipeline (journal and allocation actor around
+// allocation::runtime::State, as the target-allocator binary runs it) and
+// one sources actor whose Reflectors run the agent's kubernetes_sd watches
+// on the operator's client. Under consistent the shards are static
+// collectors "0".."N-1"; under node they are the metrics DaemonSet's pods,
+// which the same sources actor watches (the config's collector_selector).
 // Contract: on_render() takes every root output (any thread, never
-// blocks): a consistent agent's new allocator config starts its pipeline or
+// blocks): such an agent's new allocator config starts its pipeline or
 // is journaled as a reload; a root that is gone, or renders without one,
 // stops it. An invalid or paused root leaves it as it is, so running agents
 // keep their targets. Each pipeline journals its inputs to
@@ -46,7 +48,7 @@ struct ShardTargets {
 
 // What the operator serves for one agent, replaced whole on each publish.
 struct AgentTargets {
-  std::vector<std::string> shards;  // the collectors, "0".."N-1"
+  std::vector<std::string> shards;  // the collectors: "0".."N-1", or the node pods
   // (job, shard) -> answer, for the jobs that have targets; any other job
   // of the agent has none ("[]").
   std::map<std::pair<std::string, std::string>, ShardTargets> answers;
@@ -69,7 +71,7 @@ class AgentAllocations {
 
   void on_render(const core::RootOutput& out);
   // The agent's last published targets and who may read them.
-  // nullopt when the agent has no consistent allocation.
+  // nullopt when the agent has no consistent or node allocation.
   std::optional<AgentLookup> lookup(const std::string& ns, const std::string& name) const;
   // Stops every pipeline and waits for its actors (idempotent).
   void stop();

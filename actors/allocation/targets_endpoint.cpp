@@ -128,7 +128,7 @@ HttpResponse targets_response(const HttpRequest& request, const AgentTargetsLook
   const std::string* shard = query_param(request, "shard");
   if (!job || !shard) return plain_answer(400, "missing query parameter: job=JOB and shard=N are required\n");
   std::optional<AgentLookup> found = lookup(ns, name);
-  if (!found) return plain_answer(404, "GrafanaAgent " + ns + "/" + name + " has no consistent sharding\n");
+  if (!found) return plain_answer(404, "GrafanaAgent " + ns + "/" + name + " has no consistent or node sharding\n");
   std::optional<std::string> token = bearer_token_of(request);
   if (!token) {
     HttpResponse r = plain_answer(401, "a Bearer token of the agent's ServiceAccount is required\n");
@@ -155,7 +155,7 @@ HttpResponse debug_targets_response(const HttpRequest& request, const AgentTarge
   if (auto* error = std::get_if<HttpResponse>(&agent)) return *error;
   const auto& [ns, name] = std::get<1>(agent);
   std::optional<AgentLookup> found = lookup(ns, name);
-  if (!found) return plain_answer(404, "GrafanaAgent " + ns + "/" + name + " has no consistent sharding\n");
+  if (!found) return plain_answer(404, "GrafanaAgent " + ns + "/" + name + " has no consistent or node sharding\n");
   if (!found->targets)
     return plain_answer(503, "the first allocation of GrafanaAgent " + ns + "/" + name + " is pending\n");
   const AgentTargets& t = *found->targets;

@@ -170,6 +170,8 @@ Config load_config(std::string_view text, std::string_view source) {
   const Value& doc = docs[0].value;
   Config out;
   if (auto s = string_field(doc, "allocation_strategy"); !s.empty()) out.strategy.name = s;
+  // Upstream's key (v0.113 on) for the targets per-node cannot place.
+  out.strategy.fallback = string_field(doc, "allocation_fallback_strategy");
   out.filter_strategy = string_field(doc, "filter_strategy");
   if (!out.filter_strategy.empty() && out.filter_strategy != "relabel-config")
     fail("filter_strategy", "unknown strategy \"" + out.filter_strategy + "\" (want relabel-config or empty)");

@@ -15,6 +15,28 @@
 using allocation::runtime::ConfigError;
 using allocation::runtime::load_config;
 
+TEST_CASE("the target allocator config reads per-node's fallback strategy", "[allocation][config]") {
+  const char* const kPerNode = R"(
+allocation_strategy: per-node
+allocation_fallback_strategy: %s
+config: {scrape_configs: []}
+)";
+  auto with = [&](const std::string& fallback) {
+    std::string text = kPerNode;
+    text.replace(text.find("%s"), 2, fallback);
+    return load_config(text, "ta.yaml");
+  };
+  const auto c = with("consistent-hashing");
+  CHECK(c.strategy.name == "per-node");
+  CHECK(c.strategy.fallback == "consistent-hashing");
+  CHECK(allocation::make_strategy(c.strategy)->name() == "per-node");
+  CHECK(load_config("allocation_strategy: per-node\n", "ta.yaml").strategy.fallback.empty());
+  CHECK_THROWS_WITH(allocation::make_strategy(with("round-robin").strategy),
+                    Catch::Contains("allocation_fallback_strategy: allocation_strategy: unknown strategy"));
+  CHECK_THROWS_WITH(allocation::make_strategy(with("per-node").strategy),
+                    Catch::Contains("per-node cannot be its own fallback"));
+}
+
 TEST_CASE("the target allocator config reads strategies collectors and static targets", "[allocation][config]") {
   auto c = load_config(R"(
 allocation_strategy: least-weighted

@@ -20,13 +20,13 @@
 #include "actors/allocation/targets_endpoint.hpp"
 #include "allocation/runtime/replay.hpp"
 #include "eventually.hpp"
-#include "k8s/client/curl_transport.hpp"
 #include "model/codec.hpp"
 #include "model/object_fields.hpp"
 #include "model/parse.hpp"
 #include "model/render.hpp"
 #include "model/yaml_emit.hpp"
 #include "operator_fixture.hpp"
+#include "sharding_fixture.hpp"
 #include "tests/allocation/http_fixtures.hpp"
 
 using namespace std::chrono_literals;
@@ -98,46 +98,7 @@ std::string endpoints_yaml(int addresses) {
 
 const std::string kJob = "serviceMonitor/app/web/0";
 
-// Runs the allocations and the endpoint beside the fixture's controller.
-struct Sharding {
-  caf::actor_system_config cfg;
-  std::unique_ptr<caf::actor_system> sys;
-  std::unique_ptr<k8s::Client> client;
-  std::unique_ptr<actors::AgentAllocations> allocations;
-  std::unique_ptr<actors::TokenReviewCache> tokens;
-  std::unique_ptr<actors::OperatorHttpServer> http;
-
-  explicit Sharding(const std::string& api, const std::string& journal_dir = "") {
-    cfg.set("scheduler.max-threads", 2);
-    sys = std::make_unique<caf::actor_system>(cfg);
-    k8s::ClusterConfig cc;
-    cc.server = api;
-    client = std::make_unique<k8s::Client>(k8s::make_curl_transport(cc));
-    allocations =
-        std::make_unique<actors::AgentAllocations>(*sys, actors::AgentAllocationsConfig{client.get(), journal_dir});
-    tokens = std::make_unique<actors::TokenReviewCache>(actors::make_token_reviewer(*client, 10s));
-    http = std::make_unique<actors::OperatorHttpServer>(actors::HttpServerOptions{}, actors::OperatorHttpSources{});
-    actors::add_targets_routes(*http, *allocations, *tokens);
-    http->start();
-  }
-  ~Sharding() {
-    http->stop();
-    allocations->stop();
-  }
-};
-
-// No examples, no integrations SD, the operator started by the test; every
-// root output also goes to `*sharding` once it exists.
-e2e::FixtureOptions fixture_options(const std::shared_ptr<std::unique_ptr<Sharding>>& sharding) {
-  e2e::FixtureOptions fo;
-  fo.load_examples = false;
-  fo.integrations_sd = false;
-  fo.start_operator = false;
-  fo.on_render = [sharding](const actors::RootOutput& out) {
-    if (*sharding) (*sharding)->allocations->on_render(out);
-  };
-  return fo;
-}
+using namespace sharding_e2e;
 
 // The cluster with 30 addresses behind the ServiceMonitor (and `extra`), a
 // consistent agent, and the operator converged on it.
@@ -145,31 +106,6 @@ void start(e2e::OperatorFixture& f, const std::string& extra = "") {
   f.apply_yaml(std::string(kCluster) + "---\n" + endpoints_yaml(30) + "---\n" + extra + agent_yaml("consistent"));
   f.start_operator();
   REQUIRE(f.wait_converged(60s));
-}
-
-std::string mint(e2e::OperatorFixture& f, const std::string& sa, const std::string& audience) {
-  httplib::Client c(f.server().url());
-  std::string body =
-      R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"audiences":[")" + audience + R"("]}})";
-  auto r = c.Post(("/api/v1/namespaces/mon/serviceaccounts/" + sa + "/token").c_str(), body, "application/json");
-  REQUIRE(r);
-  REQUIRE(r->status == 201);
-  return model::parse_json(r->body).find("status")->find("token")->as_string();
-}
-
-struct Answer {
-  int status = 0;
-  std::string body, etag;
-};
-
-Answer get(Sharding& s, const std::string& query, const std::string& token, const std::string& etag = "") {
-  httplib::Client c("127.0.0.1", s.http->port());
-  httplib::Headers h;
-  if (!token.empty()) h.emplace("Authorization", "Bearer " + token);
-  if (!etag.empty()) h.emplace("If-None-Match", etag);
-  auto r = c.Get((std::string(actors::kTargetsPath) + "?" + query).c_str(), h);
-  REQUIRE(r);
-  return {r->status, r->body, r->get_header_value("ETag")};
 }
 
 std::string shard_query(int shard, const std::string& job = kJob) {
@@ -184,11 +120,7 @@ std::optional<std::vector<std::set<std::string>>> shard_addresses(Sharding& s, c
   for (int shard = 0; shard < kShards; ++shard) {
     Answer a = get(s, shard_query(shard, job), token);
     if (a.status != 200) return std::nullopt;
-    std::set<std::string> addresses;
-    const model::Value groups = model::parse_json(a.body);
-    for (const model::Value& group : groups.as_array())
-      for (const model::Value& t : group.find("targets")->as_array()) addresses.insert(t.as_string());
-    out.push_back(std::move(addresses));
+    out.push_back(addresses_of(a.body));
   }
   return out;
 }
@@ -359,77 +291,13 @@ TEST_CASE("consistent sharding: a Probe's static URLs are placed on the shards",
 // the same targets and final labels, none on two shards; and when the
 // endpoint goes away, the consistent jobs keep their targets.
 
-// The scrape job `job` of a config Secret's agent.yml.
-model::Value rendered_job(const model::Value& secret, const std::string& job) {
-  auto text = model::base64_decode(model::string_at(secret, {"data", "agent.yml"}));
-  REQUIRE(text);
-  auto docs = model::parse_documents(*text, "agent.yml");
-  for (const model::Value& j :
-       docs.at(0).value.find("metrics")->find("configs")->as_array().at(0).find("scrape_configs")->as_array())
-    if (model::string_at(j, {"job_name"}) == job) return j;
-  FAIL("no job " + job);
-  return {};
-}
-
-// The hashmod job as the operator renders it for the same cluster.
-model::Value hashmod_job() {
-  model::Inventory inv;
-  for (auto& doc : model::parse_documents(std::string(kCluster) + "---\n" + agent_yaml("hashmod"), "manifests"))
-    inv.add(std::move(doc.value));
-  const model::AgentRender r = model::render_agent(inv, inv.agents.at({"mon", "agent"}).obj, {});
-  for (const model::Value& o : r.objects)
-    if (model::string_at(o, {"kind"}) == "Secret" && model::string_at(o, {"metadata", "name"}) == "agent-config")
-      return rendered_job(o, kJob);
-  FAIL("no config Secret");
-  return {};
-}
-
-void replace_all(std::string& s, const std::string& from, const std::string& to) {
-  if (from.empty()) return;
-  for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
-    s.replace(at, from.size(), to);
-}
-
 // One job of shard `shard`, renamed, its $(SHARD) expanded as the config
-// reloader would, polling every second.
+// reloader would.
 model::Value shard_job(const model::Value& job, int shard, const std::string& name, const std::string& from,
                        const std::string& to) {
-  std::string text = model::to_json(job);
-  replace_all(text, "$(SHARD)", std::to_string(shard));
-  replace_all(text, from, to);
-  model::Value out = model::parse_json(text);
-  out.set("job_name", name);
-  for (model::Value& sd : out.find("http_sd_configs")->as_array()) sd.set("refresh_interval", "1s");
-  return out;
-}
-
-// scrape pool -> canonical final label sets of its active targets.
-std::map<std::string, std::set<std::string>> pools(httplib::Client& prom) {
-  std::map<std::string, std::set<std::string>> out;
-  auto res = prom.Get("/api/v1/targets?state=active");
-  if (!res || res->status != 200) return out;
-  const model::Value doc = model::parse_json(res->body);
-  for (const model::Value& t : doc.find("data")->find("activeTargets")->as_array()) {
-    model::Value labels = *t.find("labels");
-    labels.erase("job");  // the pool's name, which differs by construction
-    out[model::string_at(t, {"scrapePool"})].insert(model::to_json(labels));
-  }
-  return out;
-}
-
-// The union of the pools whose names start with `prefix`, or nullopt when
-// a target sits in two of them.
-std::optional<std::set<std::string>> union_of(const std::map<std::string, std::set<std::string>>& p,
-                                              const std::string& prefix) {
-  std::set<std::string> all;
-  std::size_t sum = 0;
-  for (const auto& [pool, targets] : p) {
-    if (pool.rfind(prefix, 0) != 0) continue;
-    sum += targets.size();
-    all.insert(targets.begin(), targets.end());
-  }
-  if (sum != all.size()) return std::nullopt;
-  return all;
+  std::map<std::string, std::string> replacements{{"$(SHARD)", std::to_string(shard)}};
+  if (!from.empty()) replacements.emplace(from, to);
+  return renamed_job(job, name, replacements);
 }
 
 TEST_CASE("consistent sharding: Prometheus per shard ends with hashmod's targets and keeps them offline",
@@ -463,7 +331,7 @@ TEST_CASE("consistent sharding: Prometheus per shard ends with hashmod's targets
   testutil::TempDir dir("ao-consistent-prom");
   const std::string token_file = dir.write("token", token);
   const model::Value consistent = rendered_job(*f.get("Secret", "mon", "agent-config"), kJob);
-  const model::Value hashmod = hashmod_job();
+  const model::Value hashmod = hashmod_job(std::string(kCluster) + "---\n" + agent_yaml("hashmod"), kJob);
   model::Value jobs = model::Value::array();
   for (int shard = 0; shard < kShards; ++shard) {
     jobs.push(shard_job(consistent, shard, "consistent-" + std::to_string(shard),

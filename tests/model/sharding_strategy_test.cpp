@@ -2,12 +2,15 @@
 // under consistent (http_sd polling the operator, no hashmod pair), the
 // operator's allocator config, and hashmod rendering byte-identical to a
 // GrafanaAgent without the field. Goldens: tests/golden/metrics/
-// consistent_sharding{.yaml,.allocator.yaml,.statefulset.yaml}.
+// consistent_sharding{.yaml,.allocator.yaml,.statefulset.yaml} and
+// node_sharding{.yaml,.allocator.yaml,.daemonset.yaml}.
 #include <catch2/catch.hpp>
 
 #include "golden_util.hpp"
 #include "model/codec.hpp"
 #include "model/job_cache.hpp"
+#include "model/object_fields.hpp"
+#include "model/parse.hpp"
 #include "model/render.hpp"
 #include "model/yaml_emit.hpp"
 #include "test_render.hpp"
@@ -100,10 +103,10 @@ std::string secret_text(const Value& secret, const std::string& key) {
   return {};
 }
 
-TEST_CASE("shardingStrategy: unknown values and node are errors on the GrafanaAgent", "[metrics][sharding]") {
+TEST_CASE("shardingStrategy: unknown values are errors on the GrafanaAgent", "[metrics][sharding]") {
   for (const auto& [line, message] : std::vector<std::pair<std::string, std::string>>{
-           {"    shardingStrategy: node\n", "\"node\" (node-local scraping) is not supported yet"},
-           {"    shardingStrategy: Consistent\n", "must be one of hashmod, consistent, got \"Consistent\""},
+           {"    shardingStrategy: Node\n", "must be one of hashmod, consistent, node, got \"Node\""},
+           {"    shardingStrategy: Consistent\n", "must be one of hashmod, consistent, node, got \"Consistent\""},
            {"    shardingStrategy: [consistent]\n", "shardingStrategy"}}) {
     model::Inventory inv = testutil::inventory_from_yaml(agent_yaml(line) + kMembers);
     auto problems = testutil::problem_texts(inv.problems());
@@ -160,14 +163,87 @@ TEST_CASE("shardingStrategy consistent: monitor jobs poll the operator, extra jo
   }
 }
 
-TEST_CASE("shardingStrategy consistent: upstream_compat renders upstream's hashmod", "[metrics][sharding]") {
-  model::Inventory inv = testutil::valid_inventory(agent_yaml("    shardingStrategy: consistent\n") + kMembers);
-  model::AgentRender compat = testutil::render_only_agent(inv, true);
+std::vector<std::string> kinds_named(const model::AgentRender& r, const std::string& kind) {
+  std::vector<std::string> out;
+  for (const Value& o : r.objects)
+    if (o.find("kind")->as_string() == kind) out.push_back(o.find("metadata")->find("name")->as_string());
+  return out;
+}
+
+TEST_CASE("shardingStrategy node: one metrics pod per Node, each asking for its own Node's targets",
+          "[metrics][sharding]") {
+  model::AgentRender r = render("    shardingStrategy: node\n");
+  CHECK(kinds_named(r, "StatefulSet").empty());
+  CHECK(kinds_named(r, "DaemonSet") == std::vector<std::string>{"agent-metrics"});
+  // shards: 3 is ignored, and the extra job runs on every pod: both said.
+  const auto problems = testutil::problem_texts(r.problems);
+  REQUIRE(problems.size() == 2);
+  CHECK_THAT(problems[0], Catch::Contains("spec.metrics.shardingStrategy") &&
+                              Catch::Contains("the additionalScrapeConfigs of 1 MetricsInstances") &&
+                              Catch::Contains("on every Node"));
+  CHECK_THAT(problems[1], Catch::Contains("spec.metrics.shards") && Catch::Contains("ignored"));
+  CHECK(!model::has_errors(r.problems));
+
+  const std::string agent_yml = secret_text(object(r, "Secret", "agent-config"), "agent.yml");
+  testutil::check_golden("metrics", "node_sharding.yaml", agent_yml);
+  // No hashmod pair anywhere: each pod's SHARD is its name, which no hash
+  // matches; the monitor jobs ask for this pod's share.
+  CHECK(agent_yml.find("hashmod") == std::string::npos);
+  CHECK(agent_yml.find("kubernetes_sd_configs") == std::string::npos);
+  CHECK_THAT(agent_yml, Catch::Contains("agent=mon/agent&job=serviceMonitor/app/web/0&shard=$(SHARD)"));
+
+  SECTION("the DaemonSet's pods are named by SHARD and carry the operator's token") {
+    const Value& daemonset = object(r, "DaemonSet", "agent-metrics");
+    const std::string ds = model::to_yaml(daemonset);
+    testutil::check_golden("metrics", "node_sharding.daemonset.yaml", ds);
+    CHECK_THAT(
+        ds, Catch::Contains("audience: agent-operator") && Catch::Contains("operator.agent.grafana.com/shard: node"));
+    // Both containers' SHARD (the config reloader expands $(SHARD)) is the
+    // pod's name.
+    std::vector<std::string> shard_from;
+    for (const Value& c : daemonset.find("spec")->find("template")->find("spec")->find("containers")->as_array())
+      if (const Value* env = c.find("env"))
+        for (const Value& e : env->as_array())
+          if (model::string_at(e, {"name"}) == "SHARD")
+            shard_from.push_back(model::string_at(e, {"valueFrom", "fieldRef", "fieldPath"}));
+    CHECK(shard_from == std::vector<std::string>{"metadata.name", "metadata.name"});
+  }
+  SECTION("the operator places per Node over the DaemonSet's pods, with consistent hashing as fallback") {
+    testutil::check_golden("metrics", "node_sharding.allocator.yaml", r.allocator_config);
+    const Value doc = model::parse_documents(r.allocator_config, "allocator").at(0).value;
+    CHECK(model::string_at(doc, {"allocation_strategy"}) == "per-node");
+    CHECK(model::string_at(doc, {"allocation_fallback_strategy"}) == "consistent-hashing");
+    CHECK(model::string_at(doc, {"collector_namespace"}) == "mon");
+    CHECK(doc.find("collectors") == nullptr);
+    // The selector is the DaemonSet's own.
+    const Value& ds = object(r, "DaemonSet", "agent-metrics");
+    CHECK(model::to_json(*doc.find("collector_selector")) == model::to_json(*ds.find("spec")->find("selector")));
+  }
+  SECTION("without shards, replicas or jobs it does not discover, nothing to warn about") {
+    model::Inventory inv = testutil::valid_inventory(R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: agent, namespace: mon, uid: ga-uid}
+spec:
+  metrics: {instanceSelector: {}, shardingStrategy: node}
+---
+)" + testutil::select_all_instance_yaml("name: primary, namespace: mon"));
+    CHECK(testutil::render_only_agent(inv, false).problems.empty());
+  }
+}
+
+TEST_CASE("shardingStrategy consistent and node: upstream_compat renders upstream's hashmod", "[metrics][sharding]") {
   model::Inventory plain = testutil::valid_inventory(agent_yaml("") + kMembers);
   model::AgentRender upstream = testutil::render_only_agent(plain, true);
-  CHECK(compat.allocator_config.empty());
-  CHECK(secret_text(object(compat, "Secret", "agent-config"), "agent.yml") ==
-        secret_text(object(upstream, "Secret", "agent-config"), "agent.yml"));
+  for (const std::string strategy : {"consistent", "node"}) {
+    INFO(strategy);
+    model::Inventory inv = testutil::valid_inventory(agent_yaml("    shardingStrategy: " + strategy + "\n") + kMembers);
+    model::AgentRender compat = testutil::render_only_agent(inv, true);
+    CHECK(compat.allocator_config.empty());
+    REQUIRE(compat.objects.size() == upstream.objects.size());
+    for (std::size_t i = 0; i < compat.objects.size(); ++i)
+      CHECK(model::to_yaml(compat.objects[i]) == model::to_yaml(upstream.objects[i]));
+  }
 }
 
 }  // namespace sharding_strategy_test
