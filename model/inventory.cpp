@@ -97,8 +97,40 @@ bool is_known_kind(const std::string& kind) {
   return std::any_of(std::begin(kKinds), std::end(kKinds), [&](const KindInfo& k) { return kind == k.kind; });
 }
 
+namespace {
+
+// The key of an object that normalize_metadata would leave as it is (a
+// valid name; a valid namespace on a namespaced kind, none on the others),
+// as the API server serves every object; nullopt when it would change it
+// or refuse it.
+std::optional<Key> normal_key(const Value& doc, bool namespaced) {
+  const Value* meta = doc.find("metadata");
+  const Value* name = meta ? meta->find("name") : nullptr;
+  if (!name || !name->is_string() || !valid_dns_name(name->as_string(), 253, true)) return std::nullopt;
+  const Value* ns = meta->find("namespace");
+  if (!namespaced) return ns ? std::nullopt : std::optional<Key>(Key{"", name->as_string()});
+  if (!ns || !ns->is_string() || !valid_dns_name(ns->as_string(), 63, false)) return std::nullopt;
+  return Key{ns->as_string(), name->as_string()};
+}
+
+}  // namespace
+
+// A served object decodes from the caller's tree; only one that needs
+// normalising (or a List) is copied first. The controller's roots decode
+// every object routed to them from the tree they share with the selectors,
+// so a copy of each would be wasted work on every routed event.
 void Inventory::add(const Value& doc, std::string_view origin) {
-  add(Value(doc), origin);
+  const Value* kind_v = doc.find("kind");
+  const Value* api_v = doc.find("apiVersion");
+  const KindInfo* info = kind_v && kind_v->is_string() && api_v && api_v->is_string()
+                             ? find_kind(kind_v->as_string(), api_v->as_string())
+                             : nullptr;
+  std::optional<Key> key = info ? normal_key(doc, info->namespaced) : std::nullopt;
+  if (!key) return add(Value(doc), origin);
+  FieldErrors errors;
+  decode_and_store(info->kind, doc, errors);
+  for (auto& e : errors)
+    problems_.push_back({info->kind, key->first, key->second, std::move(e.path), std::move(e.message)});
 }
 
 void Inventory::add(Value&& doc, std::string_view origin) {

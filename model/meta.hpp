@@ -41,6 +41,9 @@ struct LabelSelector {
   Labels match_labels;
   std::vector<Requirement> match_expressions;
   bool matches(const Labels& labels) const;
+  // The same test on an object's metadata.labels read in place (string
+  // values only, as object_labels() reads them), without copying them.
+  bool matches_object(const Value& object) const;
   bool empty() const { return match_labels.empty() && match_expressions.empty(); }
 };
 std::optional<LabelSelector> decode_selector(const Reader& parent, std::string_view key);

@@ -4,21 +4,42 @@
 
 namespace model {
 
-bool LabelSelector::matches(const Labels& labels) const {
-  for (const auto& [k, v] : match_labels) {
-    auto it = labels.find(k);
-    if (it == labels.end() || it->second != v) return false;
+namespace {
+
+// One implementation for both shapes of labels: `find(key)` gives the
+// label's value, or nullptr when the object lacks it.
+template <class Find>
+bool selector_matches_with(const LabelSelector& sel, Find find) {
+  for (const auto& [k, v] : sel.match_labels) {
+    const std::string* have = find(k);
+    if (!have || *have != v) return false;
   }
-  for (const auto& r : match_expressions) {
-    auto it = labels.find(r.key);
-    bool has = it != labels.end();
-    bool in = has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
+  for (const auto& r : sel.match_expressions) {
+    const std::string* have = find(r.key);
+    bool in = have && std::find(r.values.begin(), r.values.end(), *have) != r.values.end();
     if (r.op == "In" && !in) return false;
     if (r.op == "NotIn" && in) return false;
-    if (r.op == "Exists" && !has) return false;
-    if (r.op == "DoesNotExist" && has) return false;
+    if (r.op == "Exists" && !have) return false;
+    if (r.op == "DoesNotExist" && have) return false;
   }
   return true;
+}
+
+}  // namespace
+
+bool LabelSelector::matches(const Labels& labels) const {
+  return selector_matches_with(*this, [&](const std::string& k) -> const std::string* {
+    auto it = labels.find(k);
+    return it == labels.end() ? nullptr : &it->second;
+  });
+}
+
+bool LabelSelector::matches_object(const Value& object) const {
+  const Value* labels = find_path(object, {"metadata", "labels"});  // find() on a non-object gives nullptr
+  return selector_matches_with(*this, [&](const std::string& k) -> const std::string* {
+    const Value* v = labels ? labels->find(k) : nullptr;
+    return v && v->is_string() ? &v->as_string() : nullptr;
+  });
 }
 
 bool selector_matches(const std::optional<LabelSelector>& sel, const Labels& labels) {

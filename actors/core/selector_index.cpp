@@ -53,20 +53,24 @@ std::vector<std::string> canonical_list(const std::vector<const SelectorSubscrip
 
 }  // namespace
 
-bool SelectorIndex::selects(const Slot& s, const model::Key& key, const model::Labels& labels,
+bool SelectorIndex::selects(const Slot& s, const model::Key& key, const model::Value& object,
                             const NamespaceLabels& ns) const {
-  return s.sub.selector.matches(labels) && s.sub.selects_namespace(key.first, labels_of(ns, key.first));
+  return s.sub.selector.matches_object(object) && s.sub.selects_namespace(key.first, labels_of(ns, key.first));
 }
 
-void SelectorIndex::interested(const model::Key& key, const model::Labels& labels, const NamespaceLabels& ns,
+void SelectorIndex::interested(const model::Key& key, const model::Value& object, const NamespaceLabels& ns,
                                std::set<RootKey>& out) const {
   auto examine = [&](std::size_t id) {
     ++examined_;
     const Slot& s = subs_[id];
-    if (selects(s, key, labels, ns)) out.insert(s.root);
+    if (selects(s, key, object, ns)) out.insert(s.root);
   };
-  for (const auto& [k, v] : labels) {
-    pair_key(scratch_, k, v);
+  static const model::Value::Object kNoLabels;
+  const model::Value* labels = model::find_path(object, {"metadata", "labels"});
+  const model::Value::Object& members = labels && labels->is_object() ? labels->as_object() : kNoLabels;
+  for (const auto& [k, v] : members) {
+    if (!v.is_string()) continue;
+    pair_key(scratch_, k, v.as_string());
     auto it = by_pair_.find(scratch_);
     if (it == by_pair_.end()) continue;
     for (std::size_t id : it->second) examine(id);
@@ -79,15 +83,15 @@ void SelectorIndex::route(const Event& e, const NamespaceLabels& ns, KindRouting
   model::Key key = object_key(*e.object);
   auto it = objects_.find(key);
   std::set<RootKey> before, after;
-  if (it != objects_.end()) interested(key, it->second.labels, ns, before);
+  if (it != objects_.end()) interested(key, *it->second.object, ns, before);
   if (e.type == EventType::deleted) {
     if (it != objects_.end()) objects_.erase(it);
     for (const RootKey& root : before) release(root, key.first);
     out.roots.insert(before.begin(), before.end());
     return;
   }
-  StoredObject stored{e.object, object_labels(*e.object)};
-  interested(key, stored.labels, ns, after);
+  StoredObject stored{e.object};
+  interested(key, *e.object, ns, after);
   // A root that selected only the old version forgets the object: a copy it
   // kept would linger unrouted (its deletion would not reach the root) and
   // would keep the object's namespace counted.
@@ -155,9 +159,9 @@ void SelectorIndex::free_slot(std::size_t id) {
   free_.push_back(id);
 }
 
-bool SelectorIndex::root_selects(const std::vector<std::size_t>& ids, const model::Key& key, const StoredObject& o,
+bool SelectorIndex::root_selects(const std::vector<std::size_t>& ids, const model::Key& key, const model::Value& object,
                                  const NamespaceLabels& ns) const {
-  return std::any_of(ids.begin(), ids.end(), [&](std::size_t id) { return selects(subs_[id], key, o.labels, ns); });
+  return std::any_of(ids.begin(), ids.end(), [&](std::size_t id) { return selects(subs_[id], key, object, ns); });
 }
 
 std::optional<std::set<std::string>> SelectorIndex::scope(const std::vector<std::size_t>& ids,
@@ -191,7 +195,7 @@ KindDelta SelectorIndex::set_subscriptions(const RootKey& root, const std::vecto
   for (const auto* s : mine) new_ids.push_back(add_slot(root, *s));
   KindDelta delta;
   auto visit = [&](const model::Key& key, const StoredObject& o) {
-    bool was = root_selects(old_ids, key, o, ns), is = root_selects(new_ids, key, o, ns);
+    bool was = root_selects(old_ids, key, *o.object, ns), is = root_selects(new_ids, key, *o.object, ns);
     if (is && !was) {
       delta.gained.push_back(o.object);
       if (hold(root, key.first)) delta.first_in.insert(key.first);
@@ -231,11 +235,11 @@ void SelectorIndex::remove_root(const RootKey& root) {
   by_root_.erase(it);
 }
 
-bool SelectorIndex::any_selects(const std::vector<std::size_t>& ids, const model::Labels& labels,
+bool SelectorIndex::any_selects(const std::vector<std::size_t>& ids, const model::Value& object,
                                 const std::string& ns_name, const model::Labels& ns_labels) const {
   return std::any_of(ids.begin(), ids.end(), [&](std::size_t id) {
     const SelectorSubscription& sub = subs_[id].sub;
-    return sub.selector.matches(labels) && sub.selects_namespace(ns_name, ns_labels);
+    return sub.selector.matches_object(object) && sub.selects_namespace(ns_name, ns_labels);
   });
 }
 
@@ -257,11 +261,12 @@ void SelectorIndex::namespace_changed(const std::string& ns_name, const model::L
   for (const auto& [root, ids] : flipped) {
     const std::vector<std::size_t>& mine = by_root_.at(root);
     for (auto it = first; it != objects_.end() && it->first.first == ns_name; ++it) {
-      const model::Labels& labels = it->second.labels;
-      if (std::none_of(ids.begin(), ids.end(), [&](std::size_t id) { return subs_[id].sub.selector.matches(labels); }))
+      const model::Value& object = *it->second.object;
+      if (std::none_of(ids.begin(), ids.end(),
+                       [&](std::size_t id) { return subs_[id].sub.selector.matches_object(object); }))
         continue;
       KindDelta& d = out[root];
-      bool was = any_selects(mine, labels, ns_name, before), is = any_selects(mine, labels, ns_name, after);
+      bool was = any_selects(mine, object, ns_name, before), is = any_selects(mine, object, ns_name, after);
       if (is && !was) {
         d.gained.push_back(it->second.object);
         if (hold(root, ns_name)) d.first_in.insert(ns_name);

@@ -60,6 +60,45 @@ TEST_CASE("matchLabels and every matchExpressions operator", "[selector]") {
   CHECK(model::selector_matches(sel, no_env));  // NotIn matches a missing label
 }
 
+TEST_CASE("matches_object reads an object's labels in place as matches reads them copied", "[selector]") {
+  FieldErrors errors;
+  auto sel = selector(R"(selector:
+  matchLabels: {app: web}
+  matchExpressions:
+  - {key: tier, operator: In, values: [a, b]}
+  - {key: env, operator: NotIn, values: [dev]}
+  - {key: team, operator: Exists}
+  - {key: canary, operator: DoesNotExist}
+)",
+                      errors);
+  auto all = selector("selector: {}", errors);
+  REQUIRE(errors.empty());
+  auto object = [](const model::Value& labels) {
+    return model::Value::obj({{"kind", "ServiceMonitor"}, {"metadata", model::Value::obj({{"labels", labels}})}});
+  };
+  std::vector<model::Value> cases = {
+      model::Value::obj({{"app", "web"}, {"tier", "a"}, {"env", "prod"}, {"team", "x"}}),
+      model::Value::obj({{"app", "web"}, {"tier", "c"}, {"team", "x"}}),
+      model::Value::obj({{"app", "web"}, {"tier", "b"}, {"env", "dev"}, {"team", "x"}}),
+      model::Value::obj({{"app", "web"}, {"tier", "a"}, {"team", "x"}, {"canary", ""}}),
+      model::Value::obj({{"app", "web"}, {"tier", "a"}}),
+      model::Value::obj({{"app", "api"}, {"tier", "a"}, {"team", "x"}}),
+      model::Value::obj({{"app", "web"}, {"tier", "a"}, {"team", 5}}),  // not a string: no label
+      model::Value::object(),
+      model::Value("not an object"),
+  };
+  std::size_t matched = 0;
+  for (const model::Value& labels : cases) {
+    model::Value obj = object(labels);
+    CHECK(sel->matches_object(obj) == sel->matches(model::object_labels(obj)));
+    CHECK(all->matches_object(obj));
+    matched += sel->matches_object(obj);
+  }
+  CHECK(matched == 1);
+  CHECK_FALSE(sel->matches_object(model::Value::object()));  // no metadata at all
+  CHECK(all->matches_object(model::Value::object()));
+}
+
 TEST_CASE("unknown selector operators and bad values are errors with paths", "[selector]") {
   FieldErrors errors;
   selector("selector: {matchExpressions: [{key: a, operator: Gt, values: ['1']}]}", errors);
