@@ -177,12 +177,28 @@ HttpResponse debug_targets_response(const HttpRequest& request, const AgentTarge
   return r;
 }
 
+namespace {
+
+AgentTargetsLookup lookup_in(const AgentAllocations& allocations) {
+  return [&allocations](const std::string& ns, const std::string& name) { return allocations.lookup(ns, name); };
+}
+
+}  // namespace
+
+void add_targets_route(OperatorHttpServer& http, const AgentAllocations& allocations, TokenReviewCache& tokens) {
+  http.add_get(kTargetsPath, [lookup = lookup_in(allocations), &tokens](const HttpRequest& r) {
+    return targets_response(r, lookup, tokens);
+  });
+}
+
+void add_debug_targets_route(OperatorHttpServer& http, const AgentAllocations& allocations) {
+  http.add_get(kDebugTargetsPath,
+               [lookup = lookup_in(allocations)](const HttpRequest& r) { return debug_targets_response(r, lookup); });
+}
+
 void add_targets_routes(OperatorHttpServer& http, const AgentAllocations& allocations, TokenReviewCache& tokens) {
-  AgentTargetsLookup lookup = [&allocations](const std::string& ns, const std::string& name) {
-    return allocations.lookup(ns, name);
-  };
-  http.add_get(kTargetsPath, [lookup, &tokens](const HttpRequest& r) { return targets_response(r, lookup, tokens); });
-  http.add_get(kDebugTargetsPath, [lookup](const HttpRequest& r) { return debug_targets_response(r, lookup); });
+  add_targets_route(http, allocations, tokens);
+  add_debug_targets_route(http, allocations);
 }
 
 }  // namespace actors

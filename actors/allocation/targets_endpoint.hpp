@@ -1,6 +1,7 @@
-// The operator's targets endpoint for shardingStrategy: consistent,
-// /operator/api/v1/metrics/targets?agent=NS/NAME&job=JOB&shard=N, which
-// each shard's http_sd configs poll (model/scrape/operator_sd.hpp).
+// The operator's targets endpoint for shardingStrategy consistent and node,
+// /operator/api/v1/metrics/targets?agent=NS/NAME&job=JOB&shard=ID, which
+// each shard's (or node pod's) http_sd configs poll
+// (model/scrape/operator_sd.hpp).
 // Contract: only the agent's own ServiceAccount may read its targets: the
 // Bearer token is checked with a TokenReview for the audience
 // kTargetsAudience (answers cached by TokenReviewCache: a minute when
@@ -78,8 +79,10 @@ inline constexpr const char* kDebugTargetsPath = "/debug/targets";
 // its first allocation.
 HttpResponse debug_targets_response(const HttpRequest& request, const AgentTargetsLookup& lookup);
 
-// Serves kTargetsPath and kDebugTargetsPath from `allocations` on `http`
-// (before it starts); both must outlive the server.
+// Serve kTargetsPath, kDebugTargetsPath, or both, from `allocations` on
+// `http` (before it starts); allocations and tokens must outlive the server.
+void add_targets_route(OperatorHttpServer& http, const AgentAllocations& allocations, TokenReviewCache& tokens);
+void add_debug_targets_route(OperatorHttpServer& http, const AgentAllocations& allocations);
 void add_targets_routes(OperatorHttpServer& http, const AgentAllocations& allocations, TokenReviewCache& tokens);
 
 }  // namespace actors

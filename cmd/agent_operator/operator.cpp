@@ -199,8 +199,9 @@ std::optional<actors::HttpServerOptions> listen_options(const std::string& flag,
 }
 
 struct HttpServers {
-  std::unique_ptr<actors::OperatorHttpServer> main, health;
+  std::unique_ptr<actors::OperatorHttpServer> main, health, targets;
   void stop() {
+    if (targets) targets->stop();
     if (health) health->stop();
     if (main) main->stop();
   }
@@ -223,8 +224,8 @@ int start_logged(actors::OperatorHttpServer& server, const actors::HttpServerOpt
 
 // The metrics server (every path) and upstream's separate health server
 // (health paths only); both say ready once the informers have synced.
-// The main one also serves the shards of consistent agents their targets
-// (for the agent's own ServiceAccount only) and /debug/targets.
+// The main one also serves /debug/targets and, unless it has a listener of
+// its own, the targets endpoint (for the agent's own ServiceAccount only).
 HttpServers start_http(const OperatorFlags& f, actors::Controller& controller, const actors::OperatorMetrics& metrics,
                        const OperatorHooks& hooks, actors::AgentAllocations& allocations,
                        actors::TokenReviewCache& tokens) {
@@ -234,6 +235,7 @@ HttpServers start_http(const OperatorFlags& f, actors::Controller& controller, c
     hooks.log(model::log_info("operator",
                               "-listen-host and -listen-port are accepted for upstream compatibility; "
                               "there are no admission webhooks, so nothing listens there"));
+  const auto targets = listen_options("--targets-listen-address", f.targets_listen);
   if (auto addr = listen_options("--metrics-listen-address", f.listen)) {
     actors::OperatorHttpSources src;
     src.metrics = &metrics;
@@ -243,13 +245,22 @@ HttpServers start_http(const OperatorFlags& f, actors::Controller& controller, c
     };
     s.main = std::make_unique<actors::OperatorHttpServer>(*addr, src);
     add_integrations_sd_route(*s.main, controller, f.sd_timeout, addr->threads);
-    actors::add_targets_routes(*s.main, allocations, tokens);
-    int port = start_logged(*s.main, *addr, "--metrics-listen-address",
-                            "/metrics,/healthz,/readyz,/-/healthy,/-/ready,/debug/hierarchy," +
-                                std::string(actors::kIntegrationsSdPath) + "," + actors::kTargetsPath + "," +
-                                actors::kDebugTargetsPath,
-                            hooks.log);
+    actors::add_debug_targets_route(*s.main, allocations);
+    std::string paths = "/metrics,/healthz,/readyz,/-/healthy,/-/ready,/debug/hierarchy," +
+                        std::string(actors::kIntegrationsSdPath) + "," + actors::kDebugTargetsPath;
+    if (!targets) {
+      actors::add_targets_route(*s.main, allocations, tokens);
+      paths += std::string(",") + actors::kTargetsPath;
+    }
+    int port = start_logged(*s.main, *addr, "--metrics-listen-address", paths, hooks.log);
     if (hooks.on_listening) hooks.on_listening(addr->host, port);
+  }
+  if (targets) {
+    s.targets =
+        std::make_unique<actors::OperatorHttpServer>(*targets, actors::OperatorHttpSources{nullptr, {}, ready, {}});
+    actors::add_targets_route(*s.targets, allocations, tokens);
+    start_logged(*s.targets, *targets, "--targets-listen-address",
+                 std::string(actors::kTargetsPath) + ",/healthz,/readyz,/-/healthy,/-/ready", hooks.log);
   }
   auto health = listen_options("--health-listen-address", f.health_listen);
   if (health && f.health_listen != f.listen) {

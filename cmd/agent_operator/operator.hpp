@@ -34,6 +34,10 @@ struct OperatorFlags {
   // Upstream's -health-listen-address: a second server with the health
   // paths only ("" = none; they are always on `listen` as well).
   std::string health_listen;
+  // --targets-listen-address: the targets endpoint (shardingStrategy
+  // consistent and node) on a server of its own, so a NetworkPolicy can
+  // admit only agent pods to it ("" = on `listen`, with everything else).
+  std::string targets_listen;
   // Upstream's webhook flags: accepted so its Deployments run unchanged;
   // upstream registers no webhook, and neither do we (logged when given).
   std::string webhook_host;

@@ -94,14 +94,21 @@ void add_server_flags(std::vector<Flag>& t, OperatorFlags& f, const std::string&
   t.push_back({{"metrics-listen-address", "listen", "listen-addr"},
                "HOST:PORT",
                listen_default,
-               "serve /metrics, /healthz, /readyz, /-/healthy, /-/ready, /debug/hierarchy and the integrations SD "
-               "endpoint here; \"\" or 0 turns the server off",
+               "serve /metrics, /healthz, /readyz, /-/healthy, /-/ready, /debug/hierarchy, /debug/targets, the "
+               "integrations SD endpoint and (without --targets-listen-address) the targets endpoint here; \"\" "
+               "or 0 turns the server off",
                string_into(f.listen)});
   t.push_back({{"health-listen-address"},
                "HOST:PORT",
                "off: the health paths are on the metrics address only",
                "also serve /-/healthy, /-/ready, /healthz and /readyz here (upstream's health server)",
                string_into(f.health_listen)});
+  t.push_back({{"targets-listen-address"},
+               "HOST:PORT",
+               "off: the targets endpoint is on the metrics address",
+               "serve the targets endpoint of shardingStrategy consistent and node agents here instead, with the "
+               "health paths (deploy/operator admits only agent pods to it)",
+               string_into(f.targets_listen)});
   t.push_back({{"listen-host"},
                "HOST",
                "none",
@@ -221,7 +228,7 @@ void add_tuning_flags(std::vector<Flag>& t, OperatorFlags& f) {
   t.push_back({{"targets-url"},
                "URL",
                "the agent-operator-metrics Service",
-               "where agents reach this operator's targets endpoint (shardingStrategy: consistent)",
+               "where agents reach this operator's targets endpoint (shardingStrategy consistent and node)",
                [&f](const std::string& v) { f.targets_url = check_sd_url(v); }});
   t.push_back({{"integrations-sd-timeout"},
                "D",

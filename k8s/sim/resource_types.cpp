@@ -77,6 +77,7 @@ std::vector<ResourceType> builtin_types() {
       {"coordination.k8s.io", "Lease", "leases", true, {}},
       {"discovery.k8s.io", "EndpointSlice", "endpointslices", true, {}, false, false, {}, {"addressType"}},
       {"networking.k8s.io", "Ingress", "ingresses", true, {"ing"}, true},
+      {"networking.k8s.io", "NetworkPolicy", "networkpolicies", true, {"netpol"}, false, true},
       {"rbac.authorization.k8s.io", "ClusterRole", "clusterroles", false, {}},
       {"rbac.authorization.k8s.io", "ClusterRoleBinding", "clusterrolebindings", false, {}},
       {"rbac.authorization.k8s.io", "Role", "roles", true, {}},

@@ -134,6 +134,25 @@ networking.IngressSpec
   defaultBackend object
   tls []object
   rules []object
+networking.NetworkPolicy
+  @kind
+  spec networking.NetworkPolicySpec
+networking.NetworkPolicySpec
+  podSelector meta.LabelSelector
+  policyTypes []string
+  ingress []networking.NetworkPolicyIngressRule
+  egress []object
+networking.NetworkPolicyIngressRule
+  from []networking.NetworkPolicyPeer
+  ports []networking.NetworkPolicyPort
+networking.NetworkPolicyPeer
+  podSelector meta.LabelSelector
+  namespaceSelector meta.LabelSelector
+  ipBlock object
+networking.NetworkPolicyPort
+  protocol string
+  port int-or-string
+  endPort integer
 apiext.CustomResourceDefinition
   @kind
   spec apiext.CustomResourceDefinitionSpec

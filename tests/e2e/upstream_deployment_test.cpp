@@ -126,6 +126,29 @@ TEST_CASE("upstream's separate health server serves the health paths, /metrics s
   CHECK(op.terminate() == 0);
 }
 
+// Ours, not upstream's, beside it: deploy/operator gives the targets
+// endpoint a port of its own, so its NetworkPolicy can admit only agents.
+TEST_CASE("--targets-listen-address moves the targets endpoint off the metrics address", "[e2e][cli]") {
+  OperatorFixture f({.start_operator = false});
+  testutil::TempDir dir("ao-targets-listen");
+  std::string kc = dir.write("kubeconfig", f.server().kubeconfig());
+  int metrics_port = testutil::unused_port(), targets_port = testutil::unused_port();
+  k8s::sim::Child op({testutil::operator_bin(), "run", "--kubeconfig", kc,
+                      "--metrics-listen-address=127.0.0.1:" + std::to_string(metrics_port),
+                      "--targets-listen-address=127.0.0.1:" + std::to_string(targets_port)});
+  httplib::Client metrics("127.0.0.1", metrics_port), targets("127.0.0.1", targets_port);
+  REQUIRE(testutil::eventually([&] { return status(targets, "/readyz") == 200; }, std::chrono::seconds(60)));
+  const std::string path = "/operator/api/v1/metrics/targets?agent=monitoring/grafana-agent";
+  // Served (a 400: no job or shard) on its own address only.
+  CHECK(status(targets, path.c_str()) == 400);
+  CHECK(status(metrics, path.c_str()) == 404);
+  CHECK(status(targets, "/metrics") == 404);
+  // /debug/targets stays with the other debug paths.
+  CHECK_THAT(body(metrics, "/debug/targets?agent=monitoring/grafana-agent"),
+             Catch::Contains("has no consistent or node sharding"));
+  CHECK(op.terminate() == 0);
+}
+
 // A migration starts byte-compatible: --upstream-compat reaches run's
 // renders (here: selector rules without the labelpresent check,
 // docs/differences.md row 7).

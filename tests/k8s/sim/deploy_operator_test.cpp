@@ -166,15 +166,18 @@ void check_deployment_security(const Value& d) {
 void check_deployment_endpoints(const Value& d) {
   const Value& pod = *d.find("spec")->find("template")->find("spec");
   const Value& c = pod.find("containers")->as_array().at(0);
-  // Both probes hit the port the container declares, on the right paths.
+  // Both probes hit the metrics port, on the right paths; the targets
+  // endpoint listens on the port the container declares for it.
   const auto& ports = c.find("ports")->as_array();
-  REQUIRE(ports.size() == 1);
-  std::string port_name = field_text(ports[0], "name");
+  REQUIRE(ports.size() == 2);
+  CHECK(field_text(ports[0], "name") == "http-metrics");
+  CHECK(field_text(ports[1], "name") == "targets");
   CHECK(field_text(c, "livenessProbe.httpGet.path") == "/healthz");
-  CHECK(field_text(c, "livenessProbe.httpGet.port") == port_name);
+  CHECK(field_text(c, "livenessProbe.httpGet.port") == "http-metrics");
   CHECK(field_text(c, "readinessProbe.httpGet.path") == "/readyz");
-  CHECK(field_text(c, "readinessProbe.httpGet.port") == port_name);
+  CHECK(field_text(c, "readinessProbe.httpGet.port") == "http-metrics");
   CHECK(has_arg(c, "--listen=0.0.0.0:" + field_text(ports[0], "containerPort")));
+  CHECK(has_arg(c, "--targets-listen-address=0.0.0.0:" + field_text(ports[1], "containerPort")));
 
   // The journal directory is a writable emptyDir (the root filesystem is not).
   const auto& mounts = c.find("volumeMounts")->as_array();
@@ -190,6 +193,34 @@ void check_deployment_endpoints(const Value& d) {
 void check_deployment(const Value& d) {
   check_deployment_security(d);
   check_deployment_endpoints(d);
+}
+
+// The agents' http_sd URL (--targets-url) reaches the targets port through
+// the Service, and the NetworkPolicy opens that port to agent pods only
+// (the metrics port to everyone: Prometheus, the integrations SD).
+void check_targets_port(const Value& deployment, const Value& service, const Value& policy) {
+  const Value& c = deployment.find("spec")->find("template")->find("spec")->find("containers")->as_array().at(0);
+  std::string port;
+  for (const Value& p : service.find("spec")->find("ports")->as_array())
+    if (field_text(p, "targetPort") == "targets") port = field_text(p, "port");
+  REQUIRE(!port.empty());
+  CHECK(has_arg(c, "--targets-url=http://agent-operator-metrics." + std::string(kNs) + ".svc:" + port +
+                       "/operator/api/v1/metrics/targets"));
+
+  const Value& spec = *policy.find("spec");
+  CHECK(*spec.find("podSelector") == *deployment.find("spec")->find("selector"));
+  CHECK(*spec.find("policyTypes") == model::parse_json(R"(["Ingress"])"));
+  const auto& rules = spec.find("ingress")->as_array();
+  REQUIRE(rules.size() == 2);
+  CHECK(rules[0].find("from") == nullptr);  // anyone
+  CHECK(*rules[0].find("ports") == model::parse_json(R"([{"port": "http-metrics", "protocol": "TCP"}])"));
+  CHECK(*rules[1].find("ports") == model::parse_json(R"([{"port": "targets", "protocol": "TCP"}])"));
+  // Agent pods in any namespace, by the label every agent pod carries
+  // (model::pod_selector_labels).
+  CHECK(
+      *rules[1].find("from") ==
+      model::parse_json(
+          R"([{"namespaceSelector": {}, "podSelector": {"matchLabels": {"app.kubernetes.io/name": "grafana-agent"}}}])"));
 }
 
 }  // namespace
@@ -217,7 +248,10 @@ TEST_CASE("kubectl installs deploy/ and the operator objects exist", "[k8s][kube
     CHECK(field_text(subjects[0], "namespace") == kNs);
   }
 
-  check_deployment(get_json(env, {"deployment", "agent-operator", "-n", kNs}));
+  const Value deployment = get_json(env, {"deployment", "agent-operator", "-n", kNs});
+  check_deployment(deployment);
+  check_targets_port(deployment, get_json(env, {"service", "agent-operator-metrics", "-n", kNs}),
+                     get_json(env, {"networkpolicy", "agent-operator", "-n", kNs}));
 }
 
 TEST_CASE("the operator RBAC grants exactly what the operator touches", "[k8s][kubectl][deploy][rbac]") {
