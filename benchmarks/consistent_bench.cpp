@@ -7,8 +7,12 @@
 //                 to the operator's discovery, against `agents` copies of
 //                 the same discovery: what shards x replicas agents running
 //                 kubernetes_sd themselves would open and receive
+//   polling       (with --poll-seconds) the targets endpoint under
+//                 closed-loop agents' http_sd polls: requests/s, latency,
+//                 CPU per request (consistent_poll.hpp)
 // Usage: consistent_bench [--services S] [--addresses A] [--edits N]
 //                         [--shards K] [--replicas R] [--simulate-agents 0|1]
+//                         [--poll-seconds S] [--poll-clients C] [--poll-etag 0|1]
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -21,8 +25,12 @@
 #include <thread>
 #include <vector>
 
+#include <httplib.h>
+
 #include "actors/allocation/agent_allocations.hpp"
+#include "actors/allocation/targets_endpoint.hpp"
 #include "actors/controller.hpp"
+#include "consistent_poll.hpp"
 #include "k8s/client/curl_transport.hpp"
 #include "k8s/sim/clock.hpp"
 #include "k8s/sim/cluster.hpp"
@@ -38,6 +46,9 @@ namespace {
 struct Options {
   int services = 200, addresses = 10, edits = 100, shards = 10, replicas = 2;
   bool simulate_agents = true;  // 0: the operator's discovery alone (latency without the copies' load)
+  double poll_seconds = 0;      // 0: no polling measurement
+  int poll_clients = 2;
+  bool poll_etag = false;
 };
 
 // Counts what the API server sends: every watch opened, every byte of
@@ -97,6 +108,10 @@ metadata: {name: mon}
 apiVersion: v1
 kind: Namespace
 metadata: {name: app}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: agent, namespace: mon}
 ---
 apiVersion: monitoring.grafana.com/v1alpha1
 kind: GrafanaAgent
@@ -189,12 +204,62 @@ Options parse(int argc, char** argv) {
       o.replicas = v;
     else if (!std::strcmp(argv[i], "--simulate-agents"))
       o.simulate_agents = v != 0;
+    else if (!std::strcmp(argv[i], "--poll-seconds"))
+      o.poll_seconds = std::atof(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--poll-clients"))
+      o.poll_clients = v;
+    else if (!std::strcmp(argv[i], "--poll-etag"))
+      o.poll_etag = v != 0;
     else {
       std::fprintf(stderr, "unknown flag %s\n", argv[i]);
       std::exit(2);
     }
   }
   return o;
+}
+
+// A token of mon/agent for the targets endpoint's audience, from simcluster.
+std::string mint_agent_token(const std::string& api) {
+  httplib::Client c(api);
+  const std::string body = std::string(R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest",)") +
+                           R"("spec":{"audiences":[")" + actors::kTargetsAudience + R"("]}})";
+  auto r = c.Post("/api/v1/namespaces/mon/serviceaccounts/agent/token", body, "application/json");
+  if (!r || r->status != 201) return "";
+  return model::parse_json(r->body).find("status")->find("token")->as_string();
+}
+
+// The targets endpoint as the operator serves it, polled by closed-loop
+// agents: one query per shard, as each shard's pods ask.
+int run_polling(const Options& o, const std::string& api, k8s::Client& client,
+                const actors::AgentAllocations& allocations) {
+  actors::TokenReviewCache tokens(actors::make_token_reviewer(client, 10s));
+  actors::OperatorHttpServer http(actors::HttpServerOptions{}, actors::OperatorHttpSources{});
+  actors::add_targets_route(http, allocations, tokens);
+  consistent_bench::PollOptions p;
+  p.host = "127.0.0.1";
+  p.port = http.start();
+  p.token = mint_agent_token(api);
+  if (p.token.empty()) {
+    std::fprintf(stderr, "could not mint a token for mon/agent\n");
+    return 1;
+  }
+  for (int s = 0; s < o.shards; ++s)
+    p.queries.push_back(std::string(actors::kTargetsPath) +
+                        "?agent=mon/agent&job=serviceMonitor/app/web/0&shard=" + std::to_string(s));
+  p.seconds = o.poll_seconds;
+  p.clients = o.poll_clients;
+  p.etag = o.poll_etag;
+  const consistent_bench::PollResult r = consistent_bench::measure_polling(p);
+  http.stop();
+  const double rate = r.requests / r.seconds;
+  std::printf(
+      "polling (%d clients, %s): %llu requests in %.1f s = %.0f/s, %.1f KB per answer, p50 %.2f ms, p99 %.2f ms, "
+      "max %.1f ms, errors %llu; process CPU %.1f us per request (server and clients); at a 30 s refresh: "
+      "%.0f (pod, job) polls\n",
+      p.clients, p.etag ? "If-None-Match" : "plain GET", static_cast<unsigned long long>(r.requests), r.seconds, rate,
+      r.requests ? r.bytes / 1e3 / r.requests : 0.0, r.p50_ms, r.p99_ms, r.max_ms,
+      static_cast<unsigned long long>(r.errors), r.requests ? r.cpu_seconds / r.requests * 1e6 : 0.0, rate * 30);
+  return r.errors == 0 ? 0 : 1;
 }
 
 }  // namespace
@@ -265,8 +330,9 @@ int main(int argc, char** argv) {
       "kubernetes_sd: %llu watches, %.2f MB\n",
       static_cast<unsigned long long>(op.transport->watches.load()), op.transport->bytes / 1e6, agents, o.shards,
       o.replicas, static_cast<unsigned long long>(agent_watches), agent_bytes / 1e6);
+  const int polled = o.poll_seconds > 0 ? run_polling(o, server.url(), client, *op.allocations) : 0;
   for (auto& d : discoveries) d->allocations->stop();
   controller.stop();
   server.stop();
-  return 0;
+  return polled;
 }
