@@ -1,7 +1,8 @@
 // per-node: a target goes to a collector on its own node (rendezvous among
 // them when a node runs several); targets without a node go to the
 // fallback strategy, or stay unassigned without one. Targets on a node
-// without an eligible collector stay unassigned, as upstream.
+// without an eligible collector stay unassigned, as upstream, unless
+// `uncovered` sends them to the fallback as well.
 #include <unordered_map>
 
 #include "allocation/hash.hpp"
@@ -12,7 +13,7 @@ namespace {
 
 class PerNode final : public Strategy {
  public:
-  explicit PerNode(std::unique_ptr<Strategy> fallback) : fallback_(std::move(fallback)) {}
+  PerNode(std::unique_ptr<Strategy> fallback, bool uncovered) : fallback_(std::move(fallback)), uncovered_(uncovered) {}
   std::string_view name() const override { return "per-node"; }
 
   void assign(std::span<const StrategyTarget> targets, std::span<const StrategyCollector> collectors,
@@ -29,7 +30,10 @@ class PerNode final : public Strategy {
         continue;
       }
       auto it = on_node.find(targets[t].node);
-      if (it != on_node.end()) out[t] = best(targets[t].key, it->second, collectors);
+      if (it != on_node.end())
+        out[t] = best(targets[t].key, it->second, collectors);
+      else if (uncovered_)
+        nodeless.push_back(t);
     }
     if (fallback_ && !nodeless.empty()) assign_fallback(nodeless, targets, collectors, previous, out);
   }
@@ -65,12 +69,13 @@ class PerNode final : public Strategy {
   }
 
   std::unique_ptr<Strategy> fallback_;
+  bool uncovered_;
 };
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_per_node(std::unique_ptr<Strategy> fallback) {
-  return std::make_unique<PerNode>(std::move(fallback));
+std::unique_ptr<Strategy> make_per_node(std::unique_ptr<Strategy> fallback, bool fallback_for_uncovered_nodes) {
+  return std::make_unique<PerNode>(std::move(fallback), fallback_for_uncovered_nodes);
 }
 
 }  // namespace allocation

@@ -31,7 +31,7 @@ std::unique_ptr<Strategy> make_strategy(const StrategyConfig& config) {
         throw std::invalid_argument("allocation_fallback_strategy: " + std::string(e.what()));
       }
     }
-    return make_per_node(std::move(fallback));
+    return make_per_node(std::move(fallback), config.fallback_for_nodes_without_collector);
   }
   throw std::invalid_argument("allocation_strategy: unknown strategy \"" + config.name +
                               "\" (expected consistent-hashing, least-weighted or per-node)");

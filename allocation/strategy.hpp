@@ -48,6 +48,11 @@ struct StrategyConfig {
   // per-node: strategy for targets without a node ("" leaves them unassigned,
   // as upstream v0.98 does).
   std::string fallback;
+  // per-node with a fallback: a target on a node without an eligible
+  // collector goes to the fallback too (our extension, key
+  // allocation_fallback_for_nodes_without_collector; upstream leaves it
+  // unassigned, so a Node the collectors do not run on is never scraped).
+  bool fallback_for_nodes_without_collector = false;
   friend bool operator==(const StrategyConfig&, const StrategyConfig&) = default;
 };
 

@@ -56,11 +56,15 @@ void add_shard_collectors(Value& doc, const GrafanaAgent& agent) {
 
 // node: the collectors are the metrics DaemonSet's pods, each holding the
 // targets on its own Node; targets without a Node (static URLs, external
-// addresses) spread over all pods by consistent hashing.
+// addresses), or on a Node without a Ready pod, spread over all pods by
+// consistent hashing.
 void add_node_collectors(Value& doc, const GrafanaAgent& agent, const RenderOptions& opts) {
   const Labels selector = with_operator_labels(pod_selector_labels(agent, metrics_node_selector_extras()), opts);
   doc.set("allocation_strategy", "per-node");
   doc.set("allocation_fallback_strategy", "consistent-hashing");
+  // A Node the DaemonSet does not run on (taints, nodeSelector) would
+  // otherwise have its targets scraped by no one.
+  doc.set("allocation_fallback_for_nodes_without_collector", true);
   doc.set("collector_selector", Value::obj({{"matchLabels", labels_value(selector)}}));
   doc.set("collector_namespace", agent.meta.ns);
 }

@@ -25,6 +25,13 @@ std::string string_field(const Value& doc, std::string_view key) {
   return v->as_string();
 }
 
+bool bool_field(const Value& doc, std::string_view key) {
+  const Value* v = doc.find(key);
+  if (!v || v->is_null()) return false;
+  if (!v->is_bool()) fail(std::string(key), "must be true or false");
+  return v->as_bool();
+}
+
 std::vector<std::string> string_list(const Value* v, const std::string& field) {
   std::vector<std::string> out;
   if (!v || v->is_null()) return out;
@@ -172,6 +179,8 @@ Config load_config(std::string_view text, std::string_view source) {
   if (auto s = string_field(doc, "allocation_strategy"); !s.empty()) out.strategy.name = s;
   // Upstream's key (v0.113 on) for the targets per-node cannot place.
   out.strategy.fallback = string_field(doc, "allocation_fallback_strategy");
+  out.strategy.fallback_for_nodes_without_collector =
+      bool_field(doc, "allocation_fallback_for_nodes_without_collector");
   out.filter_strategy = string_field(doc, "filter_strategy");
   if (!out.filter_strategy.empty() && out.filter_strategy != "relabel-config")
     fail("filter_strategy", "unknown strategy \"" + out.filter_strategy + "\" (want relabel-config or empty)");

@@ -222,6 +222,21 @@ int start_logged(actors::OperatorHttpServer& server, const actors::HttpServerOpt
   return port;
 }
 
+// --targets-listen-address: the targets endpoint and the health paths only,
+// so a NetworkPolicy can open this port to agent pods alone.
+std::unique_ptr<actors::OperatorHttpServer> start_targets_server(const actors::HttpServerOptions& addr,
+                                                                 actors::HttpCheck ready,
+                                                                 actors::AgentAllocations& allocations,
+                                                                 actors::TokenReviewCache& tokens,
+                                                                 const model::Log& log) {
+  auto server = std::make_unique<actors::OperatorHttpServer>(
+      addr, actors::OperatorHttpSources{nullptr, {}, std::move(ready), {}});
+  actors::add_targets_route(*server, allocations, tokens);
+  start_logged(*server, addr, "--targets-listen-address",
+               std::string(actors::kTargetsPath) + ",/healthz,/readyz,/-/healthy,/-/ready", log);
+  return server;
+}
+
 // The metrics server (every path) and upstream's separate health server
 // (health paths only); both say ready once the informers have synced.
 // The main one also serves /debug/targets and, unless it has a listener of
@@ -255,13 +270,7 @@ HttpServers start_http(const OperatorFlags& f, actors::Controller& controller, c
     int port = start_logged(*s.main, *addr, "--metrics-listen-address", paths, hooks.log);
     if (hooks.on_listening) hooks.on_listening(addr->host, port);
   }
-  if (targets) {
-    s.targets =
-        std::make_unique<actors::OperatorHttpServer>(*targets, actors::OperatorHttpSources{nullptr, {}, ready, {}});
-    actors::add_targets_route(*s.targets, allocations, tokens);
-    start_logged(*s.targets, *targets, "--targets-listen-address",
-                 std::string(actors::kTargetsPath) + ",/healthz,/readyz,/-/healthy,/-/ready", hooks.log);
-  }
+  if (targets) s.targets = start_targets_server(*targets, ready, allocations, tokens, hooks.log);
   auto health = listen_options("--health-listen-address", f.health_listen);
   if (health && f.health_listen != f.listen) {
     s.health =

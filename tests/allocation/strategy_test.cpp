@@ -259,10 +259,11 @@ TEST_CASE("per-node: node targets stay on their node node-less ones use the fall
   for (std::size_t i = 0; i < targets.size(); ++i) {
     targets[i].node = i % 4 == 0 ? "node-a" : i % 4 == 1 ? "node-b" : i % 4 == 2 ? "node-c" : "";
   }
-  auto assign = [&](const std::string& fallback) {
+  auto assign = [&](const std::string& fallback, bool uncovered = false) {
     StrategyConfig c;
     c.name = "per-node";
     c.fallback = fallback;
+    c.fallback_for_nodes_without_collector = uncovered;
     std::vector<std::uint32_t> out;
     make_strategy(c)->assign(targets, cols, {}, out);
     return out;
@@ -288,6 +289,21 @@ TEST_CASE("per-node: node targets stay on their node node-less ones use the fall
     }
   }
   for (auto l : fallback_load) CHECK(l == 25);  // 100 node-less targets over 4 collectors
+  // node-c has no collector: its targets go to the fallback too when asked,
+  // and nothing else moves.
+  auto uncovered = assign("consistent-hashing", true);
+  std::size_t node_c = 0;
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    if (targets[i].node == "node-c") {
+      REQUIRE(uncovered[i] != kUnassigned);
+      ++node_c;
+    } else if (!targets[i].node.empty()) {
+      REQUIRE(uncovered[i] == plain[i]);
+    }
+  }
+  CHECK(node_c == 100);
+  // Without a fallback the flag changes nothing.
+  CHECK(assign("", true) == plain);
 }
 
 TEST_CASE("consistent-hashing: with a loose band it is plain rendezvous hashing", "[allocation]") {

@@ -31,6 +31,11 @@ config: {scrape_configs: []}
   CHECK(c.strategy.fallback == "consistent-hashing");
   CHECK(allocation::make_strategy(c.strategy)->name() == "per-node");
   CHECK(load_config("allocation_strategy: per-node\n", "ta.yaml").strategy.fallback.empty());
+  CHECK_FALSE(c.strategy.fallback_for_nodes_without_collector);
+  CHECK(load_config("allocation_fallback_for_nodes_without_collector: true\n", "ta.yaml")
+            .strategy.fallback_for_nodes_without_collector);
+  CHECK_THROWS_WITH(load_config("allocation_fallback_for_nodes_without_collector: yes please\n", "ta.yaml"),
+                    "allocation_fallback_for_nodes_without_collector: must be true or false");
   CHECK_THROWS_WITH(allocation::make_strategy(with("round-robin").strategy),
                     Catch::Contains("allocation_fallback_strategy: allocation_strategy: unknown strategy"));
   CHECK_THROWS_WITH(allocation::make_strategy(with("per-node").strategy),
