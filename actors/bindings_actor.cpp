@@ -25,13 +25,6 @@ void patch_bindings(Bindings self, const core::BindingsEffect& fx) {
       "status");
 }
 
-void reread_monitor(Bindings self, const core::MonitorId& id) {
-  auto me = caf::actor_cast<bindings_actor>(self);
-  self->state.cfg.client->get(
-      *k8s::resource_for_kind(id.first), id.second.first, id.second.second,
-      [me, id](k8s::Result r) { caf::anon_send(me, fetched_atom::value, id, share_result(std::move(r))); });
-}
-
 // CRDs are named <plural>.<group>.
 void read_monitor_crd(Bindings self, const std::string& kind) {
   auto me = caf::actor_cast<bindings_actor>(self);
@@ -47,9 +40,6 @@ void perform_bindings(Bindings self, core::BindingsEffects effects) {
     switch (fx.type) {
       case T::patch:
         patch_bindings(self, fx);
-        break;
-      case T::reread:
-        reread_monitor(self, fx.monitor);
         break;
       case T::retry:
         self->delayed_send(self, fx.delay, again_atom::value, fx.monitor);
@@ -78,9 +68,6 @@ bindings_actor::behavior_type bindings_behavior(Bindings self, BindingsConfig cf
       [=, &m](patched_atom, const core::MonitorId& id, const ResultPtr& r) {
         if (self->state.cfg.on_write) self->state.cfg.on_write(id.first, r->status);
         perform_bindings(self, core::on_patch_done(m, id, answer_of(*r)));
-      },
-      [=, &m](fetched_atom, const core::MonitorId& id, const ResultPtr& r) {
-        perform_bindings(self, core::on_reread(m, id, answer_of(*r)));
       },
       [=, &m](again_atom, const core::MonitorId& id) { perform_bindings(self, core::on_bindings_retry(m, id)); },
       [=, &m](crd_atom, const std::string& kind, const ResultPtr& r) {

@@ -215,7 +215,6 @@ using kubelet_actor =
 using bindings_actor =
     event_sink_actor::extend<reacts_to<desired_atom, RootOutputPtr>, reacts_to<leader_atom, bool>,
                              reacts_to<patched_atom, core::MonitorId, ResultPtr>,
-                             reacts_to<fetched_atom, core::MonitorId, ResultPtr>,
                              reacts_to<again_atom, core::MonitorId>, reacts_to<crd_atom, std::string, ResultPtr>,
                              replies_to<stats_atom>::with<BindingsStats>>;
 

@@ -57,6 +57,8 @@ bool plan_monitor(BindingsCtx& c, const MonitorId& id) {
   auto mw = st.monitors.find(id);
   if (mw == st.monitors.end() || !mw->second.present) return true;
   if (adm == Admission::unknown || mw->second.in_flight || mw->second.retry_scheduled) return false;
+  // After a 409 the version as read is stale: wait for the journal's newer one.
+  if (!mw->second.conflicted_rv.empty() && mw->second.conflicted_rv == mw->second.seen.resource_version) return false;
   std::map<RootKey, const MonitorBinding*> verdicts;
   if (auto v = st.verdicts.find(id); v != st.verdicts.end())
     for (const auto& [agent, b] : v->second) verdicts.emplace(agent, &b);
@@ -66,6 +68,8 @@ bool plan_monitor(BindingsCtx& c, const MonitorId& id) {
   if (!body) return true;
   if (!bindings_fence_holds(c)) return false;
   mw->second.in_flight = true;
+  mw->second.sent_rv = seen.resource_version;
+  mw->second.conflicted_rv.clear();
   ++st.stats.patches;
   c.add(BT::patch, id).body = std::move(*body);
   return true;
@@ -262,10 +266,13 @@ BindingsEffects on_patch_done(BindingsState& st, const MonitorId& id, const Call
       }
       break;
     case ErrorClass::retry_reconcile:
+      // Someone wrote the monitor since the version the patch carried; the
+      // informer brings theirs (it may already have), and planning again
+      // from it keeps their entries.
       ++st.stats.conflicts;
-      c.add(BT::reread, id);
-      mw.in_flight = true;
-      return std::move(c.fx);
+      mw.conflicted_rv = mw.sent_rv;
+      st.dirty.insert(id);
+      break;
     case ErrorClass::retry_call:
       mw.retry_scheduled = true;
       schedule_bindings_retry(c, id, mw.attempt++);
@@ -277,31 +284,6 @@ BindingsEffects on_patch_done(BindingsState& st, const MonitorId& id, const Call
                 .with("error", a.error));
       break;
   }
-  plan_dirty_monitors(c);
-  return std::move(c.fx);
-}
-
-BindingsEffects on_reread(BindingsState& st, const MonitorId& id, const CallAnswer& a) {
-  BindingsCtx c{st, {}};
-  auto it = st.monitors.find(id);
-  if (it == st.monitors.end()) return {};
-  it->second.in_flight = false;
-  if (a.status == 404) {
-    st.monitors.erase(it);
-    st.dirty.erase(id);
-    return {};
-  }
-  if (a.error_class == k8s::ErrorClass::ok) {
-    try {
-      observe_monitor(st, id, model::parse_json(a.body));
-    } catch (const std::exception&) {
-    }
-  } else {
-    it->second.retry_scheduled = true;
-    schedule_bindings_retry(c, id, it->second.attempt++);
-    return std::move(c.fx);
-  }
-  st.dirty.insert(id);
   plan_dirty_monitors(c);
   return std::move(c.fx);
 }

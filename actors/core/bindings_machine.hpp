@@ -10,10 +10,12 @@
 // crd_admits_bindings). One call per monitor at a time. Answers follow the
 // client's three error classes: retry_call retries the same monitor after
 // a backoff; retry_reconcile (409: someone changed it since it was read)
-// re-reads it and plans again; terminal is logged and waits for the
-// monitor's next change. An agent that exists but has not rendered since
-// the start keeps its entry as read, so a restart writes nothing when
-// nothing changed. Deterministic for a given input sequence and clock.
+// waits for the journal to deliver another version of it and plans again
+// from that one (no GET, so the operator needs no `get` on the monitors);
+// terminal is logged and waits for the monitor's next change. An agent
+// that exists but has not rendered since the start keeps its entry as
+// read, so a restart writes nothing when nothing changed. Deterministic
+// for a given input sequence and clock.
 #pragma once
 
 #include <functional>
@@ -48,7 +50,6 @@ struct BindingsStats {
 struct BindingsEffect {
   enum class Type {
     patch,     // merge-patch `body` into `monitor`'s status subresource
-    reread,    // GET `monitor`, answer with on_reread
     retry,     // on_retry(`monitor`) after `delay`
     read_crd,  // GET the CRD of `monitor.first`, answer with on_crd
     log,       // `entry`
@@ -67,6 +68,8 @@ struct MonitorWrites {
   bool present = false;  // seen in an event or answer, not deleted
   bool in_flight = false, retry_scheduled = false;
   unsigned attempt = 0;
+  std::string sent_rv;        // the resourceVersion the last patch carried
+  std::string conflicted_rv;  // after a 409: sent_rv, until another version is seen
 };
 
 enum class Admission { unknown, admitted, refused };
@@ -96,7 +99,6 @@ BindingsEffects on_bindings_leader(BindingsState& st, bool leading);
 // The CRD of `kind` as read (status 404: not installed).
 BindingsEffects on_crd(BindingsState& st, const std::string& kind, const std::string& version, const CallAnswer& a);
 BindingsEffects on_patch_done(BindingsState& st, const MonitorId& id, const CallAnswer& a);
-BindingsEffects on_reread(BindingsState& st, const MonitorId& id, const CallAnswer& a);
 BindingsEffects on_bindings_retry(BindingsState& st, const MonitorId& id);
 BindingsStats bindings_stats(const BindingsState& st);
 
