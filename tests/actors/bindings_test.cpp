@@ -202,3 +202,27 @@ TEST_CASE("prometheus-operator's CRDs do not admit our entries, and a CRD that d
   crd.find("spec")->find("versions")->as_array()[0].erase("subresources");
   CHECK(crd_admits_bindings(crd, "v1").reason == "the CRD has no status subresource");
 }
+
+TEST_CASE("our IntegrationMonitor CRD admits our entries", "[actors][bindings]") {
+  std::ifstream in("deploy/crds/monitoring.grafana.com_integrationmonitors.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  Value crd;
+  for (Value& d : actors_test::docs(text.str()))
+    if (d.is_object() && model::string_at(d, {"kind"}) == "CustomResourceDefinition") crd = std::move(d);
+  REQUIRE(crd.is_object());
+  CrdAdmission ours = crd_admits_bindings(crd, "v1alpha1");
+  INFO(ours.reason);
+  CHECK(ours.admitted);
+  // It is the schema that admits them: without the status subresource, or
+  // with bindings dropped from the status schema, it would not.
+  Value& version = crd.find("spec")->find("versions")->as_array()[0];
+  Value* status_props = const_cast<Value*>(
+      model::find_path(version, {"schema", "openAPIV3Schema", "properties", "status", "properties"}));
+  REQUIRE(status_props);
+  Value no_subresource = crd;
+  status_props->erase("bindings");
+  CHECK(crd_admits_bindings(crd, "v1alpha1").reason.find("no bindings") != std::string::npos);
+  no_subresource.find("spec")->find("versions")->as_array()[0].erase("subresources");
+  CHECK(crd_admits_bindings(no_subresource, "v1alpha1").reason == "the CRD has no status subresource");
+}

@@ -5,7 +5,8 @@
 // an unselected one show the expected entries, and another controller's
 // entry stays through our writes. With prometheus-operator's CRDs as
 // shipped (their enum admits only monitoring.coreos.com) nothing is
-// written, and the log says why.
+// written to those kinds, and the log says why, while an IntegrationMonitor
+// gets its entry with our CRD as shipped.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -88,14 +89,34 @@ std::string admitting_sm_crd() {
   return model::to_yaml(crd);
 }
 
-// status.bindings of a ServiceMonitor, as kubectl prints it.
-Value monitor_bindings(e2e::OperatorFixture& f, const std::string& name) {
-  auto r = f.kubectl({"get", "servicemonitor", name, "-n", "app1", "-o", "yaml"});
+// An IntegrationMonitor and a MetricsInstance of alpha that selects it.
+const char* kIntegrationObjects = R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: alpha-integrations, namespace: mon, labels: {agent: alpha}}
+spec:
+  integrationMonitorSelector: {matchLabels: {team: infra}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: IntegrationMonitor
+metadata: {name: infra, namespace: mon, labels: {team: infra}}
+spec:
+  selector: {matchLabels: {monitor: infra}}
+)";
+
+// status.bindings of a monitor, as kubectl prints it.
+Value bindings_of(e2e::OperatorFixture& f, const std::string& resource, const std::string& ns,
+                  const std::string& name) {
+  auto r = f.kubectl({"get", resource, name, "-n", ns, "-o", "yaml"});
   INFO(r.err);
   REQUIRE(r.code == 0);
   Value obj = model::parse_documents(r.out, "kubectl").at(0).value;
   const Value* b = model::find_path(obj, {"status", "bindings"});
   return b ? *b : Value::array();
+}
+
+Value monitor_bindings(e2e::OperatorFixture& f, const std::string& name) {
+  return bindings_of(f, "servicemonitor", "app1", name);
 }
 
 const Value* binding_entry(const Value& list, const std::string& group) {
@@ -177,17 +198,33 @@ spec:
   CHECK_FALSE(binding_entry(left, "monitoring.grafana.com"));
 }
 
-TEST_CASE("prometheus-operator's CRDs as shipped get no entries of ours, and the log says why", "[e2e][bindings]") {
+TEST_CASE(
+    "with the CRDs as shipped an IntegrationMonitor gets our entry and ServiceMonitors none, and the log says why",
+    "[e2e][bindings]") {
   e2e::OperatorFixture f(bindings_options());
   f.apply_yaml(kBindingObjects);
+  f.apply_yaml(kIntegrationObjects);
   f.start_operator();
   REQUIRE(f.wait_converged(30s));
   CHECK(monitor_bindings(f, "web-ok").size() == 0);
-  REQUIRE(f.controller().stats().bindings);
-  CHECK(f.controller().stats().bindings->patches == 0);
   bool said = false;
   for (const std::string& line : f.log())
     said = said || (line.find("not writing status.bindings of ServiceMonitor objects") != std::string::npos &&
                     line.find("group") != std::string::npos);
   CHECK(said);
+
+  // Our IntegrationMonitor CRD has the status subresource and a bindings
+  // schema that admits our group and resource.
+  Value im = bindings_of(f, "integrationmonitor", "mon", "infra");
+  REQUIRE(im.size() == 1);
+  const Value& ours = im.as_array()[0];
+  CHECK(model::string_at(ours, {"group"}) == "monitoring.grafana.com");
+  CHECK(model::string_at(ours, {"resource"}) == "grafanaagents");
+  CHECK(model::string_at(ours, {"namespace"}) == "mon");
+  CHECK(model::string_at(ours, {"name"}) == "alpha");
+  CHECK(accepted_field(ours, "type") == "Accepted");
+  CHECK(accepted_field(ours, "status") == "True");
+  CHECK(accepted_field(ours, "message") == "selected by MetricsInstance mon/alpha-integrations");
+  REQUIRE(f.controller().stats().bindings);
+  CHECK(f.controller().stats().bindings->patches == 1);  // the IntegrationMonitor's, no other
 }
