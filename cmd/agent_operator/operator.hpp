@@ -46,7 +46,7 @@ struct OperatorFlags {
   std::string watch_namespace, agent_selector;
   std::optional<model::Key> kubelet_service;  // -kubelet-service NS/NAME
   std::string kubelet_selector;               // --kubelet-selector (checked at parse time)
-  bool monitor_status = false;                // --monitor-status
+  bool monitor_status = true;                 // --monitor-status (=false: off)
   model::Labels labels;
   std::chrono::milliseconds debounce{100};
   double qps = 50, burst = 100;

@@ -156,9 +156,9 @@ void add_scope_flags(std::vector<Flag>& t, OperatorFlags& f) {
                }});
   t.push_back({{"monitor-status"},
                "",
-               "false",
-               "write status.bindings (who uses it, Accepted) on monitors whose installed CRD admits it; needs "
-               "get on CRDs and patch on the monitors' status",
+               "true",
+               "write status.bindings (who uses it, Accepted) on monitors whose installed CRD admits it (get on "
+               "CRDs, patch on the monitors' status: the bundle's RBAC grants both); =false turns it off",
                [&f](const std::string& v) { f.monitor_status = parse_bool(v); }});
   t.push_back({{"upstream-compat"},
                "",

@@ -40,8 +40,9 @@ struct Need {
 // (-kubelet-service) lists and watches Nodes and writes the kubelet
 // Endpoints and EndpointSlices; for shardingStrategy consistent it runs
 // the agents' discovery (Pods of PodMonitors and behind Endpoints, Ingresses
-// of Probes) and checks their tokens with TokenReviews. tests/k8s/sim/deploy_rbac_test.cpp
-// shows each is used.
+// of Probes) and checks their tokens with TokenReviews; for monitor status
+// (on by default) it gets each monitor kind's CRD and patches the
+// monitors' status subresource. tests/k8s/sim/deploy_rbac_test.cpp shows each is used.
 std::set<Permission> cluster_needs() {
   const std::vector<const char*> watch = {"list", "watch"};
   const std::vector<const char*> own = {"get", "list", "watch", "create", "update", "delete"};
@@ -71,6 +72,11 @@ std::set<Permission> cluster_needs() {
       {"", "pods", watch},
       {"networking.k8s.io", "ingresses", watch},
       {"authentication.k8s.io", "tokenreviews", {"create"}},
+      {"apiextensions.k8s.io", "customresourcedefinitions", {"get"}},
+      {"monitoring.coreos.com", "servicemonitors/status", {"patch"}},
+      {"monitoring.coreos.com", "podmonitors/status", {"patch"}},
+      {"monitoring.coreos.com", "probes/status", {"patch"}},
+      {"monitoring.grafana.com", "integrationmonitors/status", {"patch"}},
   };
   std::set<Permission> out;
   for (const Need& n : needs)

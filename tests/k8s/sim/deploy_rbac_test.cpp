@@ -19,6 +19,7 @@
 #include "model/parse.hpp"
 #include "model/yaml_emit.hpp"
 #include "rbac_consistent_agent.hpp"
+#include "rbac_monitor_status.hpp"
 #include "rbac_runner.hpp"
 
 using model::Value;
@@ -72,7 +73,9 @@ std::string plain(const std::string& kind, const std::string& name, const std::s
 // invalid ServiceMonitor (Reconciled=False and a Warning Event). A second
 // GrafanaAgent takes two of the conflicts: the writer re-reads after a 409
 // at most three times per agent before it only retries. (A third, with
-// shardingStrategy consistent, is rbac_consistent::seed.)
+// shardingStrategy consistent, is rbac_consistent::seed; the monitors'
+// status.bindings, which the operator writes by default, are
+// rbac_monitor_status's.)
 void seed_operator(SimRbac& s) {
   s.apply_yaml(testutil::read_text(testutil::source_path("deploy/examples/10-grafana-agent.yaml")));
   auto agent = s.get("monitoring.grafana.com", "grafanaagents", "monitoring", "grafana-agent");
@@ -250,6 +253,7 @@ Outcome run_operator(const std::vector<Value>& rbac, const std::string& expect) 
   for (const char* file : {"20-metrics.yaml", "30-logs.yaml", "40-integrations.yaml", "45-metrics-integrations.yaml"})
     s.load({testutil::source_path(std::string("deploy/examples/") + file)});
   rbac_consistent::seed(s);
+  rbac_monitor_status::seed(s);
   const std::string token =
       s.token_for(rbac_consistent::kNamespace, rbac_consistent::kServiceAccount, rbac_consistent::kAudience);
   std::string log = s.file("operator.log");
@@ -269,7 +273,8 @@ Outcome run_operator(const std::vector<Value>& rbac, const std::string& expect) 
     return port && rbac_consistent::served(*port, token);
   };
   Outcome out;
-  bool converged = testutil::poll_until([&] { return operator_converged(s) && targets_served(); }, give_up, 60s);
+  bool converged = testutil::poll_until(
+      [&] { return operator_converged(s) && rbac_monitor_status::converged(s) && targets_served(); }, give_up, 60s);
   if (converged) converged = testutil::poll_until(disturb_operator(s), give_up, 60s);
   // Some verbs are used only after a while (the Lease renewal).
   out.done = expect.empty() ? converged : testutil::poll_until(give_up, nullptr, 30s);
