@@ -19,6 +19,7 @@ void Pipeline::feed(const Event& e) {
   if (RootLifecycle life = root_lifecycle(e); life.action == RootLifecycle::Action::stop) {
     router_.remove_root(life.key);
     roots_.erase(life.key);
+    bindings_.erase(life.key);
     return;
   } else if (life.action == RootLifecycle::Action::ensure) {
     ensure_root(life.key);
@@ -55,6 +56,10 @@ std::size_t Pipeline::settle(std::size_t max_rounds) {
         acknowledge(state, std::move(*fx.subscribe), delta);
       } else {
         ++renders;
+        if (!fx.root_present)
+          bindings_.erase(key);
+        else if (fx.rendered && fx.root_valid)
+          bindings_[key] = std::move(fx.bindings);
       }
     }
     if (!any) break;

@@ -34,6 +34,10 @@ class Pipeline {
   // The Endpoints of the integrations Services as last journaled: what the
   // integrations SD aggregator knew (replay --integrations-sd shows it).
   const std::map<model::Key, ObjectPtr>& endpoints() const { return endpoints_; }
+  // Each root's verdicts on its monitors from its last valid render, as
+  // the status.bindings writer holds them (an invalid root keeps its last
+  // ones; a deleted root has none); replay --bindings prints them.
+  const std::map<RootKey, RootBindings>& bindings() const { return bindings_; }
 
  private:
   void ensure_root(const RootKey& key);
@@ -43,6 +47,7 @@ class Pipeline {
   Router router_;
   std::map<RootKey, RootState> roots_;
   std::map<model::Key, ObjectPtr> endpoints_;
+  std::map<RootKey, RootBindings> bindings_;
   std::uint64_t last_seq_ = 0;
 };
 

@@ -2,8 +2,9 @@
 // folds a recorded journal (one file with its rotated predecessors, or the
 // files given, oldest first) through the controller core (router plus one
 // root state per GrafanaAgent, settled to a fixpoint) and prints the
-// objects the operator wanted at that point, or why each resource was in
-// or out of one agent's hierarchy; every agent's problems go to stderr and
+// objects the operator wanted at that point, why each resource was in
+// or out of one agent's hierarchy, or (--bindings) each monitor's
+// status.bindings verdicts; every agent's problems go to stderr and
 // exit 1 when one is an error, as render does. A journal without a base
 // state is refused (exit 2) unless --partial.
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <map>
 #include <set>
 
+#include "actors/core/bindings.hpp"
 #include "actors/core/journal_reader.hpp"
 #include "actors/core/journal_replay.hpp"
 #include "actors/core/writer_plan.hpp"
@@ -42,7 +44,7 @@ constexpr const char* kReplayExitCodes =
 struct ReplayFlags {
   std::vector<std::string> paths;
   std::string explain;
-  bool rotated = true, integrations_sd = false;
+  bool rotated = true, integrations_sd = false, bindings = false;
   model::LogLevel log_level = model::LogLevel::info;
   model::LogFormat log_format = model::LogFormat::logfmt;
   actors::core::ReplayOptions opts;
@@ -59,6 +61,12 @@ std::vector<Flag> replay_flags(ReplayFlags& f) {
                "false",
                "print the ready integrations pods the SD aggregator knew",
                [&f](const std::string& v) { f.integrations_sd = parse_bool(v); }});
+  t.push_back({{"bindings"},
+               "",
+               "false",
+               "print each monitor's status.bindings verdicts: one line per monitor and GrafanaAgent that selects "
+               "it, Accepted=True or False with the message (not the lastTransitionTime: that is the writer's clock)",
+               [&f](const std::string& v) { f.bindings = parse_bool(v); }});
   t.push_back(extra_labels_flag(f.opts.render.operator_labels));
   t.push_back({{"upstream-compat"}, "", "false", "render as run --upstream-compat does", [&f](const std::string& v) {
                  f.opts.render.upstream_compat = parse_bool(v);
@@ -122,6 +130,23 @@ void print_integrations_pods(const actors::core::Pipeline& p) {
   }
 }
 
+// One line per monitor and agent, sorted by monitor (kind, namespace,
+// name) and agent: what the status.bindings writer would write, as it
+// merges every root's verdicts.
+void print_bindings(const actors::core::Pipeline& p) {
+  using actors::core::MonitorBinding;
+  std::map<actors::core::MonitorId, std::map<actors::core::RootKey, const MonitorBinding*>> by_monitor;
+  for (const auto& [agent, verdicts] : p.bindings())
+    for (const MonitorBinding& b : verdicts) by_monitor[b.monitor][agent] = &b;
+  for (const auto& [id, agents] : by_monitor)
+    for (const auto& [agent, b] : agents) {
+      std::cout << id.first << " " << id.second.first << "/" << id.second.second << ": GrafanaAgent " << agent.first
+                << "/" << agent.second << " Accepted=" << (b->accepted ? "True" : "False");
+      if (!b->accepted) std::cout << " (" << actors::core::kRejectedReason << ")";
+      std::cout << (b->message.empty() ? "" : ": " + b->message) << "\n";
+    }
+}
+
 void print_desired(const actors::core::Pipeline& p) {
   std::vector<model::Value> objs = p.desired();
   std::stable_sort(objs.begin(), objs.end(), [](const model::Value& x, const model::Value& y) {
@@ -166,6 +191,10 @@ int replay(int argc, char** argv) {
   if (!f.explain.empty()) return explain_root(p, f.explain);
   if (f.integrations_sd) {
     print_integrations_pods(p);
+    return 0;
+  }
+  if (f.bindings) {
+    print_bindings(p);
     return 0;
   }
   print_desired(p);

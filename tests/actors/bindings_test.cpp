@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "actors/core/bindings.hpp"
+#include "actors/core/pipeline.hpp"
 #include "actors_fixtures.hpp"
 #include "model/object_fields.hpp"
 #include "model/yaml_emit.hpp"
@@ -225,4 +226,31 @@ TEST_CASE("our IntegrationMonitor CRD admits our entries", "[actors][bindings]")
   CHECK(crd_admits_bindings(crd, "v1alpha1").reason.find("no bindings") != std::string::npos);
   no_subresource.find("spec")->find("versions")->as_array()[0].erase("subresources");
   CHECK(crd_admits_bindings(no_subresource, "v1alpha1").reason == "the CRD has no status subresource");
+}
+
+// What replay --bindings prints: the Pipeline keeps each root's verdicts
+// from its last valid render, as the live writer merges them.
+TEST_CASE("the replay pipeline keeps every root's verdicts and drops a deleted root's", "[actors][bindings]") {
+  actors_test::Cluster c;
+  c.apply_yaml(actors_test::kScenario);
+  Pipeline p;
+  for (const auto& e : c.events()) p.feed(e);
+  p.settle();
+  CHECK(p.bindings() == scenario_verdicts(true));
+  // An invalid edit of beta keeps its last verdicts, as the writer does.
+  p.feed(c.add(doc(R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: beta, namespace: mon, uid: uid-beta}
+spec: {metrics: {shards: "three"}}
+)"),
+               EventType::modified));
+  p.settle();
+  CHECK(p.bindings() == scenario_verdicts(true));
+  p.feed(c.add(doc("{apiVersion: monitoring.grafana.com/v1alpha1, kind: GrafanaAgent, "
+                   "metadata: {name: beta, namespace: mon, uid: uid-beta}}"),
+               EventType::deleted));
+  p.settle();
+  REQUIRE(p.bindings().size() == 1);
+  CHECK(p.bindings().begin()->first == kAlpha);
 }

@@ -6,14 +6,19 @@
 // entry stays through our writes. With prometheus-operator's CRDs as
 // shipped (their enum admits only monitoring.coreos.com) nothing is
 // written to those kinds, and the log says why, while an IntegrationMonitor
-// gets its entry with our CRD as shipped.
+// gets its entry with our CRD as shipped. `agent-operator replay --bindings`
+// on the run's journal prints the verdicts the live writer wrote.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
+#include "../scratch.hpp"
 #include "e2e_checks.hpp"
 #include "eventually.hpp"
+#include "k8s/sim/process.hpp"
 #include "model/object_fields.hpp"
 #include "model/parse.hpp"
 #include "model/yaml_emit.hpp"
@@ -129,6 +134,15 @@ std::string accepted_field(const Value& e, const char* field) {
   return model::string_at(e.find("conditions")->as_array().at(0), {field});
 }
 
+// What `agent-operator replay --bindings` prints for one entry of ours.
+std::string replay_line(const std::string& kind, const std::string& ns, const std::string& name, const Value& e) {
+  std::string status = accepted_field(e, "status"), reason = accepted_field(e, "reason"),
+              message = accepted_field(e, "message");
+  return kind + " " + ns + "/" + name + ": GrafanaAgent " + model::string_at(e, {"namespace"}) + "/" +
+         model::string_at(e, {"name"}) + " Accepted=" + status + (reason.empty() ? "" : " (" + reason + ")") +
+         (message.empty() ? "" : ": " + message) + "\n";
+}
+
 e2e::FixtureOptions bindings_options() {
   e2e::FixtureOptions o;
   o.load_examples = false;
@@ -227,4 +241,32 @@ TEST_CASE(
   CHECK(accepted_field(ours, "message") == "selected by MetricsInstance mon/alpha-integrations");
   REQUIRE(f.controller().stats().bindings);
   CHECK(f.controller().stats().bindings->patches == 1);  // the IntegrationMonitor's, no other
+}
+
+TEST_CASE("agent-operator replay --bindings prints the verdicts the live writer wrote", "[e2e][bindings][replay]") {
+  testutil::TempDir dir("ao-bindings-replay");
+  e2e::FixtureOptions o = bindings_options();
+  o.journal_path = dir.file("journal.jsonl");
+  e2e::OperatorFixture f(o);
+  f.apply_yaml(admitting_sm_crd());
+  f.apply_yaml(kBindingObjects);
+  f.apply_yaml(kIntegrationObjects);
+  f.start_operator();
+  REQUIRE(f.wait_converged(30s));
+  // The entries as written, one per monitor here (a single agent).
+  std::string want;
+  for (const auto& [resource, kind, ns, name] :
+       std::vector<std::array<std::string, 4>>{{"integrationmonitor", "IntegrationMonitor", "mon", "infra"},
+                                               {"servicemonitor", "ServiceMonitor", "app1", "web-bad"},
+                                               {"servicemonitor", "ServiceMonitor", "app1", "web-ok"}}) {
+    Value entries = bindings_of(f, resource, ns, name);
+    REQUIRE(entries.size() == 1);
+    want += replay_line(kind, ns, name, entries.as_array()[0]);
+  }
+  f.stop_operator();
+  auto r = k8s::sim::run({std::string(AO_BIN_DIR) + "/agent-operator", "replay", o.journal_path, "--bindings"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out == want);
+  CHECK(want.find("Accepted=False (InvalidConfiguration)") != std::string::npos);  // web-bad
 }
