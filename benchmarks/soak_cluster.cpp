@@ -154,6 +154,12 @@ int Replica::terminate() {
   return code;
 }
 
+void Replica::request_stop() {
+  if (!child_) return;
+  pause(false);
+  ::kill(child_->pid(), SIGTERM);
+}
+
 void Replica::pause(bool stop) {
   if (child_) ::kill(child_->pid(), stop ? SIGSTOP : SIGCONT);
 }

@@ -74,6 +74,7 @@ class Replica {
   void start();
   void kill9();           // then reaped; start() brings it back as a new process
   int terminate();        // SIGTERM; the exit code
+  void request_stop();    // SIGCONT and SIGTERM, without waiting (terminate() collects it)
   void pause(bool stop);  // SIGSTOP / SIGCONT
   bool running() const { return child_ != nullptr; }
   pid_t pid() const { return child_ ? child_->pid() : -1; }

@@ -37,57 +37,6 @@ namespace consistent_sharding_e2e {
 
 constexpr int kShards = 3;
 
-std::string agent_yaml(const std::string& strategy) {
-  return R"(
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: GrafanaAgent
-metadata: {name: agent, namespace: mon}
-spec:
-  serviceAccountName: agent
-  metrics:
-    instanceSelector: {}
-    shards: 3
-    shardingStrategy: )" +
-         strategy + "\n";
-}
-
-const char* const kCluster = R"(
-apiVersion: v1
-kind: Namespace
-metadata: {name: mon}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: app}
----
-apiVersion: v1
-kind: ServiceAccount
-metadata: {name: agent, namespace: mon}
----
-apiVersion: v1
-kind: ServiceAccount
-metadata: {name: other, namespace: mon}
----
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: MetricsInstance
-metadata: {name: primary, namespace: mon}
-spec:
-  serviceMonitorNamespaceSelector: {}
-  serviceMonitorSelector: {}
----
-apiVersion: monitoring.coreos.com/v1
-kind: ServiceMonitor
-metadata: {name: web, namespace: app}
-spec:
-  selector: {matchLabels: {app: web}}
-  endpoints: [{port: http-metrics}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: web, namespace: app, labels: {app: web}}
-spec: {ports: [{name: http-metrics, port: 8080}]}
-)";
-
 std::string endpoints_yaml(int addresses) {
   std::string list;
   for (int i = 0; i < addresses; ++i) list += "{ip: 10.1.0." + std::to_string(i + 1) + "},";
@@ -95,8 +44,6 @@ std::string endpoints_yaml(int addresses) {
          "subsets: [{addresses: [" +
          list + "], ports: [{name: http-metrics, port: 8080}]}]\n";
 }
-
-const std::string kJob = "serviceMonitor/app/web/0";
 
 using namespace sharding_e2e;
 
@@ -246,25 +193,6 @@ TEST_CASE("consistent sharding: each shard gets a disjoint share, only for the a
 // static address for a path only in a job without relabel_configs, and a
 // Probe's job moves it to __param_target. (The allocation once refused
 // the whole config for them, leaving every shard of the agent at 503.)
-const char* const kStaticProbe = R"(
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: MetricsInstance
-metadata: {name: probes, namespace: mon}
-spec:
-  probeNamespaceSelector: {}
-  probeSelector: {}
----
-apiVersion: monitoring.coreos.com/v1
-kind: Probe
-metadata: {name: sites, namespace: app}
-spec:
-  module: http_2xx
-  prober: {url: 'blackbox:9115'}
-  targets:
-    staticConfig:
-      static: [https://example.com, https://example.org, https://example.net]
----
-)";
 
 TEST_CASE("consistent sharding: a Probe's static URLs are placed on the shards", "[e2e][sharding]") {
   auto sharding = std::make_shared<std::unique_ptr<Sharding>>();

@@ -32,66 +32,8 @@ namespace node_sharding_e2e {
 
 using namespace sharding_e2e;
 
-std::string agent_yaml(const std::string& strategy) {
-  return R"(
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: GrafanaAgent
-metadata: {name: agent, namespace: mon}
-spec:
-  serviceAccountName: agent
-  metrics:
-    instanceSelector: {}
-    shards: 3
-    shardingStrategy: )" +
-         strategy + "\n";
-}
-
-const char* const kCluster = R"(
-apiVersion: v1
-kind: Namespace
-metadata: {name: mon}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: app}
----
-apiVersion: v1
-kind: ServiceAccount
-metadata: {name: agent, namespace: mon}
----
-apiVersion: monitoring.grafana.com/v1alpha1
-kind: MetricsInstance
-metadata: {name: primary, namespace: mon}
-spec:
-  serviceMonitorNamespaceSelector: {}
-  serviceMonitorSelector: {}
-  probeNamespaceSelector: {}
-  probeSelector: {}
----
-apiVersion: monitoring.coreos.com/v1
-kind: ServiceMonitor
-metadata: {name: web, namespace: app}
-spec:
-  selector: {matchLabels: {app: web}}
-  endpoints: [{port: http-metrics}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: web, namespace: app, labels: {app: web}}
-spec: {ports: [{name: http-metrics, port: 8080}]}
----
-apiVersion: monitoring.coreos.com/v1
-kind: Probe
-metadata: {name: sites, namespace: app}
-spec:
-  module: http_2xx
-  prober: {url: 'blackbox:9115'}
-  targets:
-    staticConfig:
-      static: [https://example.com, https://example.org, https://example.net]
-)";
-
-const std::string kJob = "serviceMonitor/app/web/0";
+// The consistent tests' cluster and Probe (sharding_fixture.hpp).
+const std::string kNodeCluster = std::string(kCluster) + "---\n" + kStaticProbe;
 const std::string kProbeJob = "probe/app/sites";
 
 // Address -> Node ("" = none): 10.1.<n>.<i> on node n<n>, and three
@@ -170,7 +112,7 @@ std::map<std::string, std::set<std::string>> wait_shares(Sharding& s, const std:
 // The cluster, the node agent, the operator converged on it, and Ready
 // pods on n1..n3.
 void start(e2e::OperatorFixture& f) {
-  f.apply_yaml(std::string(kCluster) + "---\n" + endpoints_yaml(addresses(3, 10)) + "---\n" + agent_yaml("node"));
+  f.apply_yaml(kNodeCluster + endpoints_yaml(addresses(3, 10)) + "---\n" + agent_yaml("node"));
   f.start_operator();
   REQUIRE(f.wait_converged(60s));
   for (const char* node : {"n1", "n2", "n3"}) run_pod_on(f, node);
@@ -305,7 +247,7 @@ TEST_CASE("node sharding: Prometheus per Node ends with hashmod's targets, each 
   testutil::TempDir dir("ao-node-prom");
   const std::string token_file = dir.write("token", token);
   const model::Value node_job = rendered_job(*f.get("Secret", "mon", "agent-config"), kJob);
-  const model::Value hashmod = hashmod_job(std::string(kCluster) + "---\n" + agent_yaml("hashmod"), kJob);
+  const model::Value hashmod = hashmod_job(kNodeCluster + agent_yaml("hashmod"), kJob);
   model::Value jobs = model::Value::array();
   for (const std::string& node : nodes) {
     model::Value j = renamed_job(node_job, "node-" + node,

@@ -13,6 +13,77 @@ using namespace std::chrono_literals;
 
 namespace sharding_e2e {
 
+std::string agent_yaml(const std::string& strategy) {
+  return R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: agent, namespace: mon}
+spec:
+  serviceAccountName: agent
+  metrics:
+    instanceSelector: {}
+    shards: 3
+    shardingStrategy: )" +
+         strategy + "\n";
+}
+
+const char* const kCluster = R"(
+apiVersion: v1
+kind: Namespace
+metadata: {name: mon}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: app}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: agent, namespace: mon}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: other, namespace: mon}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: primary, namespace: mon}
+spec:
+  serviceMonitorNamespaceSelector: {}
+  serviceMonitorSelector: {}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: web, namespace: app}
+spec:
+  selector: {matchLabels: {app: web}}
+  endpoints: [{port: http-metrics}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: app, labels: {app: web}}
+spec: {ports: [{name: http-metrics, port: 8080}]}
+)";
+
+const char* const kStaticProbe = R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: probes, namespace: mon}
+spec:
+  probeNamespaceSelector: {}
+  probeSelector: {}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: Probe
+metadata: {name: sites, namespace: app}
+spec:
+  module: http_2xx
+  prober: {url: 'blackbox:9115'}
+  targets:
+    staticConfig:
+      static: [https://example.com, https://example.org, https://example.net]
+---
+)";
+
 Sharding::Sharding(const std::string& api, const std::string& journal_dir) {
   cfg.set("scheduler.max-threads", 2);
   sys = std::make_unique<caf::actor_system>(cfg);

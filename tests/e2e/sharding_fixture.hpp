@@ -20,6 +20,17 @@
 
 namespace sharding_e2e {
 
+// GrafanaAgent mon/agent (ServiceAccount agent, 3 shards) with `strategy`.
+std::string agent_yaml(const std::string& strategy);
+// Namespaces mon and app, ServiceAccounts mon/agent and mon/other,
+// MetricsInstance mon/primary selecting every ServiceMonitor, and
+// ServiceMonitor app/web over Service app/web's port http-metrics (the
+// test adds the Endpoints).
+extern const char* const kCluster;
+// MetricsInstance mon/probes and Probe app/sites with three static URLs.
+extern const char* const kStaticProbe;
+inline const std::string kJob = "serviceMonitor/app/web/0";
+
 // Runs the allocations and the endpoint beside the fixture's controller.
 struct Sharding {
   caf::actor_system_config cfg;

@@ -128,7 +128,7 @@ TEST_CASE("upstream's separate health server serves the health paths, /metrics s
 
 // Ours, not upstream's, beside it: deploy/operator gives the targets
 // endpoint a port of its own, so its NetworkPolicy can admit only agents.
-TEST_CASE("--targets-listen-address moves the targets endpoint off the metrics address", "[e2e][cli]") {
+TEST_CASE("the targets endpoint moves off the metrics address with --targets-listen-address", "[e2e][cli]") {
   OperatorFixture f({.start_operator = false});
   testutil::TempDir dir("ao-targets-listen");
   std::string kc = dir.write("kubeconfig", f.server().kubeconfig());
