@@ -131,9 +131,10 @@ PodTemplateOptions metrics_node_pod_options(const GrafanaAgent& agent, const std
   PodTemplateOptions o = metrics_pod_options(agent, workload, 0, uses_volume_claim_template(agent));
   o.extra_selector_labels = metrics_node_selector_extras();
   for (Value& env : o.extra_env) {
-    const Value* name = env.find("name");
-    if (name && name->as_string() == "SHARD") env = env_from_field("SHARD", "metadata.name");
-    if (name && name->as_string() == "SHARDS") env = env_var("SHARDS", "1");
+    // A copy: replacing `env` frees the name it came from.
+    const std::string name = str_member(env, "name");
+    if (name == "SHARD") env = env_from_field("SHARD", "metadata.name");
+    if (name == "SHARDS") env = env_var("SHARDS", "1");
   }
   return o;
 }
