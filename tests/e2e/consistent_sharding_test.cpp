@@ -271,11 +271,7 @@ TEST_CASE("consistent sharding: Prometheus per shard ends with hashmod's targets
         ->as_array()[0]
         .find("authorization")
         ->set("credentials_file", token_file);
-    model::Value h = hashmod;
-    h.erase("kubernetes_sd_configs");
-    h.set("http_sd_configs", model::Value::arr({model::Value::obj(
-                                 {{"url", "http://127.0.0.1:" + std::to_string(discovery_port) + "/all"}})}));
-    jobs.push(shard_job(h, shard, "hashmod-" + std::to_string(shard), "", ""));
+    jobs.push(hashmod_over_stand_in(hashmod, discovery_port, shard));
   }
   dir.write("prometheus.yml",
             model::to_json(model::Value::obj(

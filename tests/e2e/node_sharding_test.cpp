@@ -256,13 +256,7 @@ TEST_CASE("node sharding: Prometheus per Node ends with hashmod's targets, each 
                                   {model::scrape::kOperatorTokenPath, token_file}});
     jobs.push(std::move(j));
   }
-  for (int shard = 0; shard < 3; ++shard) {
-    model::Value h = hashmod;
-    h.erase("kubernetes_sd_configs");
-    h.set("http_sd_configs", model::Value::arr({model::Value::obj(
-                                 {{"url", "http://127.0.0.1:" + std::to_string(discovery_port) + "/all"}})}));
-    jobs.push(renamed_job(h, "hashmod-" + std::to_string(shard), {{"$(SHARD)", std::to_string(shard)}}));
-  }
+  for (int shard = 0; shard < 3; ++shard) jobs.push(hashmod_over_stand_in(hashmod, discovery_port, shard));
   dir.write("prometheus.yml",
             model::to_json(model::Value::obj(
                 {{"global", model::Value::obj({{"scrape_interval", "1h"}})}, {"scrape_configs", std::move(jobs)}})));

@@ -168,6 +168,14 @@ model::Value hashmod_job(const std::string& manifests, const std::string& job) {
   return {};
 }
 
+model::Value hashmod_over_stand_in(const model::Value& hashmod, int port, int shard) {
+  model::Value h = hashmod;
+  h.erase("kubernetes_sd_configs");
+  h.set("http_sd_configs",
+        model::Value::arr({model::Value::obj({{"url", "http://127.0.0.1:" + std::to_string(port) + "/all"}})}));
+  return renamed_job(h, "hashmod-" + std::to_string(shard), {{"$(SHARD)", std::to_string(shard)}});
+}
+
 namespace {
 
 void replace_all(std::string& s, const std::string& from, const std::string& to) {

@@ -66,6 +66,10 @@ model::Value rendered_job(const model::Value& secret, const std::string& job);
 // Job `job` of GrafanaAgent mon/agent's config as the operator renders
 // `manifests` (the agent with shardingStrategy hashmod).
 model::Value hashmod_job(const std::string& manifests, const std::string& job);
+// Shard `shard` of the rendered hashmod job, renamed "hashmod-<shard>",
+// its kubernetes_sd swapped for an http_sd stand-in at
+// 127.0.0.1:<port>/all serving every discovered target.
+model::Value hashmod_over_stand_in(const model::Value& hashmod, int port, int shard);
 // `job` renamed to `name` with every `from` replaced by `to` (e.g. the
 // $(SHARD) the config reloader expands), its http_sd polled every second.
 model::Value renamed_job(const model::Value& job, const std::string& name,
