@@ -160,7 +160,13 @@ void on_agent_event(AgentSelector self, const EventPtr& e) {
     r.roots.erase(life.key);
     return deliver(self, st, e, r);
   }
-  if (life.action == core::RootLifecycle::Action::ensure) ensure_root(self, life.key);
+  if (life.action == core::RootLifecycle::Action::ensure) {
+    ensure_root(self, life.key);
+    // A status-only change renders nothing, so the writer hears of the
+    // status another leader wrote only from here.
+    self->send(st.writer, observed_atom::value, e,
+               KeySet(std::make_shared<const std::set<model::Key>>(std::set{life.key})));
+  }
   deliver(self, st, e, st.router.route(*e));
 }
 

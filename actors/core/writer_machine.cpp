@@ -304,6 +304,23 @@ void forget_generation(WriterState& st, const RootKey& key, const std::string& u
     it->second = std::move(newer);
 }
 
+// The GrafanaAgent's status as another leader wrote it, seen while this
+// replica stands by: the base of its first report once it leads, so a
+// condition already reported keeps its lastTransitionTime and is not
+// patched again. Status-only changes bring the writer no new RootOutput, so
+// out->previous_status can be older. A leader keeps its own record: the
+// informer may still deliver the echo of an earlier patch of its own.
+void note_agent_status(WriterState& st, const Event& e, const std::set<RootKey>& owners) {
+  if (st.leader || e.type == EventType::deleted || !e.object) return;
+  std::string uid = model::string_at(*e.object, {"metadata", "uid"});
+  for (const RootKey& key : owners) {
+    auto it = st.roots.find(key);
+    if (it == st.roots.end() || !it->second.out || it->second.out->uid != uid) continue;
+    const model::Value* status = e.object->find("status");
+    it->second.written_status = status ? *status : model::Value();
+  }
+}
+
 }  // namespace
 
 const char* outcome_name(ReconcileOutcome o) {
@@ -381,6 +398,10 @@ WriterEffects on_call_done(WriterState& st, const RootKey& key, std::uint64_t ba
 // before the agent's own deletion): confirm the owner still exists before
 // re-creating anything, or the writer would resurrect orphans.
 WriterEffects on_observed(WriterState& st, const Event& e, const std::set<RootKey>& owners) {
+  if (e.kind == "GrafanaAgent") {
+    note_agent_status(st, e, owners);
+    return {};
+  }
   Ctx c{st, {}};
   Identity id = identity(*e.object);
   id = {e.kind, std::get<1>(id), std::get<2>(id)};

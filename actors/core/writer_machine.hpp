@@ -117,8 +117,10 @@ struct RootWrites {
   bool reconcile_open = false;        // a new output or repair whose outcome is not yet counted
   unsigned attempt = 0;
   std::string write_error;
-  model::Value written_status;  // the status we last wrote
-  std::string last_event;       // reason+message of the last Event emitted
+  // The status we last wrote or, while standing by, the one the leader
+  // wrote as last observed (the base of the next report).
+  model::Value written_status;
+  std::string last_event;  // reason+message of the last Event emitted
 };
 
 struct WriterState {
@@ -135,6 +137,8 @@ WriterState make_writer(WriterSettings settings);
 
 WriterEffects on_desired(WriterState& st, RootOutputPtr out);
 // An owned object changed, as the informer saw it, for these owner roots.
+// A GrafanaAgent event (its own root as the owner) only tells the status a
+// leader wrote, which a standby takes as the base of its next report.
 WriterEffects on_observed(WriterState& st, const Event& e, const std::set<RootKey>& owners);
 WriterEffects on_gone(WriterState& st, const Event& e);
 WriterEffects on_synced(WriterState& st);

@@ -440,3 +440,53 @@ TEST_CASE("the writer machine counts each reconcile once, spec errors as success
   CHECK(outcomes(on_call_done(st, kAlpha, fx.back().batch, written_at(fx.back(), "9"))) ==
         std::vector<std::string>{"success"});
 }
+
+namespace {
+
+std::vector<model::Value> status_patches(const WriterEffects& fx) {
+  std::vector<model::Value> out;
+  for (const auto& e : fx)
+    if (e.type == WriterEffect::Type::status_patch) out.push_back(e.body);
+  return out;
+}
+
+}  // namespace
+
+// Found by the chaos soak: a replica that stood by while the other leader
+// reported Reconciled=True took the Lease and patched the same condition
+// again with its own lastTransitionTime, because status-only changes of the
+// GrafanaAgent bring no new output and its base was the status of its last
+// render.
+TEST_CASE("a new leader keeps the lastTransitionTime another leader wrote", "[actors][writer][leader]") {
+  std::string now = "2026-11-28T01:00:00Z";
+  auto clock = [&now] { return now; };
+  WriterState a = make_writer({.emit_events = false, .now_rfc3339 = clock});
+  on_synced(a);
+  WriterEffects fx = on_desired(a, output("YQ=="));
+  const WriterEffect call = fx.back();
+  fx = on_call_done(a, kAlpha, call.batch, written_at(call, "5"));
+  std::vector<model::Value> patches = status_patches(fx);
+  REQUIRE(patches.size() == 1);
+  model::Value a_status = *patches[0].find("status");
+  a_status.erase("problems");  // the merge patch's null deletes it on the server
+
+  bool observed = GENERATE(true, false);
+  INFO("the standby observed the leader's status: " << observed);
+  WriterState b = make_writer({.leader = false, .emit_events = false, .now_rfc3339 = clock});
+  on_synced(b);
+  CHECK(on_desired(b, output("YQ==")).empty());
+  on_observed(b, event(EventType::added, "Secret", model::parse_json(written_at(call, "5").body, "echo")), {kAlpha});
+  model::Value agent = actors_test::doc(
+      "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\n"
+      "metadata: {name: alpha, namespace: mon, uid: uid-alpha}\n");
+  agent.set("status", a_status);
+  if (observed) CHECK(on_observed(b, event(EventType::modified, "GrafanaAgent", agent), {kAlpha}).empty());
+
+  now = "2026-11-28T02:00:00Z";
+  fx = on_leader(b, true);
+  CHECK(types(fx).empty() == observed);
+  if (!observed) {  // the stale base: the same condition, reported again with a new time
+    REQUIRE(status_patches(fx).size() == 1);
+    CHECK(model::to_json(status_patches(fx)[0]).find(now) != std::string::npos);
+  }
+}

@@ -186,6 +186,17 @@ TEST_CASE("a leader that stops hands the Lease back and a standby takes over wit
   REQUIRE(spec("holderIdentity") == "\"first\"");
   auto standby = f.start_instance(options("second"));
   REQUIRE(f.wait_idle());
+  // A status the standby learns of only from the GrafanaAgent's events (a
+  // new count, written by the leader after the standby rendered it).
+  f.apply_yaml(R"(apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: late, namespace: shop, labels: {instance: primary}}
+spec:
+  selector: {matchLabels: {app: late}}
+  endpoints: [{port: web}]
+)");
+  REQUIRE(f.wait_idle());
+  REQUIRE(standby->controller().wait_idle(std::chrono::seconds(30), std::chrono::milliseconds(300)));
   auto started = std::chrono::steady_clock::now();
   f.stop_operator();
   // Released before stop() returned: no holder, a one-second duration.
@@ -198,6 +209,10 @@ TEST_CASE("a leader that stops hands the Lease back and a standby takes over wit
   REQUIRE(spec("holderIdentity") == "\"second\"");
   CHECK(took <= std::chrono::milliseconds(200 + 800));
   CHECK(spec("leaseDurationSeconds") == "15");  // the new holder writes its own duration
+  REQUIRE(standby->controller().wait_idle(std::chrono::seconds(30), std::chrono::milliseconds(300)));
+  // Nothing changed since the old leader's last write: not even its status is written again.
+  CHECK(standby->controller().stats().writer.writes == 0);
+  CHECK(standby->controller().stats().writer.status_writes == 0);
   f.apply_yaml("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {monitoring: disabled}\n");
   REQUIRE(standby->controller().wait_idle(std::chrono::seconds(30), std::chrono::milliseconds(300)));
   CHECK(standby->controller().stats().writer.leader);

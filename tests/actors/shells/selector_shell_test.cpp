@@ -227,6 +227,8 @@ CAF_TEST_FIXTURE_SCOPE(agent_selector_shell_tests, agent_fixture)
 
 CAF_TEST(a GrafanaAgent deleted and created again gets a fresh root) {
   feed(EventType::added, agent("uid-1"));
+  // The writer hears of every live GrafanaAgent: its status is the base of a new leader's report.
+  expect((observed_atom, EventPtr, KeySet), from(agents).to(writer).with(observed_atom::value, _, _));
   CAF_CHECK_EQUAL(roots(), 1u);
   RootOutputPtr first = rendered();
   CAF_REQUIRE(first != nullptr);
@@ -241,6 +243,7 @@ CAF_TEST(a GrafanaAgent deleted and created again gets a fresh root) {
   CAF_CHECK(!last->effects.root_present);
 
   feed(EventType::added, agent("uid-2"));
+  expect((observed_atom, EventPtr, KeySet), from(agents).to(writer).with(observed_atom::value, _, _));
   CAF_CHECK_EQUAL(roots(), 1u);
   RootOutputPtr again = rendered();
   CAF_REQUIRE(again != nullptr);
