@@ -117,7 +117,17 @@ void Controller::start() {
     ElectorConfig ec{*opts_.leader, &client_, writer_, {}, {}, opts_.log, fence};
     if (kubelet_) ec.leader_sinks.push_back(kubelet_);
     if (bindings_) ec.leader_sinks.push_back(caf::actor_cast<leader_sink_actor>(bindings_));
-    if (auto* m = opts_.metrics) ec.on_change = [m](bool leading) { m->set_leader(leading); };
+    if (opts_.leader_label) {
+      LeaderLabelConfig lc = *opts_.leader_label;
+      lc.client = &client_;
+      if (!lc.log) lc.log = opts_.log;
+      leader_label_ = spawn_leader_label_actor(sys_, std::move(lc));
+      ec.leader_sinks.push_back(caf::actor_cast<leader_sink_actor>(leader_label_));
+    }
+    ec.on_change = [m = opts_.metrics, leading = leading_](bool now) {
+      leading->store(now);
+      if (m) m->set_leader(now);
+    };
     elector_ = spawn_elector(sys_, std::move(ec));
   } else if (opts_.metrics) {
     opts_.metrics->set_leader(true);
@@ -213,7 +223,8 @@ void Controller::stop() {
   release_lease();
   std::vector<caf::actor> all{caf::actor_cast<caf::actor>(elector_),        caf::actor_cast<caf::actor>(journal_),
                               caf::actor_cast<caf::actor>(agent_selector_), caf::actor_cast<caf::actor>(sd_),
-                              caf::actor_cast<caf::actor>(kubelet_),        caf::actor_cast<caf::actor>(bindings_)};
+                              caf::actor_cast<caf::actor>(kubelet_),        caf::actor_cast<caf::actor>(bindings_),
+                              caf::actor_cast<caf::actor>(leader_label_)};
   for (const auto& s : member_selectors_) all.push_back(caf::actor_cast<caf::actor>(s));
   all.push_back(caf::actor_cast<caf::actor>(writer_));
   std::vector<caf::actor> live;

@@ -27,6 +27,7 @@
 #include "actors/http/metrics.hpp"
 #include "actors/journal_actor.hpp"
 #include "actors/kubelet_actor.hpp"
+#include "actors/leader_label_actor.hpp"
 #include "actors/root_actor.hpp"
 #include "actors/sd_actor.hpp"
 #include "actors/selector_actor.hpp"
@@ -77,6 +78,9 @@ struct ControllerOptions {
   // whose installed CRD admits our entries. Off by default: the bundle's
   // RBAC does not grant it yet (docs/architecture.md, "Per-monitor status").
   bool monitor_status = false;
+  // --leader-pod-label: with `leader`, this replica's Pod carries the label
+  // while it leads (actors/leader_label_actor.hpp); absent: no label.
+  std::optional<LeaderLabelConfig> leader_label;
 };
 
 struct ControllerStats {
@@ -129,6 +133,8 @@ class Controller {
   // Polls until the controller is quiet: no new journal events, no writes
   // in flight and nothing new for `quiet`. False on timeout.
   bool wait_idle(std::chrono::milliseconds timeout, std::chrono::milliseconds quiet = std::chrono::milliseconds(400));
+  // Whether this replica leads (always, without --leader-elect); any thread.
+  bool leading() const { return !opts_.leader || leading_->load(); }
   writer_actor writer() const { return writer_; }
   journal_actor journal() const { return journal_; }  // benchmarks feed events straight in
   // The integrations SD endpoint's source (ControllerOptions::sd), waiting
@@ -163,6 +169,8 @@ class Controller {
   bindings_actor bindings_;
   std::mutex sd_mu_;
   elector_actor elector_;
+  leader_label_actor leader_label_;
+  std::shared_ptr<std::atomic<bool>> leading_ = std::make_shared<std::atomic<bool>>(false);
   agent_selector_actor agent_selector_;
   std::vector<member_selector_actor> member_selectors_;  // one per member kind, then the owned workloads
   std::vector<std::pair<std::string, std::unique_ptr<k8s::Reflector>>> reflectors_;

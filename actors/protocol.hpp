@@ -106,6 +106,7 @@ using deadline_atom = caf::atom_constant<caf::atom("deadline")>;
 using patched_atom = caf::atom_constant<caf::atom("patched")>;
 using fetched_atom = caf::atom_constant<caf::atom("fetched")>;
 using again_atom = caf::atom_constant<caf::atom("again")>;
+using label_atom = caf::atom_constant<caf::atom("label")>;
 using crd_atom = caf::atom_constant<caf::atom("crd")>;
 
 // --- payloads --------------------------------------------------------------
@@ -174,6 +175,10 @@ using agent_selector_actor = event_sink_actor::extend<replies_to<explain_atom, c
 
 // What the elector tells leadership to besides the writer.
 using leader_sink_actor = caf::typed_actor<reacts_to<leader_atom, bool>>;
+
+// Keeps the leader label on this replica's Pod (--leader-pod-label): the
+// elector's leadership in, the answers of its own API calls back.
+using leader_label_actor = leader_sink_actor::extend<reacts_to<label_atom, int, ResultPtr>, reacts_to<retry_atom>>;
 
 using elector_actor = caf::typed_actor<reacts_to<tick_atom>, reacts_to<lease_atom, ResultPtr>,
                                        reacts_to<wrote_atom, ResultPtr>, reacts_to<released_atom, ResultPtr>,

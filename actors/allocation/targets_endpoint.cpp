@@ -120,6 +120,22 @@ TokenReviewResult TokenReviewCache::review(const std::string& token) {
   return r;
 }
 
+// Replicas allocate on their own, and their histories can differ: only the
+// leader answers, so no target lands on two shards. The connection is
+// closed so the client's next poll reconnects through the Service, which
+// selects the leader (--leader-pod-label); meanwhile Prometheus keeps the
+// targets it has.
+namespace {
+
+HttpResponse standby_answer() {
+  HttpResponse r = plain_answer(503, "standby: only the leader serves targets\n");
+  r.headers["Connection"] = "close";
+  r.headers["Retry-After"] = "1";
+  return r;
+}
+
+}  // namespace
+
 HttpResponse targets_response(const HttpRequest& request, const AgentTargetsLookup& lookup, TokenReviewCache& tokens) {
   auto agent = agent_param(request, true);
   if (auto* error = std::get_if<HttpResponse>(&agent)) return *error;
@@ -127,8 +143,8 @@ HttpResponse targets_response(const HttpRequest& request, const AgentTargetsLook
   const std::string* job = query_param(request, "job");
   const std::string* shard = query_param(request, "shard");
   if (!job || !shard) return plain_answer(400, "missing query parameter: job=JOB and shard=N are required\n");
-  std::optional<AgentLookup> found = lookup(ns, name);
-  if (!found) return plain_answer(404, "GrafanaAgent " + ns + "/" + name + " has no consistent or node sharding\n");
+  // Authenticated first: an anonymous client learns nothing, not even
+  // which agents exist.
   std::optional<std::string> token = bearer_token_of(request);
   if (!token) {
     HttpResponse r = plain_answer(401, "a Bearer token of the agent's ServiceAccount is required\n");
@@ -139,6 +155,8 @@ HttpResponse targets_response(const HttpRequest& request, const AgentTargetsLook
   if (!review.answered) return plain_answer(503, review.error + "\n");
   if (!review.authenticated)
     return plain_answer(401, std::string("the token is not valid for the audience ") + kTargetsAudience + "\n");
+  std::optional<AgentLookup> found = lookup(ns, name);
+  if (!found) return plain_answer(404, "GrafanaAgent " + ns + "/" + name + " has no consistent or node sharding\n");
   if (review.username != "system:serviceaccount:" + ns + ":" + found->service_account)
     return plain_answer(403, review.username + " may not read the targets of GrafanaAgent " + ns + "/" + name + "\n");
   if (!found->targets)
@@ -185,8 +203,10 @@ AgentTargetsLookup lookup_in(const AgentAllocations& allocations) {
 
 }  // namespace
 
-void add_targets_route(OperatorHttpServer& http, const AgentAllocations& allocations, TokenReviewCache& tokens) {
-  http.add_get(kTargetsPath, [lookup = lookup_in(allocations), &tokens](const HttpRequest& r) {
+void add_targets_route(OperatorHttpServer& http, const AgentAllocations& allocations, TokenReviewCache& tokens,
+                       std::function<bool()> leading) {
+  http.add_get(kTargetsPath, [lookup = lookup_in(allocations), &tokens, leading](const HttpRequest& r) {
+    if (leading && !leading()) return standby_answer();
     return targets_response(r, lookup, tokens);
   });
 }

@@ -6,9 +6,10 @@
 // Bearer token is checked with a TokenReview for the audience
 // kTargetsAudience (answers cached by TokenReviewCache: a minute when
 // accepted, ten seconds when refused, on an injected clock). Answers:
-// 400 for a missing parameter, 401 without a valid token, 403 for another
-// account, 404 for an agent without consistent sharding or an unknown
-// shard, 503 before the agent's first allocation (Prometheus keeps its
+// 400 for a missing parameter, 401 without a valid token (checked before
+// anything about the agent is told), 403 for another account, 404 for an
+// agent without consistent sharding or an unknown shard, 503 before the
+// agent's first allocation or from a standby replica (Prometheus keeps its
 // last targets), else 200 with the target allocator's per-collector body
 // (`[]` for a job without targets on that shard), a strong ETag, and 304
 // when If-None-Match names it. A TokenReview that fails (the API server is
@@ -81,7 +82,10 @@ HttpResponse debug_targets_response(const HttpRequest& request, const AgentTarge
 
 // Serve kTargetsPath, kDebugTargetsPath, or both, from `allocations` on
 // `http` (before it starts); allocations and tokens must outlive the server.
-void add_targets_route(OperatorHttpServer& http, const AgentAllocations& allocations, TokenReviewCache& tokens);
+// With `leading`, a replica that does not lead answers 503 and closes the
+// connection (its allocation is not the one the agents follow).
+void add_targets_route(OperatorHttpServer& http, const AgentAllocations& allocations, TokenReviewCache& tokens,
+                       std::function<bool()> leading = {});
 void add_debug_targets_route(OperatorHttpServer& http, const AgentAllocations& allocations);
 void add_targets_routes(OperatorHttpServer& http, const AgentAllocations& allocations, TokenReviewCache& tokens);
 

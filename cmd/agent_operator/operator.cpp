@@ -98,6 +98,22 @@ std::string default_identity() {
   return std::string(host) + "_" + std::to_string(getpid());
 }
 
+// --leader-pod-label: the Pod is the one the Downward API names.
+actors::LeaderLabelConfig leader_label(const OperatorFlags& f) {
+  if (!f.leader_elect) throw std::invalid_argument("--leader-pod-label needs --leader-elect");
+  const char* pod = std::getenv("POD_NAME");
+  const char* ns = std::getenv("POD_NAMESPACE");
+  if (!pod || !*pod || !ns || !*ns)
+    throw std::invalid_argument(
+        "--leader-pod-label needs $POD_NAME and $POD_NAMESPACE (the Downward API's metadata.name and "
+        "metadata.namespace)");
+  actors::LeaderLabelConfig c;
+  c.ns = ns;
+  c.pod = pod;
+  c.key = f.leader_pod_label;
+  return c;
+}
+
 // Starts the controller; false (with the reason logged) when its journal
 // cannot be opened, e.g. because another process holds it.
 bool start_controller(actors::Controller& controller, const model::Log& log) {
@@ -187,6 +203,7 @@ actors::ControllerOptions controller_options(const OperatorFlags& f, const Opera
     if (o.leader->renew_deadline >= o.leader->lease_duration)
       throw std::invalid_argument("--renew-deadline must be shorter than --lease-duration");
   }
+  if (!f.leader_pod_label.empty()) o.leader_label = leader_label(f);
   return o;
 }
 
@@ -228,10 +245,10 @@ std::unique_ptr<actors::OperatorHttpServer> start_targets_server(const actors::H
                                                                  actors::HttpCheck ready,
                                                                  actors::AgentAllocations& allocations,
                                                                  actors::TokenReviewCache& tokens,
-                                                                 const model::Log& log) {
+                                                                 std::function<bool()> leading, const model::Log& log) {
   auto server = std::make_unique<actors::OperatorHttpServer>(
       addr, actors::OperatorHttpSources{nullptr, {}, std::move(ready), {}});
-  actors::add_targets_route(*server, allocations, tokens);
+  actors::add_targets_route(*server, allocations, tokens, std::move(leading));
   start_logged(*server, addr, "--targets-listen-address",
                std::string(actors::kTargetsPath) + ",/healthz,/readyz,/-/healthy,/-/ready", log);
   return server;
@@ -264,13 +281,15 @@ HttpServers start_http(const OperatorFlags& f, actors::Controller& controller, c
     std::string paths = "/metrics,/healthz,/readyz,/-/healthy,/-/ready,/debug/hierarchy," +
                         std::string(actors::kIntegrationsSdPath) + "," + actors::kDebugTargetsPath;
     if (!targets) {
-      actors::add_targets_route(*s.main, allocations, tokens);
+      actors::add_targets_route(*s.main, allocations, tokens, [&controller] { return controller.leading(); });
       paths += std::string(",") + actors::kTargetsPath;
     }
     int port = start_logged(*s.main, *addr, "--metrics-listen-address", paths, hooks.log);
     if (hooks.on_listening) hooks.on_listening(addr->host, port);
   }
-  if (targets) s.targets = start_targets_server(*targets, ready, allocations, tokens, hooks.log);
+  if (targets)
+    s.targets = start_targets_server(
+        *targets, ready, allocations, tokens, [&controller] { return controller.leading(); }, hooks.log);
   auto health = listen_options("--health-listen-address", f.health_listen);
   if (health && f.health_listen != f.listen) {
     s.health =

@@ -59,6 +59,7 @@ struct OperatorFlags {
   bool leader_elect = false;
   actors::core::LeaderConfig leader;  // namespace, name, durations; identity defaults to host_pid
   std::string leader_namespace;       // --leader-election-namespace ("" = see lease_namespace)
+  std::string leader_pod_label;       // --leader-pod-label ("" = none)
   // The integrations SD aggregator: per-pod timeout, freshness window.
   std::chrono::milliseconds sd_timeout{5000}, sd_freshness{1000};
   std::string sd_url;       // "" = model::RenderOptions' default

@@ -9,6 +9,7 @@
 #include "actors/core/redact.hpp"
 #include "cmd/flagset/log_flags.hpp"
 #include "model/kubelet.hpp"
+#include "model/names.hpp"
 #include "operator.hpp"
 
 namespace cli {
@@ -173,6 +174,16 @@ void add_leader_flags(std::vector<Flag>& t, OperatorFlags& f) {
       {{"leader-elect"}, "", "false", "only the holder of a Lease writes (run 2 replicas)", [&f](const std::string& v) {
          f.leader_elect = parse_bool(v);
        }});
+  t.push_back({{"leader-pod-label"},
+               "KEY",
+               "none",
+               "with --leader-elect: the leader's own Pod ($POD_NAMESPACE/$POD_NAME) carries KEY=true, so a "
+               "Service can send the agents' target polls to the leader alone",
+               [&f](const std::string& v) {
+                 if (std::string why = model::qualified_name_problem(v); !why.empty())
+                   throw std::invalid_argument("--leader-pod-label: " + why);
+                 f.leader_pod_label = v;
+               }});
   t.push_back({{"lease-duration", "leader-elect-lease-duration"},
                "D",
                "15s",

@@ -117,11 +117,22 @@ TEST_CASE("consistent sharding: each shard gets a disjoint share, only for the a
     CHECK(other.status == 403);
     CHECK_THAT(other.body, Catch::Contains("system:serviceaccount:mon:other"));
     CHECK(get(s, "agent=mon/nobody&job=x&shard=0", token).status == 404);
+    CHECK(get(s, "agent=mon/nobody&job=x&shard=0", "").status == 401);  // not told whether it exists
     CHECK(get(s, "agent=mon/agent&job=" + kJob + "&shard=7", token).status == 404);
     CHECK(get(s, "agent=mon/agent&shard=0", token).status == 400);
     Answer unknown_job = get(s, "agent=mon/agent&job=nope&shard=0", token);
     CHECK(unknown_job.status == 200);
     CHECK(unknown_job.body == "[]\n");
+  }
+  SECTION("a standby replica answers 503 and closes the connection, so the client reconnects to the leader") {
+    REQUIRE(get(s, shard_query(0), token).connection != "close");
+    s.leading = false;
+    Answer standby = get(s, shard_query(0), token);
+    CHECK(standby.status == 503);
+    CHECK_THAT(standby.body, Catch::Contains("standby"));
+    CHECK(standby.connection == "close");
+    s.leading = true;
+    CHECK(get(s, shard_query(0), token).status == 200);
   }
   SECTION("ETags: an unchanged answer is a 304") {
     Answer first = get(s, shard_query(1), token);

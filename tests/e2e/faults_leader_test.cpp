@@ -27,6 +27,19 @@ std::map<std::string, std::string> end_state(OperatorFixture& f) {
   return actors::core::comparable_content(f.owned());
 }
 
+constexpr const char* kLeaderLabel = "operator.agent.grafana.com/leader";
+
+// The Pods of the Lease's namespace that carry the leader label, by name.
+std::vector<std::string> labelled_pods(OperatorFixture& f) {
+  std::vector<std::string> out;
+  for (const char* pod : {"first", "second", "third"}) {
+    auto p = f.get("Pod", "default", pod);
+    const model::Value* labels = p ? p->find("metadata")->find("labels") : nullptr;
+    if (labels && labels->find(kLeaderLabel)) out.push_back(pod);
+  }
+  return out;
+}
+
 void scenario(OperatorFixture& f, bool faults) {
   auto disrupt = [&] {
     if (!faults) return;
@@ -119,8 +132,15 @@ TEST_CASE("a standby takes over within one lease duration after the leader dies"
     lc.renew_deadline = std::chrono::milliseconds(1500);
     lc.retry_period = std::chrono::milliseconds(200);
     co.leader = lc;
+    co.leader_label = actors::LeaderLabelConfig{nullptr, "default", identity, kLeaderLabel};
     return co;
   };
+  // The replicas' Pods, and one a dead leader left labelled.
+  for (const char* pod : {"first", "second", "third"})
+    f.apply_yaml(std::string("apiVersion: v1\nkind: Pod\nmetadata:\n  name: ") + pod +
+                 "\n  namespace: default\n  labels: {app: agent-operator" +
+                 (pod == std::string("third") ? std::string(", ") + kLeaderLabel + ": \"true\"" : "") +
+                 "}\nspec:\n  containers: [{name: operator, image: agent-operator}]\n");
   f.start_operator(options("first"));
   auto holder = [&] {
     auto lease = f.get("Lease", "default", "agent-operator-leader");
@@ -172,8 +192,15 @@ TEST_CASE("a leader that stops hands the Lease back and a standby takes over wit
     lc.renew_deadline = std::chrono::milliseconds(10000);
     lc.retry_period = std::chrono::milliseconds(200);
     co.leader = lc;
+    co.leader_label = actors::LeaderLabelConfig{nullptr, "default", identity, kLeaderLabel};
     return co;
   };
+  // The replicas' Pods, and one a dead leader left labelled.
+  for (const char* pod : {"first", "second", "third"})
+    f.apply_yaml(std::string("apiVersion: v1\nkind: Pod\nmetadata:\n  name: ") + pod +
+                 "\n  namespace: default\n  labels: {app: agent-operator" +
+                 (pod == std::string("third") ? std::string(", ") + kLeaderLabel + ": \"true\"" : "") +
+                 "}\nspec:\n  containers: [{name: operator, image: agent-operator}]\n");
   f.start_operator(options("first"));
   auto spec = [&](const char* field) {
     auto lease = f.get("Lease", "default", "agent-operator-leader");
@@ -184,6 +211,8 @@ TEST_CASE("a leader that stops hands the Lease back and a standby takes over wit
   while (spec("holderIdentity") != "\"first\"" && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   REQUIRE(spec("holderIdentity") == "\"first\"");
+  CHECK(testutil::eventually([&] { return labelled_pods(f) == std::vector<std::string>{"first"}; }));
+  CHECK(f.controller().leading());
   auto standby = f.start_instance(options("second"));
   REQUIRE(f.wait_idle());
   // A status the standby learns of only from the GrafanaAgent's events (a
@@ -213,6 +242,9 @@ spec:
   // Nothing changed since the old leader's last write: not even its status is written again.
   CHECK(standby->controller().stats().writer.writes == 0);
   CHECK(standby->controller().stats().writer.status_writes == 0);
+  // The Service of the targets endpoint now selects the new leader alone.
+  CHECK(standby->controller().leading());
+  CHECK(testutil::eventually([&] { return labelled_pods(f) == std::vector<std::string>{"second"}; }));
   f.apply_yaml("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {monitoring: disabled}\n");
   REQUIRE(standby->controller().wait_idle(std::chrono::seconds(30), std::chrono::milliseconds(300)));
   CHECK(standby->controller().stats().writer.leader);

@@ -94,7 +94,8 @@ Sharding::Sharding(const std::string& api, const std::string& journal_dir) {
       std::make_unique<actors::AgentAllocations>(*sys, actors::AgentAllocationsConfig{client.get(), journal_dir});
   tokens = std::make_unique<actors::TokenReviewCache>(actors::make_token_reviewer(*client, 10s));
   http = std::make_unique<actors::OperatorHttpServer>(actors::HttpServerOptions{}, actors::OperatorHttpSources{});
-  actors::add_targets_routes(*http, *allocations, *tokens);
+  actors::add_targets_route(*http, *allocations, *tokens, [this] { return leading.load(); });
+  actors::add_debug_targets_route(*http, *allocations);
   http->start();
 }
 
@@ -130,12 +131,13 @@ std::string mint(e2e::OperatorFixture& f, const std::string& sa, const std::stri
 
 Answer get(Sharding& s, const std::string& query, const std::string& token, const std::string& etag) {
   httplib::Client c("127.0.0.1", s.http->port());
+  c.set_keep_alive(true);  // as Prometheus polls: the server decides whether the connection stays
   httplib::Headers h;
   if (!token.empty()) h.emplace("Authorization", "Bearer " + token);
   if (!etag.empty()) h.emplace("If-None-Match", etag);
   auto r = c.Get((std::string(actors::kTargetsPath) + "?" + query).c_str(), h);
   REQUIRE(r);
-  return {r->status, r->body, r->get_header_value("ETag")};
+  return {r->status, r->body, r->get_header_value("ETag"), r->get_header_value("Connection")};
 }
 
 std::set<std::string> addresses_of(const std::string& body) {

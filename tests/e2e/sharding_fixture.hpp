@@ -6,6 +6,7 @@
 // answer), so a test fails at the step that broke.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -39,6 +40,7 @@ struct Sharding {
   std::unique_ptr<actors::AgentAllocations> allocations;
   std::unique_ptr<actors::TokenReviewCache> tokens;
   std::unique_ptr<actors::OperatorHttpServer> http;
+  std::atomic<bool> leading{true};  // false: the endpoint answers as a standby replica
 
   explicit Sharding(const std::string& api, const std::string& journal_dir = "");
   ~Sharding();
@@ -54,7 +56,7 @@ std::string mint(e2e::OperatorFixture& f, const std::string& sa, const std::stri
 
 struct Answer {
   int status = 0;
-  std::string body, etag;
+  std::string body, etag, connection;  // connection: the Connection header
 };
 // GET the targets endpoint with `query`, the Bearer `token` ("" = none).
 Answer get(Sharding& s, const std::string& query, const std::string& token, const std::string& etag = "");

@@ -210,8 +210,14 @@ void check_targets_port(const Value& deployment, const Value& service, const Val
   for (const Value& p : service.find("spec")->find("ports")->as_array())
     if (field_text(p, "targetPort") == "targets") port = field_text(p, "port");
   REQUIRE(!port.empty());
-  CHECK(has_arg(c, "--targets-url=http://agent-operator-metrics." + std::string(kNs) + ".svc:" + port +
+  CHECK(has_arg(c, "--targets-url=http://agent-operator-targets." + std::string(kNs) + ".svc:" + port +
                        "/operator/api/v1/metrics/targets"));
+  // The Service selects the leader's Pod alone, by the label the leader sets.
+  CHECK(has_arg(c, "--leader-elect"));
+  CHECK(has_arg(c, "--leader-pod-label=operator.agent.grafana.com/leader"));
+  Value selector = *deployment.find("spec")->find("selector")->find("matchLabels");
+  selector.set("operator.agent.grafana.com/leader", "true");
+  CHECK(*service.find("spec")->find("selector") == selector);
 
   const Value& spec = *policy.find("spec");
   CHECK(*spec.find("podSelector") == *deployment.find("spec")->find("selector"));
@@ -256,7 +262,7 @@ TEST_CASE("kubectl installs deploy/ and the operator objects exist", "[k8s][kube
 
   const Value deployment = get_json(env, {"deployment", "agent-operator", "-n", kNs});
   check_deployment(deployment);
-  check_targets_port(deployment, get_json(env, {"service", "agent-operator-metrics", "-n", kNs}),
+  check_targets_port(deployment, get_json(env, {"service", "agent-operator-targets", "-n", kNs}),
                      get_json(env, {"networkpolicy", "agent-operator", "-n", kNs}));
 }
 
@@ -277,9 +283,11 @@ TEST_CASE("the operator RBAC grants exactly what the operator touches", "[k8s][k
 
   // Leases only in the operator's namespace, for leader election.
   std::set<Permission> lease = granted(get_json(env, {"role", "agent-operator-leader-election", "-n", kNs}));
+  // And the leader's Pod label (--leader-pod-label): its own and others' there.
   CHECK(lease == std::set<Permission>{{"coordination.k8s.io", "leases", "get"},
                                       {"coordination.k8s.io", "leases", "create"},
-                                      {"coordination.k8s.io", "leases", "update"}});
+                                      {"coordination.k8s.io", "leases", "update"},
+                                      {"", "pods", "patch"}});
 
   // Every resource named is one the API server serves (catches typos such as
   // "endpointslice").

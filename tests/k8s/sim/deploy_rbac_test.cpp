@@ -190,8 +190,31 @@ bool owned_objects_written(SimRbac& s) {
 
 // Leading, every owned object written, the kubelet Service's objects
 // written, and the invalid member reported in status and as an Event.
+// The replica's own Pod and one an earlier leader left labelled
+// (--leader-pod-label): the leader labels the first and clears the second.
+const char* kReplicaPods = R"(apiVersion: v1
+kind: Pod
+metadata: {name: agent-operator-0, namespace: agent-operator, labels: {app.kubernetes.io/name: agent-operator}}
+spec: {containers: [{name: operator, image: agent-operator}]}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: agent-operator-old
+  namespace: agent-operator
+  labels: {app.kubernetes.io/name: agent-operator, operator.agent.grafana.com/leader: "true"}
+spec: {containers: [{name: operator, image: agent-operator}]}
+)";
+
+bool leader_labelled(SimRbac& s) {
+  auto label = [&](const char* pod) {
+    return field(s.get("", "pods", "agent-operator", pod), {"metadata", "labels", "operator.agent.grafana.com/leader"});
+  };
+  return label("agent-operator-0") == "true" && label("agent-operator-old").empty();
+}
+
 bool operator_converged(SimRbac& s) {
-  if (!owned_objects_written(s) || !kubelet_converged(s)) return false;
+  if (!owned_objects_written(s) || !kubelet_converged(s) || !leader_labelled(s)) return false;
   auto lease = s.get("coordination.k8s.io", "leases", "agent-operator", "agent-operator-leader");
   if (field(lease, {"spec", "holderIdentity"}).empty()) return false;
   auto agent = s.get("monitoring.grafana.com", "grafanaagents", "monitoring", "grafana-agent");
@@ -254,19 +277,21 @@ Outcome run_operator(const std::vector<Value>& rbac, const std::string& expect) 
     s.load({testutil::source_path(std::string("deploy/examples/") + file)});
   rbac_consistent::seed(s);
   rbac_monitor_status::seed(s);
+  s.apply_yaml(kReplicaPods);
   const std::string token =
       s.token_for(rbac_consistent::kNamespace, rbac_consistent::kServiceAccount, rbac_consistent::kAudience);
   std::string log = s.file("operator.log");
   // Port 0: the variants run in parallel; the log says which port it got.
-  auto op =
-      testutil::spawn({testutil::bin("agent-operator"), "run", "--listen=127.0.0.1:0", "--kubeconfig",
-                       s.kubeconfig_for("agent-operator", "agent-operator"), "--leader-elect",
-                       "--leader-election-namespace", "agent-operator", "--lease-duration", "15s", "--renew-deadline",
-                       "10s", "--retry-period", "200ms", "-kubelet-service=kube-system/kubelet",
-                       // SIGTERM waits for the informers to sync: a variant that cannot list
-                       // would otherwise take the default 60 s to stop.
-                       "--sync-timeout", "5s"},
-                      log);
+  auto op = testutil::spawn(
+      {"/usr/bin/env", "POD_NAME=agent-operator-0", "POD_NAMESPACE=agent-operator", testutil::bin("agent-operator"),
+       "run", "--listen=127.0.0.1:0", "--kubeconfig", s.kubeconfig_for("agent-operator", "agent-operator"),
+       "--leader-elect", "--leader-pod-label=operator.agent.grafana.com/leader", "--leader-election-namespace",
+       "agent-operator", "--lease-duration", "15s", "--renew-deadline", "10s", "--retry-period", "200ms",
+       "-kubelet-service=kube-system/kubelet",
+       // SIGTERM waits for the informers to sync: a variant that cannot list
+       // would otherwise take the default 60 s to stop.
+       "--sync-timeout", "5s"},
+      log);
   auto give_up = [&] { return !expect.empty() && s.denied(expect); };
   auto targets_served = [&] {
     std::optional<int> port = rbac_consistent::listening_port(log);
