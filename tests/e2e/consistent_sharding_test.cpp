@@ -310,16 +310,26 @@ TEST_CASE("consistent sharding: Prometheus per shard ends with hashmod's targets
                                           Catch::Contains("\"namespace\":\"app\"") &&
                                           Catch::Contains("\"service\":\"web\""));
 
-  // The operator goes away: Prometheus keeps the last targets it was given.
+  // The operator answers as a standby (503), then goes away: each time
+  // Prometheus's refreshes fail (its own counter says so) and it keeps the
+  // last targets it was given, which stay in its scrape pools.
   const auto before = pools(prom);
-  s.http->stop();
-  std::this_thread::sleep_for(3s);  // three refresh intervals of the consistent jobs
-  const auto after = pools(prom);
-  for (int shard = 0; shard < kShards; ++shard) {
-    const std::string pool = "consistent-" + std::to_string(shard);
-    INFO(pool);
-    CHECK(!after.at(pool).empty());
-    CHECK(after.at(pool) == before.at(pool));
+  auto failures = [&] { return http_sd_failures(prom); };
+  for (const char* outage : {"standby", "stopped"}) {
+    INFO(outage);
+    const double failed_before = failures();
+    if (outage == std::string("standby"))
+      s.leading = false;
+    else
+      s.http->stop();
+    CHECK(testutil::eventually([&] { return failures() >= failed_before + 2 * kShards; }, 30s, 250ms));
+    const auto after = pools(prom);
+    for (int shard = 0; shard < kShards; ++shard) {
+      const std::string pool = "consistent-" + std::to_string(shard);
+      INFO(pool);
+      CHECK(!after.at(pool).empty());
+      CHECK(after.at(pool) == before.at(pool));
+    }
   }
   prometheus.terminate();
   discovery.stop();

@@ -1,6 +1,7 @@
 #include "sharding_fixture.hpp"
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 
 #include "k8s/client/curl_transport.hpp"
 #include "model/codec.hpp"
@@ -209,6 +210,14 @@ std::map<std::string, std::set<std::string>> pools(httplib::Client& prom) {
     out[model::string_at(t, {"scrapePool"})].insert(model::to_json(labels));
   }
   return out;
+}
+
+double http_sd_failures(httplib::Client& prom) {
+  auto res = prom.Get("/metrics");
+  if (!res || res->status != 200) return 0;
+  const std::string name = "prometheus_sd_http_failures_total ";
+  std::size_t at = res->body.find("\n" + name);
+  return at == std::string::npos ? 0 : std::strtod(res->body.c_str() + at + 1 + name.size(), nullptr);
 }
 
 std::optional<std::set<std::string>> union_of(const std::map<std::string, std::set<std::string>>& p,

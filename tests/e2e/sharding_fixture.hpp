@@ -80,6 +80,8 @@ model::Value renamed_job(const model::Value& job, const std::string& name,
 // scrape pool -> canonical final label sets of its active targets (without
 // `job`, which differs by construction).
 std::map<std::string, std::set<std::string>> pools(httplib::Client& prom);
+// Prometheus's own prometheus_sd_http_failures_total (0 when not reported yet).
+double http_sd_failures(httplib::Client& prom);
 // The union of the pools whose names start with `prefix`, or nullopt when
 // a target sits in two of them.
 std::optional<std::set<std::string>> union_of(const std::map<std::string, std::set<std::string>>& p,
