@@ -10,7 +10,7 @@
 //   polling       (with --poll-seconds) the targets endpoint under
 //                 closed-loop agents' http_sd polls: requests/s, latency,
 //                 CPU per request (consistent_poll.hpp)
-// Usage: consistent_bench [--services S] [--addresses A] [--edits N]
+// Usage: consistent_bench [--services S] [--addresses A] [--monitors M] [--edits N]
 //                         [--shards K] [--replicas R] [--simulate-agents 0|1]
 //                         [--poll-seconds S] [--poll-clients C] [--poll-etag 0|1]
 #include <algorithm>
@@ -45,6 +45,7 @@ namespace {
 
 struct Options {
   int services = 200, addresses = 10, edits = 100, shards = 10, replicas = 2;
+  int monitors = 1;             // ServiceMonitors selecting the same Services (identical discovery, one job each)
   bool simulate_agents = true;  // 0: the operator's discovery alone (latency without the copies' load)
   double poll_seconds = 0;      // 0: no polling measurement
   int poll_clients = 2;
@@ -130,14 +131,11 @@ metadata: {name: primary, namespace: mon}
 spec:
   serviceMonitorNamespaceSelector: {}
   serviceMonitorSelector: {}
----
-apiVersion: monitoring.coreos.com/v1
-kind: ServiceMonitor
-metadata: {name: web, namespace: app}
-spec:
-  selector: {matchLabels: {app: web}}
-  endpoints: [{port: http-metrics}]
 )";
+  for (int m = 0; m < o.monitors; ++m)
+    y += "---\napiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: web" +
+         (m ? "-" + std::to_string(m) : std::string()) +
+         ", namespace: app}\nspec:\n  selector: {matchLabels: {app: web}}\n  endpoints: [{port: http-metrics}]\n";
   return y;
 }
 
@@ -202,6 +200,8 @@ Options parse(int argc, char** argv) {
       o.shards = v;
     else if (!std::strcmp(argv[i], "--replicas"))
       o.replicas = v;
+    else if (!std::strcmp(argv[i], "--monitors"))
+      o.monitors = std::max(1, v);
     else if (!std::strcmp(argv[i], "--simulate-agents"))
       o.simulate_agents = v != 0;
     else if (!std::strcmp(argv[i], "--poll-seconds"))
@@ -293,7 +293,7 @@ int main(int argc, char** argv) {
   actors::Controller controller(sys, client, std::move(co));
   const auto started = Clock::now();
   controller.start();
-  const std::size_t want = static_cast<std::size_t>(o.services) * o.addresses;
+  const std::size_t want = static_cast<std::size_t>(o.services) * o.addresses * o.monitors;
   bool found = false;
   if (!wait_for([&] { return published(*op.allocations, "", found) == want; }, 120s)) {
     std::fprintf(stderr, "the first allocation never covered %zu targets\n", want);

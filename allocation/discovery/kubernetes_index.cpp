@@ -36,6 +36,13 @@ std::vector<std::string> KubernetesIndex::apply(Kind kind, Change change, const 
   return changed;
 }
 
+std::vector<ObjectPtr> KubernetesIndex::objects(Kind kind, const std::string& ns) const {
+  std::vector<ObjectPtr> out;
+  for (const auto& [key, object] : objects_[static_cast<std::size_t>(kind)])
+    if (ns.empty() || model::string_at(*object, {"metadata", "namespace"}) == ns) out.push_back(object);
+  return out;
+}
+
 void KubernetesIndex::forget_dependencies(const std::string& key) {
   auto it = reads_.find(key);
   if (it == reads_.end()) return;

@@ -43,6 +43,10 @@ class KubernetesIndex {
   // nullptr when the source has no group.
   const TargetGroup* group(const std::string& source) const;
   std::vector<SourcedGroup> groups() const;
+  // The objects of `kind` held in namespace `ns` ("" = every namespace),
+  // in key order: what a watch of that kind and namespace has delivered,
+  // to seed another index that starts sharing the watch.
+  std::vector<ObjectPtr> objects(Kind kind, const std::string& ns) const;
   // How many groups were built so far (for tests of incrementality).
   std::uint64_t builds() const { return builds_; }
 

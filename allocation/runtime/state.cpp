@@ -149,14 +149,15 @@ void State::on_watch(const WatchInput& in, Effects&) {
     case Route::To::cr:
       if (cr_->apply(r.kind_name, in.change, in.object)) cr_dirty_ = true;
       return;
-    case Route::To::sd: {
-      SdConsumer& c = *consumers_.at(r.consumer);
-      auto changed = c.index.apply(r.kind, in.change, in.object);
-      if (changed.empty()) return;
-      c.dirty = targets_dirty_ = true;
-      c.changed.insert(std::make_move_iterator(changed.begin()), std::make_move_iterator(changed.end()));
+    case Route::To::sd:
+      for (const std::string& key : r.consumers) {
+        SdConsumer& c = *consumers_.at(key);
+        auto changed = c.index.apply(r.kind, in.change, in.object);
+        if (changed.empty()) continue;
+        c.dirty = targets_dirty_ = true;
+        c.changed.insert(std::make_move_iterator(changed.begin()), std::make_move_iterator(changed.end()));
+      }
       return;
-    }
   }
 }
 

@@ -133,9 +133,10 @@ class State {
   struct SdConsumer;
   struct Route {
     enum class To { collectors, cr, sd } to = To::sd;
-    std::string consumer;  // for sd
+    std::vector<std::string> consumers;  // for sd: every job whose entry needs this watch
     discovery::Kind kind = discovery::Kind::pod;
     std::string kind_name;
+    std::string ns;  // for sd: the watch's namespace ("" = all)
   };
 
   void configure(const ConfigInput& in, Effects& fx);
@@ -153,6 +154,7 @@ class State {
   void render_cr(Effects& fx);
   void add_consumer(const std::string& key, const KubernetesSdJob& job);
   void rebuild_sources();
+  void seed_joined(const std::map<std::string, Route>& before);
   // The targets step of a reallocate (state_targets.cpp).
   void set_targets(Effects& fx);
   void set_all_targets();
@@ -178,7 +180,10 @@ class State {
   std::map<std::string, std::map<std::string, std::vector<TargetGroup>>> file_groups_;  // by source id, then path
   std::vector<FileSdSource> file_sources_;
   std::vector<WatchSource> watches_;
-  std::map<std::string, Route> routes_;  // watch id -> consumer
+  std::map<std::string, Route> routes_;  // watch id -> its consumers
+  // A kubernetes_sd watch's content (kind, namespace, selectors) -> its id:
+  // jobs with identical entries share one watch, under the id it got first.
+  std::map<std::string, std::string> sd_watch_ids_;
   std::vector<std::string> cr_problems_;
   bool targets_dirty_ = false, collectors_dirty_ = false, cr_dirty_ = false;
   std::size_t invalid_targets_ = 0;

@@ -167,26 +167,70 @@ void State::set_prometheus_cr(const ConfigInput& in) {
 }
 
 // The collector watch, the CR watches, then every consumer's; routes_ follows.
+// Consumers whose entries need the same watch (kind, namespace, selectors)
+// share it, as Prometheus shares one discovery among identical configs. A
+// shared watch keeps its id while a consumer that had it remains, so the
+// runtime does not restart it; the first consumer to need a watch names it.
 void State::rebuild_sources() {
+  std::map<std::string, Route> before = std::move(routes_);
   watches_.clear();
   routes_.clear();
   if (collector_watch_) {
     watches_.push_back(*collector_watch_);
-    routes_[collector_watch_->id] = Route{Route::To::collectors, "", {}, "Pod"};
+    routes_[collector_watch_->id] = Route{Route::To::collectors, {}, {}, "Pod", ""};
   }
   if (cr_)
     for (auto& w : cr_watches(cr_->config())) {
-      routes_[w.id] = Route{Route::To::cr, "", {}, w.kind};
+      routes_[w.id] = Route{Route::To::cr, {}, {}, w.kind, ""};
       watches_.push_back(std::move(w));
     }
+  // Watch `id` may keep running under its id only while a consumer that
+  // had it is still there (and so holds what it delivered).
+  auto kept_consumer = [&](const std::string& id) {
+    auto old = before.find(id);
+    return old != before.end() && std::any_of(old->second.consumers.begin(), old->second.consumers.end(),
+                                              [this](const std::string& k) { return consumers_.count(k) > 0; });
+  };
+  std::map<std::string, std::string> ids;  // content -> id
   for (const auto& key : consumer_order_) {
     const SdConsumer& c = *consumers_.at(key);
     for (std::size_t i = 0; i < c.specs.size(); ++i) {
       const auto& spec = c.specs[i];
       const std::string kind(discovery::kind_name(spec.kind));
-      WatchSource w{key + "/" + std::to_string(i), kind, spec.ns, spec.label_selector, spec.field_selector, c.field};
-      routes_[w.id] = Route{Route::To::sd, key, spec.kind, kind};
-      watches_.push_back(std::move(w));
+      const std::string content = kind + "\n" + spec.ns + "\n" + spec.label_selector + "\n" + spec.field_selector;
+      if (auto shared = ids.find(content); shared != ids.end()) {
+        routes_[shared->second].consumers.push_back(key);
+        continue;
+      }
+      std::string id = key + "/" + std::to_string(i);
+      if (auto old = sd_watch_ids_.find(content); old != sd_watch_ids_.end() && kept_consumer(old->second))
+        id = old->second;
+      ids.emplace(content, id);
+      routes_[id] = Route{Route::To::sd, {key}, spec.kind, kind, spec.ns};
+      watches_.push_back({id, kind, spec.ns, spec.label_selector, spec.field_selector, c.field});
+    }
+  }
+  sd_watch_ids_ = std::move(ids);
+  seed_joined(before);
+}
+
+// A consumer that joins a running watch never sees the objects it already
+// delivered: it starts from what a consumer that had the watch holds of it.
+void State::seed_joined(const std::map<std::string, Route>& before) {
+  for (const auto& [id, route] : routes_) {
+    auto old = before.find(id);
+    if (route.to != Route::To::sd || old == before.end()) continue;
+    const auto& had = old->second.consumers;
+    auto seed = std::find_if(had.begin(), had.end(), [this](const std::string& k) { return consumers_.count(k) > 0; });
+    if (seed == had.end()) continue;
+    for (const std::string& key : route.consumers) {
+      if (std::find(had.begin(), had.end(), key) != had.end()) continue;
+      SdConsumer& c = *consumers_.at(key);
+      for (const auto& object : consumers_.at(*seed)->index.objects(route.kind, route.ns)) {
+        auto changed = c.index.apply(route.kind, discovery::Change::added, object);
+        c.changed.insert(std::make_move_iterator(changed.begin()), std::make_move_iterator(changed.end()));
+      }
+      c.dirty = targets_dirty_ = true;
     }
   }
 }

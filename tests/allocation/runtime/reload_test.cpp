@@ -293,3 +293,62 @@ TEST_CASE("file_sd_configs entries are checked as Prometheus checks them", "[all
         "config.scrape_configs[0].file_sd_configs[0].proxy: unknown field (file_sd_configs take files and "
         "refresh_interval)");
 }
+
+namespace {
+
+const std::string kMorePods =
+    "    - job_name: more-pods\n"
+    "      kubernetes_sd_configs: [{role: pod, namespaces: {names: [web]}}]\n";
+const std::string kOtherPods =
+    "    - job_name: other-pods\n"
+    "      kubernetes_sd_configs: [{role: pod, namespaces: {names: [web, api]}}]\n";
+
+}  // namespace
+
+TEST_CASE("jobs with identical kubernetes_sd entries share one watch, as Prometheus shares one discovery",
+          "[allocation][runtime][reload][shared]") {
+  State st;
+  REQUIRE(st.apply(config_input(config(kPods + kMorePods + kOtherPods))).config == Effects::ConfigResult::applied);
+  // pods and more-pods share sd/0/0 (web); other-pods shares it for web and has api alone.
+  CHECK(watch_ids(st) == std::vector<std::string>{"sd/0/0", "sd/2/1"});
+  st.apply(watch_input("sd/0/0", Change::added, pod("p1", "10.0.0.1")));
+  st.apply(Input{});
+  const Assignment a = assignment_of(st.allocator());
+  CHECK(targets_of(a, "pods") == 1);
+  CHECK(targets_of(a, "more-pods") == 1);
+  CHECK(targets_of(a, "other-pods") == 1);
+  st.apply(watch_input("sd/0/0", Change::deleted, pod("p1", "10.0.0.1")));
+  st.apply(Input{});
+  const Assignment gone = assignment_of(st.allocator());
+  CHECK(targets_of(gone, "pods") + targets_of(gone, "more-pods") + targets_of(gone, "other-pods") == 0);
+}
+
+TEST_CASE("a job that joins a running shared watch starts with what it delivered, and the watch outlives its first job",
+          "[allocation][runtime][reload][shared]") {
+  State st;
+  REQUIRE(st.apply(config_input(config(kPods))).config == Effects::ConfigResult::applied);
+  st.apply(watch_input("sd/0/0", Change::added, pod("p1", "10.0.0.1")));
+  st.apply(watch_input("sd/0/0", Change::added, pod("p2", "10.0.0.2")));
+  st.apply(Input{});
+
+  // more-pods joins: no new watch, and its targets come without a new event.
+  REQUIRE(st.apply(config_input(config(kPods + kMorePods))).config == Effects::ConfigResult::applied);
+  CHECK(watch_ids(st) == std::vector<std::string>{"sd/0/0"});
+  st.apply(Input{});
+  CHECK(targets_of(assignment_of(st.allocator()), "more-pods") == 2);
+
+  // pods goes: more-pods keeps the watch under its id, and its events.
+  REQUIRE(st.apply(config_input(config(kMorePods))).config == Effects::ConfigResult::applied);
+  CHECK(watch_ids(st) == std::vector<std::string>{"sd/0/0"});
+  st.apply(watch_input("sd/0/0", Change::deleted, pod("p2", "10.0.0.2")));
+  st.apply(Input{});
+  const Assignment a = assignment_of(st.allocator());
+  CHECK(targets_of(a, "pods") == 0);
+  CHECK(targets_of(a, "more-pods") == 1);
+
+  // Every job goes, then one comes back: a fresh watch (nobody holds what the old one delivered).
+  REQUIRE(st.apply(config_input(config(kStatic))).config == Effects::ConfigResult::applied);
+  CHECK(watch_ids(st).empty());
+  REQUIRE(st.apply(config_input(config(kPods))).config == Effects::ConfigResult::applied);
+  CHECK(watch_ids(st) == std::vector<std::string>{"sd/0#5/0"});
+}
