@@ -75,7 +75,7 @@ void on_answer(Labeller self, core::LabelCall call, const k8s::Result& r) {
   if (a == core::LabelAnswer::ok && call == core::LabelCall::list_labelled) {
     try {
       for (const std::string& pod : core::labelled_others(r.body, st.cfg.key, st.cfg.pod)) unlabel_other(self, pod);
-    } catch (const std::exception& e) {
+    } catch (const std::exception&) {  // an unreadable list: ask again
       a = core::LabelAnswer::retry;
     }
   }

@@ -11,8 +11,6 @@
 #include <catch2/catch.hpp>
 
 #include <array>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "../scratch.hpp"
@@ -79,19 +77,19 @@ const char* kForeignBinding =
     R"("name":"k8s","conditions":[{"type":"Accepted","status":"True","lastTransitionTime":"2024-01-01T00:00:00Z",)"
     R"("observedGeneration":1}]}]}})";
 
-// prometheus-operator's ServiceMonitor CRD with our group and resource
-// added to the enums of status.bindings[].
-std::string admitting_sm_crd() {
-  std::ifstream in(e2e::source_dir() + "/deploy/prometheus-operator-crds/monitoring.coreos.com_servicemonitors.yaml");
-  std::stringstream text;
-  text << in.rdbuf();
-  Value crd = model::parse_documents(text.str(), "crd").at(0).value;
-  Value& version = crd.find("spec")->find("versions")->as_array()[0];
-  Value* item = const_cast<Value*>(model::find_path(
-      version, {"schema", "openAPIV3Schema", "properties", "status", "properties", "bindings", "items", "properties"}));
-  item->find("group")->find("enum")->push("monitoring.grafana.com");
-  item->find("resource")->find("enum")->push("grafanaagents");
-  return model::to_yaml(crd);
+// prometheus-operator's ServiceMonitor CRD as the shipped overlay
+// with-prometheus-operator-crds installs it: its component
+// monitor-bindings adds our group and resource to the enums of
+// status.bindings[] (kubectl's built-in kustomize renders it).
+std::string admitting_sm_crd(e2e::OperatorFixture& f) {
+  auto r = f.kubectl({"kustomize", e2e::source_dir() + "/deploy/overlays/with-prometheus-operator-crds"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  for (auto& doc : model::parse_documents(r.out, "kustomize"))
+    if (model::string_at(doc.value, {"metadata", "name"}) == "servicemonitors.monitoring.coreos.com")
+      return model::to_yaml(doc.value);
+  FAIL("the overlay has no ServiceMonitor CRD");
+  return "";
 }
 
 // An IntegrationMonitor and a MetricsInstance of alpha that selects it.
@@ -157,7 +155,7 @@ e2e::FixtureOptions bindings_options() {
 TEST_CASE("kubectl shows who uses each ServiceMonitor, rejections, and keeps other controllers' entries",
           "[e2e][bindings]") {
   e2e::OperatorFixture f(bindings_options());
-  f.apply_yaml(admitting_sm_crd());
+  f.apply_yaml(admitting_sm_crd(f));
   f.apply_yaml(kBindingObjects);
   auto r = f.kubectl({"patch", "servicemonitor", "web-ok", "-n", "app1", "--subresource=status", "--type=merge", "-p",
                       kForeignBinding});
@@ -248,7 +246,7 @@ TEST_CASE("agent-operator replay --bindings prints the verdicts the live writer 
   e2e::FixtureOptions o = bindings_options();
   o.journal_path = dir.file("journal.jsonl");
   e2e::OperatorFixture f(o);
-  f.apply_yaml(admitting_sm_crd());
+  f.apply_yaml(admitting_sm_crd(f));
   f.apply_yaml(kBindingObjects);
   f.apply_yaml(kIntegrationObjects);
   f.start_operator();

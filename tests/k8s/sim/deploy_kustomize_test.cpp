@@ -19,6 +19,7 @@
 #include "kubectl_env.hpp"
 #include "model/object_fields.hpp"
 #include "model/parse.hpp"
+#include "model/yaml_emit.hpp"
 
 using k8s::sim::field_text;
 using model::Value;
@@ -144,6 +145,19 @@ TEST_CASE("prometheus-operator's CRDs install with create, not client-side apply
     CHECK(crds.size() == kOurCrds.size() + kUpstreamCrds.size());
     Value sm = get_json(env, {"crd", "servicemonitors.monitoring.coreos.com"});
     CHECK(model::string_at(sm, {"metadata", "annotations", "operator.prometheus.io/version"}) == "0.93.0");
+    // components/monitor-bindings: the bindings' enums admit our entries too.
+    for (const char* crd : {"servicemonitors", "podmonitors", "probes"}) {
+      Value got = get_json(env, {"crd", std::string(crd) + ".monitoring.coreos.com"});
+      const Value* item = model::find_path(
+          got.find("spec")->find("versions")->as_array().at(0),
+          {"schema", "openAPIV3Schema", "properties", "status", "properties", "bindings", "items", "properties"});
+      REQUIRE(item);
+      INFO(crd);
+      CHECK(model::to_json(*item->find("group")->find("enum")) ==
+            R"(["monitoring.coreos.com","monitoring.grafana.com"])");
+      CHECK(model::to_json(*item->find("resource")->find("enum")) ==
+            R"(["prometheuses","prometheusagents","thanosrulers","alertmanagers","grafanaagents"])");
+    }
     get_json(env, {"deployment", "agent-operator", "-n", "agent-operator"});
     // create refuses what exists: a second run cannot replace these CRDs.
     auto again = env.kubectl({"create", "-k", deploy("prometheus-operator-crds")});
