@@ -222,6 +222,58 @@ TEST_CASE("consistent sharding: a Probe's static URLs are placed on the shards",
   f.stop_operator();
 }
 
+// Ten Running Pods behind a PodMonitor (their port named metrics), and an
+// instance that selects PodMonitors.
+std::string pod_monitor_yaml() {
+  std::string y = R"(apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: pods, namespace: mon}
+spec:
+  podMonitorNamespaceSelector: {}
+  podMonitorSelector: {}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: PodMonitor
+metadata: {name: workers, namespace: app}
+spec:
+  selector: {matchLabels: {app: worker}}
+  podMetricsEndpoints: [{port: metrics}]
+---
+)";
+  for (int i = 0; i < 10; ++i)
+    y += "apiVersion: v1\nkind: Pod\nmetadata: {name: worker-" + std::to_string(i) +
+         ", namespace: app, labels: {app: worker}}\nspec: {nodeName: node-" + std::to_string(i % 2) +
+         ", containers: [{name: w, image: worker, ports: [{name: metrics, containerPort: 9100}]}]}\n"
+         "status: {phase: Running, podIP: 10.2.0." +
+         std::to_string(i + 1) + "}\n---\n";
+  return y;
+}
+
+TEST_CASE("consistent sharding places a PodMonitor's pods too", "[e2e][sharding]") {
+  auto sharding = std::make_shared<std::unique_ptr<Sharding>>();
+  e2e::OperatorFixture f(fixture_options(sharding));
+  *sharding = std::make_unique<Sharding>(f.server().url());
+  Sharding& s = **sharding;
+  start(f, pod_monitor_yaml());
+  const std::string token = mint(f, "agent", actors::kTargetsAudience);
+  const std::vector<std::set<std::string>> shards = wait_partitioned(s, token, 10, "podMonitor/app/workers/0");
+  REQUIRE(!shards.empty());
+  std::set<std::string> all;
+  for (const auto& share : shards) all.insert(share.begin(), share.end());
+  CHECK(all.count("10.2.0.1:9100"));
+  CHECK(all.count("10.2.0.10:9100"));
+  // A new Pod reaches exactly one shard.
+  f.apply_yaml(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: worker-new, namespace: app, labels: {app: worker}}\n"
+      "spec: {nodeName: node-0, containers: [{name: w, image: worker, ports: [{name: metrics, containerPort: "
+      "9100}]}]}\n"
+      "status: {phase: Running, podIP: 10.2.0.99}\n");
+  const std::vector<std::set<std::string>> after = wait_partitioned(s, token, 11, "podMonitor/app/workers/0");
+  REQUIRE(!after.empty());
+  CHECK(std::count_if(after.begin(), after.end(), [](auto& share) { return share.count("10.2.0.99:9100") > 0; }) == 1);
+  f.stop_operator();
+}
+
 // The proof with real agents: one Prometheus (Debian's, without
 // kubernetes_sd) runs, for each shard, the job as the operator rendered it
 // under consistent (http_sd to the targets endpoint) and as it renders it
