@@ -173,6 +173,10 @@ void State::set_prometheus_cr(const ConfigInput& in) {
 // runtime does not restart it; the first consumer to need a watch names it.
 void State::rebuild_sources() {
   std::map<std::string, Route> before = std::move(routes_);
+  // A kept watch keeps its whole WatchSource (the field its first job
+  // named too): the runtime restarts a watch whose source changed.
+  std::map<std::string, WatchSource> running;
+  for (auto& w : watches_) running.emplace(w.id, std::move(w));
   watches_.clear();
   routes_.clear();
   if (collector_watch_) {
@@ -207,7 +211,10 @@ void State::rebuild_sources() {
         id = old->second;
       ids.emplace(content, id);
       routes_[id] = Route{Route::To::sd, {key}, spec.kind, kind, spec.ns};
-      watches_.push_back({id, kind, spec.ns, spec.label_selector, spec.field_selector, c.field});
+      if (auto kept = running.find(id); kept != running.end())
+        watches_.push_back(std::move(kept->second));
+      else
+        watches_.push_back({id, kind, spec.ns, spec.label_selector, spec.field_selector, c.field});
     }
   }
   sd_watch_ids_ = std::move(ids);

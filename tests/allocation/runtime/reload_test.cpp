@@ -337,9 +337,12 @@ TEST_CASE("a job that joins a running shared watch starts with what it delivered
   st.apply(Input{});
   CHECK(targets_of(assignment_of(st.allocator()), "more-pods") == 2);
 
-  // pods goes: more-pods keeps the watch under its id, and its events.
+  // pods goes: more-pods keeps the watch under its id, and its events. The
+  // watch source stays equal as a whole, or the runtime would restart it.
+  const WatchSource shared = st.watches().at(0);
   REQUIRE(st.apply(config_input(config(kMorePods))).config == Effects::ConfigResult::applied);
   CHECK(watch_ids(st) == std::vector<std::string>{"sd/0/0"});
+  CHECK(st.watches().at(0) == shared);
   st.apply(watch_input("sd/0/0", Change::deleted, pod("p2", "10.0.0.2")));
   st.apply(Input{});
   const Assignment a = assignment_of(st.allocator());
