@@ -99,6 +99,7 @@ TEST_CASE("usage errors exit 2 and name the flag", "[cli][help]") {
       {{"agent-operator", "run", "--journal-max-files=-1"}, "--journal-max-files: want an integer from 0"},
       {{"agent-operator", "run", "-listen-port=99999"}, "-listen-port: want an integer from 0 to 65535"},
       {{"agent-operator", "run", "--leader-elect=maybe"}, "--leader-elect: want true or false"},
+      {{"agent-operator", "run", "--leader-pod-label=bad key!"}, "--leader-pod-label: name part must consist"},
       {{"agent-operator", "demo", "--sim-listen", "nowhere"}, "--sim-listen: want HOST:PORT"},
       {{"agent-operator", "replay", "--until", "x", "j"}, "--until: want an integer"},
       {{"agent-operator", "help", "frob"}, "unknown command \"frob\""},
