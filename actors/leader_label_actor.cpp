@@ -1,5 +1,6 @@
 #include "actors/leader_label_actor.hpp"
 
+#include "actors/api_call.hpp"
 #include "actors/core/leader_label.hpp"
 #include "k8s/client/retry.hpp"
 
@@ -22,8 +23,7 @@ const k8s::Resource& pods() {
 auto answer_to(Labeller self, core::LabelCall call) {
   auto me = caf::actor_cast<leader_label_actor>(self);
   return [me, call](k8s::Result r) {
-    caf::anon_send(me, label_atom::value, static_cast<int>(call),
-                   ResultPtr(std::make_shared<k8s::Result>(std::move(r))));
+    caf::anon_send(me, label_atom::value, static_cast<int>(call), share_result(std::move(r)));
   };
 }
 

@@ -216,9 +216,4 @@ void add_debug_targets_route(OperatorHttpServer& http, const AgentAllocations& a
                [lookup = lookup_in(allocations)](const HttpRequest& r) { return debug_targets_response(r, lookup); });
 }
 
-void add_targets_routes(OperatorHttpServer& http, const AgentAllocations& allocations, TokenReviewCache& tokens) {
-  add_targets_route(http, allocations, tokens);
-  add_debug_targets_route(http, allocations);
-}
-
 }  // namespace actors

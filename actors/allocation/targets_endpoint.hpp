@@ -80,13 +80,12 @@ inline constexpr const char* kDebugTargetsPath = "/debug/targets";
 // its first allocation.
 HttpResponse debug_targets_response(const HttpRequest& request, const AgentTargetsLookup& lookup);
 
-// Serve kTargetsPath, kDebugTargetsPath, or both, from `allocations` on
+// Serve kTargetsPath or kDebugTargetsPath from `allocations` on
 // `http` (before it starts); allocations and tokens must outlive the server.
 // With `leading`, a replica that does not lead answers 503 and closes the
 // connection (its allocation is not the one the agents follow).
 void add_targets_route(OperatorHttpServer& http, const AgentAllocations& allocations, TokenReviewCache& tokens,
                        std::function<bool()> leading = {});
 void add_debug_targets_route(OperatorHttpServer& http, const AgentAllocations& allocations);
-void add_targets_routes(OperatorHttpServer& http, const AgentAllocations& allocations, TokenReviewCache& tokens);
 
 }  // namespace actors
