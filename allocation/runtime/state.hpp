@@ -154,6 +154,8 @@ class State {
   void render_cr(Effects& fx);
   void add_consumer(const std::string& key, const KubernetesSdJob& job);
   void rebuild_sources();
+  void add_sd_watches(const std::map<std::string, Route>& before, std::map<std::string, WatchSource>& running);
+  const std::string* kept_consumer(const std::map<std::string, Route>& before, const std::string& id) const;
   void seed_joined(const std::map<std::string, Route>& before);
   // The targets step of a reallocate (state_targets.cpp).
   void set_targets(Effects& fx);

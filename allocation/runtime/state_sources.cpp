@@ -167,10 +167,6 @@ void State::set_prometheus_cr(const ConfigInput& in) {
 }
 
 // The collector watch, the CR watches, then every consumer's; routes_ follows.
-// Consumers whose entries need the same watch (kind, namespace, selectors)
-// share it, as Prometheus shares one discovery among identical configs. A
-// shared watch keeps its id while a consumer that had it remains, so the
-// runtime does not restart it; the first consumer to need a watch names it.
 void State::rebuild_sources() {
   std::map<std::string, Route> before = std::move(routes_);
   // A kept watch keeps its whole WatchSource (the field its first job
@@ -188,13 +184,25 @@ void State::rebuild_sources() {
       routes_[w.id] = Route{Route::To::cr, {}, {}, w.kind, ""};
       watches_.push_back(std::move(w));
     }
-  // Watch `id` may keep running under its id only while a consumer that
-  // had it is still there (and so holds what it delivered).
-  auto kept_consumer = [&](const std::string& id) {
-    auto old = before.find(id);
-    return old != before.end() && std::any_of(old->second.consumers.begin(), old->second.consumers.end(),
-                                              [this](const std::string& k) { return consumers_.count(k) > 0; });
-  };
+  add_sd_watches(before, running);
+  seed_joined(before);
+}
+
+// Watch `id`'s first consumer before this rebuild that is still here (and
+// so holds what the watch delivered), or null.
+const std::string* State::kept_consumer(const std::map<std::string, Route>& before, const std::string& id) const {
+  auto old = before.find(id);
+  if (old == before.end()) return nullptr;
+  for (const std::string& key : old->second.consumers)
+    if (consumers_.count(key)) return &key;
+  return nullptr;
+}
+
+// Consumers whose entries need the same watch (kind, namespace, selectors)
+// share it, as Prometheus shares one discovery among identical configs. A
+// shared watch keeps its id while a consumer that had it remains, so the
+// runtime does not restart it; the first consumer to need a watch names it.
+void State::add_sd_watches(const std::map<std::string, Route>& before, std::map<std::string, WatchSource>& running) {
   std::map<std::string, std::string> ids;  // content -> id
   for (const auto& key : consumer_order_) {
     const SdConsumer& c = *consumers_.at(key);
@@ -207,7 +215,7 @@ void State::rebuild_sources() {
         continue;
       }
       std::string id = key + "/" + std::to_string(i);
-      if (auto old = sd_watch_ids_.find(content); old != sd_watch_ids_.end() && kept_consumer(old->second))
+      if (auto old = sd_watch_ids_.find(content); old != sd_watch_ids_.end() && kept_consumer(before, old->second))
         id = old->second;
       ids.emplace(content, id);
       routes_[id] = Route{Route::To::sd, {key}, spec.kind, kind, spec.ns};
@@ -218,18 +226,15 @@ void State::rebuild_sources() {
     }
   }
   sd_watch_ids_ = std::move(ids);
-  seed_joined(before);
 }
 
 // A consumer that joins a running watch never sees the objects it already
 // delivered: it starts from what a consumer that had the watch holds of it.
 void State::seed_joined(const std::map<std::string, Route>& before) {
   for (const auto& [id, route] : routes_) {
-    auto old = before.find(id);
-    if (route.to != Route::To::sd || old == before.end()) continue;
-    const auto& had = old->second.consumers;
-    auto seed = std::find_if(had.begin(), had.end(), [this](const std::string& k) { return consumers_.count(k) > 0; });
-    if (seed == had.end()) continue;
+    const std::string* seed = route.to == Route::To::sd ? kept_consumer(before, id) : nullptr;
+    if (!seed) continue;
+    const auto& had = before.at(id).consumers;
     for (const std::string& key : route.consumers) {
       if (std::find(had.begin(), had.end(), key) != had.end()) continue;
       SdConsumer& c = *consumers_.at(key);
