@@ -39,27 +39,12 @@ void append_escaped(std::string& out, unsigned char c) {
   }
 }
 
-void append_target(std::string& out, const Target& t) {
-  out += "{\"targets\":[";
-  append_json_string(out, t.address);
-  out += "],\"labels\":{";
-  bool first = true;
-  for (const auto& [name, value] : sorted_by_text(t.group.get(), t.own.get())) {
-    if (!first) out += ',';
-    first = false;
-    append_json_string(out, name);
-    out += ':';
-    append_json_string(out, value);
-  }
-  out += "}}";
-}
-
 void append_targets(std::string& out, const Allocator& a, const JobBucket* bucket) {
   out += '[';
   if (bucket) {
     for (std::size_t i = 0; i < bucket->targets.size(); ++i) {
       if (i > 0) out += ',';
-      append_target(out, a.targets()[bucket->targets[i]]);
+      append_target_json(out, a.targets()[bucket->targets[i]]);
     }
   }
   out += ']';
@@ -174,6 +159,19 @@ std::string jobs_json(const Allocator& a) {
   return out + "}\n";
 }
 
+namespace {
+
+// collector_targets_json's bytes as a one-chunk body, for the reference
+// job_targets_json: serialised without any cache.
+JobBody::Body fresh_body(const Allocator& a, std::string_view collector, std::string_view job) {
+  std::string json = collector_targets_json(a, collector, job);
+  std::vector<TargetsBody::Chunk> one;
+  one.push_back(std::make_shared<const BodyChunk>(json.substr(1, json.size() - 3), std::vector<BodyFragment>{}));
+  return std::make_shared<const TargetsBody>(std::move(one));
+}
+
+}  // namespace
+
 // JobBody's shape over freshly serialised per-collector bodies: one
 // writer of the all-collector shape for the cache and for this reference.
 std::string job_targets_json(const Allocator& a, std::string_view job) {
@@ -181,8 +179,7 @@ std::string job_targets_json(const Allocator& a, std::string_view job) {
   std::vector<JobBody::Part> parts;
   for (const auto& c : a.collectors()) {
     const bool holds = !name.empty() && a.bucket(c.name, name);
-    parts.push_back(
-        {c.name, holds ? std::make_shared<const std::string>(collector_targets_json(a, c.name, job)) : nullptr});
+    parts.push_back({c.name, holds ? fresh_body(a, c.name, job) : nullptr});
   }
   return JobBody(std::string(job), std::move(parts)).body();
 }
@@ -200,66 +197,19 @@ std::string body_etag(std::string_view body) {
   return buf;
 }
 
-namespace {
-
-// Finds a target's text in the previous body of its bucket. A bucket's
-// order rarely changes between versions, so the next fragment is tried
-// first, then a short window ahead (targets that left); a target found
-// nowhere is serialised afresh, which is always correct, only slower.
-class FragmentFinder {
- public:
-  explicit FragmentFinder(const std::vector<ResponseCache::Fragment>& old) : old_(old) {}
-  const ResponseCache::Fragment* find(const Target& t) {
-    constexpr std::size_t kWindow = 16;
-    for (std::size_t i = next_; i < old_.size() && i < next_ + kWindow; ++i) {
-      if (old_[i].own != t.own || old_[i].group != t.group) continue;
-      next_ = i + 1;
-      return &old_[i];
-    }
-    return nullptr;
-  }
-
- private:
-  const std::vector<ResponseCache::Fragment>& old_;
-  std::size_t next_ = 0;
-};
-
-}  // namespace
-
 void ResponseCache::rebuild(const Allocator& a, const JobBucket& bucket, Entry& e) {
-  std::string out;
-  out.reserve(e.body ? e.body->size() + e.body->size() / 8 : 0);
-  std::vector<Fragment> fragments;
-  fragments.reserve(bucket.targets.size());
-  FragmentFinder finder(e.fragments);
-  out += '[';
-  for (std::size_t i = 0; i < bucket.targets.size(); ++i) {
-    if (i > 0) out += ',';
-    const Target& t = a.targets()[bucket.targets[i]];
-    const std::size_t at = out.size();
-    if (const Fragment* old = finder.find(t))
-      out.append(*e.body, old->offset, old->size);
-    else
-      append_target(out, t), ++serialised_;
-    fragments.push_back({t.group, t.own, at, out.size() - at});
-  }
-  out += "]\n";
-  e.body = std::make_shared<const std::string>(std::move(out));
-  e.fragments = std::move(fragments);
-  e.etag = body_etag(*e.body);
+  // The previous version's texts stay right under a new allocator too:
+  // a target's text depends only on its label sets.
+  e.body = build_targets_body(a, bucket, e.body.get(), stats_);
   e.instance = a.instance();
   e.version = bucket.version;
 }
 
 ResponseCache::Body ResponseCache::collector_targets(const Allocator& a, std::string_view collector,
-                                                     std::string_view job, std::string* etag) {
+                                                     std::string_view job) {
   const Name name = Name::find(job);
   const JobBucket* bucket = name.empty() ? nullptr : a.bucket(collector, name);
-  if (!bucket) {
-    if (!empty_) empty_ = std::make_shared<const std::string>("[]\n");
-    if (etag) *etag = body_etag(*empty_);
-    return empty_;
-  }
+  if (!bucket) return TargetsBody::empty();
   key_.assign(collector);
   key_ += '\0';
   key_ += job;
@@ -267,7 +217,6 @@ ResponseCache::Body ResponseCache::collector_targets(const Allocator& a, std::st
   if (it == entries_.end()) it = entries_.emplace(key_, Entry{}).first;
   const Entry& e = it->second;
   if (!e.body || e.instance != a.instance() || e.version != bucket->version) rebuild(a, *bucket, it->second);
-  if (etag) *etag = it->second.etag;
   return it->second.body;
 }
 
@@ -293,7 +242,7 @@ void JobBody::build() const {
     append_json_string(out, "/jobs/" + query_escape(job_) + "/targets?collector_id=" + p.collector);
     out += ",\"targets\":";
     if (p.targets)
-      out.append(*p.targets, 0, p.targets->size() - 1);
+      p.targets->append_array(out);
     else
       out += "[]";
     out += '}';

@@ -4,14 +4,15 @@
 // /jobs/{job}/targets?collector_id=. Bodies end in "\n" as Go's
 // json.Encoder writes them; strings are escaped as Go's encoding/json does
 // (including <, > and & as \u003c, \u003e, \u0026).
-// Contract: ResponseCache serves a collector's per-job body from bytes built
-// once per bucket version; a body is rebuilt only after that collector's
-// targets of that job changed, and then only the targets whose label sets
-// changed are serialised again (the rest are copied from the previous
-// body). A job's body over all collectors is replaced only after
-// Allocator::job_stamp says it may have changed, and its bytes are put
-// together from the collectors' bodies when first asked for. Every cached
-// body equals what the free functions build afresh.
+// Contract: ResponseCache serves a collector's per-job body as a
+// TargetsBody (targets_body.hpp) built once per bucket version; a body is
+// rebuilt only after that collector's targets of that job changed, and
+// then it shares every chunk of the previous version whose targets did not
+// change and serialises only targets it never served. A job's body over
+// all collectors is replaced only after Allocator::job_stamp says it may
+// have changed, and its bytes are put together from the collectors' bodies
+// when first asked for. Every cached body equals what the free functions
+// build afresh.
 #pragma once
 
 #include <memory>
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "allocation/allocator.hpp"
+#include "allocation/targets_body.hpp"
 #include "model/value.hpp"
 
 namespace allocation {
@@ -58,7 +60,7 @@ std::string body_etag(std::string_view body);
 // Thread-safe: the first caller of body() or etag() builds both.
 class JobBody {
  public:
-  using Body = std::shared_ptr<const std::string>;
+  using Body = std::shared_ptr<const TargetsBody>;
   struct Part {
     std::string collector;
     Body targets;  // its per-collector body; null when it holds nothing of the job
@@ -77,10 +79,9 @@ class JobBody {
 
 class ResponseCache {
  public:
-  using Body = std::shared_ptr<const std::string>;
-  // With `etag`, also the body's body_etag() (computed once per rebuild).
-  Body collector_targets(const Allocator& a, std::string_view collector, std::string_view job,
-                         std::string* etag = nullptr);
+  using Body = std::shared_ptr<const TargetsBody>;
+  // The body (TargetsBody::empty() when the collector holds nothing of the job).
+  Body collector_targets(const Allocator& a, std::string_view collector, std::string_view job);
   // job_targets_json(a, job) (and its body_etag) as a JobBody over the
   // collectors' cached bodies; a new one only when a.job_stamp(job) changed
   // since the last call for that job.
@@ -89,16 +90,10 @@ class ResponseCache {
   void prune(const Allocator& a);
   std::size_t size() const { return entries_.size(); }
   // Targets serialised afresh into collector bodies so far (those whose
-  // text was copied from a previous body are not counted).
-  std::size_t serialised_targets() const { return serialised_; }
-
-  // Where one target's JSON object sits in a cached body. The label sets
-  // are held, not just compared by address, so an address cannot be reused
-  // by another set while the text is still looked up by it.
-  struct Fragment {
-    std::shared_ptr<const LabelSet> group, own;
-    std::size_t offset = 0, size = 0;
-  };
+  // text was copied from a previous body are not counted), and chunks
+  // built (those shared with a previous body are not).
+  std::size_t serialised_targets() const { return stats_.serialised_targets; }
+  std::size_t built_chunks() const { return stats_.built_chunks; }
 
  private:
   struct Hash {
@@ -109,13 +104,7 @@ class ResponseCache {
     std::uint64_t instance = 0;  // Allocator::instance() of the version
     std::uint64_t version = 0;
     Body body;
-    std::string etag;
-    std::vector<Fragment> fragments;  // per target, in body order (collector bodies only)
   };
-  // Rebuilds a collector's body, copying the text of every target whose
-  // label sets are unchanged from the previous body instead of serialising
-  // it again: a small discovery change spread over many collectors changes
-  // every bucket, but few of its targets.
   void rebuild(const Allocator& a, const JobBucket& bucket, Entry& e);
   // key: collector + '\0' + job
   std::unordered_map<std::string, Entry, Hash, std::equal_to<>> entries_;
@@ -126,8 +115,7 @@ class ResponseCache {
   };
   std::unordered_map<std::uint32_t, JobEntry> jobs_;  // by Name id
   std::string key_;
-  Body empty_;
-  std::size_t serialised_ = 0;
+  BodyBuildStats stats_;
 };
 
 }  // namespace allocation

@@ -42,12 +42,7 @@ struct StringHash {
   using is_transparent = void;
   std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
 };
-// A body with its entity tag (both built at publish time).
-struct Tagged {
-  ResponseCache::Body body;
-  std::string etag;
-};
-using BodyMap = std::unordered_map<std::string, Tagged, StringHash, std::equal_to<>>;
+using BodyMap = std::unordered_map<std::string, ResponseCache::Body, StringHash, std::equal_to<>>;
 
 // Everything a request can ask for, built once per publish().
 struct Snapshot {
@@ -59,7 +54,6 @@ struct Snapshot {
   BodyMap collector_targets;  // collector + '\0' + job -> body
 };
 
-const std::string kEmptyList = "[]\n";
 const std::string kEmptyObject = "{}\n";
 
 // Sends `body` with its ETag, or 304 without a body when the client's
@@ -110,6 +104,32 @@ bool job_from_target(std::string_view target, std::string& job) {
   return true;
 }
 
+// A collector's body, sent chunk by chunk without joining them, or its
+// gzip form (compressed once per body, on first request) when the client
+// accepts it. httplib compresses only bodies it holds whole, never a
+// provider's.
+void send_targets(const httplib::Request& req, httplib::Response& res, ResponseCache::Body body) {
+  const bool gzip = model::accepts_gzip(req.get_header_value("Accept-Encoding"));
+  const std::string& etag = gzip ? body->gzip_etag() : body->etag();
+  res.set_header("ETag", etag);
+  res.set_header("Cache-Control", "no-cache");
+  res.set_header("Vary", "Accept-Encoding");
+  if (req.has_header("If-None-Match") && model::etag_matches(req.get_header_value("If-None-Match"), etag)) {
+    res.status = 304;
+    return;
+  }
+  if (gzip) res.set_header("Content-Encoding", "gzip");
+  auto pieces = std::make_shared<const std::vector<std::string_view>>(
+      gzip ? std::vector<std::string_view>{body->gzipped()} : body->pieces());
+  const std::size_t size = gzip ? body->gzipped().size() : body->size();
+  res.set_content_provider(
+      size, "application/json",
+      [body = std::move(body), pieces](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+        return model::write_pieces(*pieces, offset, length,
+                                   [&sink](const char* d, std::size_t n) { return sink.write(d, n); });
+      });
+}
+
 void send_json(httplib::Response& res, const std::string& body) {
   res.set_content(body, "application/json");
 }
@@ -141,7 +161,7 @@ void AllocationServer::Impl::serve_job_targets(const httplib::Request& req, http
     res.status = 404;
     return;
   }
-  static const std::string empty_list_etag = body_etag(kEmptyList), empty_object_etag = body_etag(kEmptyObject);
+  static const std::string empty_object_etag = body_etag(kEmptyObject);
   auto snap = snapshot.load();
   if (!req.has_param("collector_id")) {
     auto it = snap ? snap->job_targets.find(job) : decltype(snap->job_targets)::const_iterator();
@@ -150,8 +170,7 @@ void AllocationServer::Impl::serve_job_targets(const httplib::Request& req, http
   }
   const std::string key = req.get_param_value("collector_id") + '\0' + job;
   auto it = snap ? snap->collector_targets.find(key) : BodyMap::const_iterator();
-  if (!snap || it == snap->collector_targets.end()) return send_tagged(req, res, kEmptyList, empty_list_etag);
-  send_tagged(req, res, *it->second.body, it->second.etag);
+  send_targets(req, res, !snap || it == snap->collector_targets.end() ? TargetsBody::empty() : it->second);
 }
 
 void AllocationServer::Impl::get(httplib::Server& server, const std::string& pattern, std::string_view path,
@@ -232,9 +251,7 @@ void AllocationServer::publish(const Allocator& a, const model::Value& scrape_co
       std::string key = c.name;
       key += '\0';
       key += job.text();
-      Tagged tagged;
-      tagged.body = impl_->cache.collector_targets(a, c.name, job.text(), &tagged.etag);
-      snap->collector_targets.emplace(std::move(key), std::move(tagged));
+      snap->collector_targets.emplace(std::move(key), impl_->cache.collector_targets(a, c.name, job.text()));
     }
   }
   impl_->cache.prune(a);

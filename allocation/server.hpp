@@ -11,9 +11,11 @@
 // also answers 503 while set_leading(false) (active/standby: a Service then
 // routes only to the leader). Sockets use TCP_NODELAY.
 // /jobs/{job}/targets answers (per collector and job, and all collectors of
-// a job) carry a strong ETag (body_etag: the same bytes give the same tag
-// in every replica) and Cache-Control: no-cache; a request whose
-// If-None-Match names the current tag gets 304 without a body.
+// a job) carry a strong ETag (the same targets give the same tag in every
+// replica) and Cache-Control: no-cache; a request whose If-None-Match
+// names the current tag gets 304 without a body. Per-collector answers are
+// sent in chunks (TargetsBody), or gzipped once per body version when the
+// client accepts gzip (another tag, with -gzip inside the quotes).
 // With ServerOptions::https set, a second, mutual-TLS listener serves the
 // same routes, and its /scrape_configs carries the real credentials
 // (basic auth passwords, bearer tokens, TLS keys); the plain listener

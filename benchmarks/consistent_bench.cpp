@@ -164,11 +164,12 @@ std::size_t published(const actors::AgentAllocations& a, const std::string& need
   auto l = a.lookup("mon", "agent");
   if (!l || !l->targets) return 0;
   std::size_t n = 0;
-  for (const auto& [key, t] : l->targets->answers) {
-    for (std::size_t at = t.body->find("\"targets\""); at != std::string::npos;
-         at = t.body->find("\"targets\"", at + 1))
-      ++n;
-    if (!needle.empty() && t.body->find("\"" + needle + ":8080\"") != std::string::npos) found = true;
+  const std::string quoted = "\"" + needle + ":8080\"";
+  for (const auto& [key, body] : l->targets->answers) {
+    for (const auto& chunk : body->chunks()) {
+      n += chunk->fragments().size();
+      if (!needle.empty() && chunk->text().find(quoted) != std::string::npos) found = true;
+    }
   }
   return n;
 }

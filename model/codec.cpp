@@ -127,4 +127,33 @@ std::optional<std::string> gzip_decompress(std::string_view in) {
   return out;
 }
 
+std::string gzip_compress_pieces(std::span<const std::string_view> pieces, int level) {
+  z_stream zs{};
+  if (const int init = deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY); init != Z_OK) {
+    if (init == Z_MEM_ERROR) throw std::bad_alloc();
+    throw std::invalid_argument("gzip: zlib refused level " + std::to_string(level));
+  }
+  std::size_t total = 0;
+  for (auto p : pieces) total += p.size();
+  std::string out(total / 8 + 4096, '\0');
+  int rc = Z_OK;
+  for (std::size_t i = 0; i <= pieces.size() && rc == Z_OK; ++i) {
+    const bool last = i == pieces.size();  // a last call with no input finishes the stream
+    zs.next_in = last ? nullptr : reinterpret_cast<Bytef*>(const_cast<char*>(pieces[i].data()));
+    zs.avail_in = last ? 0 : static_cast<uInt>(pieces[i].size());
+    do {
+      if (zs.total_out == out.size()) out.resize(out.size() * 2);
+      zs.next_out = reinterpret_cast<Bytef*>(out.data() + zs.total_out);
+      zs.avail_out = static_cast<uInt>(out.size() - zs.total_out);
+      rc = deflate(&zs, last ? Z_FINISH : Z_NO_FLUSH);
+    } while (rc == Z_OK && (zs.avail_in > 0 || zs.avail_out == 0 || last));
+    if (rc == Z_BUF_ERROR && zs.avail_in == 0 && !last) rc = Z_OK;  // no progress possible: the piece is in
+  }
+  const bool done = rc == Z_STREAM_END;
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  if (!done) throw std::runtime_error("gzip: zlib failed at level " + std::to_string(level));
+  return out;
+}
+
 }  // namespace model

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -19,5 +20,9 @@ std::string gzip_compress(std::string_view bytes, int level = -1);
 // misses.
 std::optional<std::string> gzip_compress_within(std::string_view bytes, int level, std::size_t limit);
 std::optional<std::string> gzip_decompress(std::string_view bytes);
+
+// gzip of the pieces' bytes joined, without joining them; the bytes are
+// gzip_compress's of the joined input at the same level.
+std::string gzip_compress_pieces(std::span<const std::string_view> pieces, int level = -1);
 
 }  // namespace model

@@ -1,5 +1,6 @@
 #include "model/http_sd.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "model/meta.hpp"
@@ -35,6 +36,26 @@ HttpSdGroup parse_group(const Value& item, const std::string& field) {
     }
   }
   return group;
+}
+
+bool same_lowercase(std::string_view a, std::string_view lower) {
+  if (a.size() != lower.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != lower[i]) return false;
+  return true;
+}
+
+// A weight of zero ("q=0", "q=0.0", "q=0.000") refuses the coding.
+bool refused(std::string_view params) {
+  while (!params.empty()) {
+    std::size_t semi = params.find(';');
+    std::string_view p = trim_header_space(params.substr(0, semi));
+    params = semi == std::string_view::npos ? std::string_view{} : params.substr(semi + 1);
+    if (p.size() < 2 || (p[0] != 'q' && p[0] != 'Q') || p[1] != '=') continue;
+    std::string_view q = p.substr(2);
+    return !q.empty() && q.find_first_not_of("0.") == std::string_view::npos;
+  }
+  return false;
 }
 
 }  // namespace
@@ -119,6 +140,56 @@ std::string encode_http_sd(const std::vector<HttpSdGroup>& groups) {
   }
   out += ']';
   return out;
+}
+
+bool accepts_gzip(std::string_view accept_encoding) {
+  bool gzip = false, star = false, gzip_named = false;
+  while (!accept_encoding.empty()) {
+    std::size_t comma = accept_encoding.find(',');
+    std::string_view item = accept_encoding.substr(0, comma);
+    accept_encoding = comma == std::string_view::npos ? std::string_view{} : accept_encoding.substr(comma + 1);
+    std::size_t semi = item.find(';');
+    std::string_view coding = trim_header_space(item.substr(0, semi));
+    bool ok = semi == std::string_view::npos || !refused(item.substr(semi + 1));
+    if (same_lowercase(coding, "gzip") || same_lowercase(coding, "x-gzip")) {
+      gzip_named = true;
+      gzip = gzip || ok;
+    } else if (coding == "*") {
+      star = ok;
+    }
+  }
+  // An explicit gzip entry overrides "*" (RFC 9110 12.5.3).
+  return gzip_named ? gzip : star;
+}
+
+bool write_pieces(std::span<const std::string_view> pieces, std::size_t offset, std::size_t length,
+                  const std::function<bool(const char*, std::size_t)>& sink) {
+  // Each sink call is a send() on a TCP_NODELAY socket: small pieces are
+  // gathered into blocks, or a body of a few hundred chunks costs as many
+  // packets.
+  constexpr std::size_t kBlock = 64 * 1024;
+  std::string block;
+  block.reserve(std::min(length, kBlock));
+  for (std::string_view p : pieces) {
+    if (length == 0) break;
+    if (offset >= p.size()) {
+      offset -= p.size();
+      continue;
+    }
+    const std::string_view part = p.substr(offset, std::min(length, p.size() - offset));
+    offset = 0;
+    length -= part.size();
+    if (block.size() + part.size() > kBlock && !block.empty()) {
+      if (!sink(block.data(), block.size())) return false;
+      block.clear();
+    }
+    if (part.size() >= kBlock) {
+      if (!sink(part.data(), part.size())) return false;
+    } else {
+      block += part;
+    }
+  }
+  return block.empty() || sink(block.data(), block.size());
 }
 
 }  // namespace model

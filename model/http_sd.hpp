@@ -11,6 +11,8 @@
 // write them.
 #pragma once
 
+#include <functional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -37,6 +39,14 @@ std::string_view trim_header_space(std::string_view s);
 // Whether an If-None-Match header value names `etag` (quoted): "*", a
 // comma-separated list, weak W/ tags compared weakly (RFC 9110).
 bool etag_matches(std::string_view if_none_match, std::string_view etag);
+// Whether an Accept-Encoding header value accepts gzip (a "gzip" or "*"
+// coding without q=0), per RFC 9110 12.5.3.
+bool accepts_gzip(std::string_view accept_encoding);
+// Writes `length` bytes of the pieces, joined, from `offset` on through
+// `sink` (in blocks of up to 64 KiB), as an HTTP content provider is
+// asked to; false as soon as the sink fails.
+bool write_pieces(std::span<const std::string_view> pieces, std::size_t offset, std::size_t length,
+                  const std::function<bool(const char*, std::size_t)>& sink);
 
 // Throws unless `status` is 200 and `content_type` is application/json.
 void check_http_sd_response(int status, std::string_view content_type);

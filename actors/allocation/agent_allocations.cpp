@@ -25,9 +25,8 @@ struct PublishedTargets {
     for (const allocation::Collector& c : a.collectors()) next->shards.push_back(c.name);
     for (allocation::Name job : a.jobs()) {
       for (const allocation::Collector& c : a.collectors()) {
-        ShardTargets t;
-        t.body = cache.collector_targets(a, c.name, job.text(), &t.etag);
-        next->answers.emplace(std::pair{std::string(job.text()), c.name}, std::move(t));
+        next->answers.emplace(std::pair{std::string(job.text()), c.name},
+                              cache.collector_targets(a, c.name, job.text()));
       }
     }
     cache.prune(a);

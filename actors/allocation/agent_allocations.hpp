@@ -29,6 +29,7 @@
 #include "actors/allocation/sources_actor.hpp"
 #include "actors/core/writer_machine.hpp"
 #include "allocation/runtime/placements.hpp"
+#include "allocation/targets_body.hpp"
 #include "k8s/client/client.hpp"
 #include "model/log.hpp"
 
@@ -40,11 +41,9 @@ struct AgentAllocationsConfig {
   model::Log log;                 // components discovery, allocation, config
 };
 
-// One shard's targets of one job: the body served and its entity tag.
-struct ShardTargets {
-  std::shared_ptr<const std::string> body;
-  std::string etag;
-};
+// One shard's targets of one job: the body served, with its entity tags
+// (chunks shared between publishes, see allocation/targets_body.hpp).
+using ShardTargets = std::shared_ptr<const allocation::TargetsBody>;
 
 // What the operator serves for one agent, replaced whole on each publish.
 struct AgentTargets {

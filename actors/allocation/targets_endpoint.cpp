@@ -68,23 +68,29 @@ const std::string* query_param(const HttpRequest& request, const char* name) {
   return it == request.params.end() || it->second.empty() ? nullptr : &it->second;
 }
 
-HttpResponse targets_answer(const HttpRequest& request, const ShardTargets& t) {
+// Gzipped when the client accepts it (Prometheus does), compressed once
+// per body on its first such request.
+HttpResponse targets_answer(const HttpRequest& request, const ShardTargets& body) {
+  const std::string* accept = request.header("Accept-Encoding");
+  const bool gzip = accept && model::accepts_gzip(*accept);
+  const std::string& etag = gzip ? body->gzip_etag() : body->etag();
   HttpResponse r;
-  r.headers["ETag"] = t.etag;
+  r.headers["ETag"] = etag;
   r.headers["Cache-Control"] = "no-cache";
+  r.headers["Vary"] = "Accept-Encoding";
   r.content_type = "application/json";
   const std::string* match = request.header("If-None-Match");
-  if (match && model::etag_matches(*match, t.etag)) {
+  if (match && model::etag_matches(*match, etag)) {
     r.status = 304;
     return r;
   }
-  r.shared_body = t.body;
+  if (gzip) {
+    r.headers["Content-Encoding"] = "gzip";
+    r.shared_body = std::shared_ptr<const std::string>(body, &body->gzipped());
+  } else {
+    r.pieces = HttpResponse::Pieces{body, body->pieces(), body->size()};
+  }
   return r;
-}
-
-const ShardTargets& no_targets_answer() {
-  static const ShardTargets t{std::make_shared<const std::string>("[]\n"), allocation::body_etag("[]\n")};
-  return t;
 }
 
 }  // namespace
@@ -165,7 +171,7 @@ HttpResponse targets_response(const HttpRequest& request, const AgentTargetsLook
   if (std::find(t.shards.begin(), t.shards.end(), *shard) == t.shards.end())
     return plain_answer(404, "GrafanaAgent " + ns + "/" + name + " has no shard \"" + *shard + "\"\n");
   auto it = t.answers.find({*job, *shard});
-  return targets_answer(request, it == t.answers.end() ? no_targets_answer() : it->second);
+  return targets_answer(request, it == t.answers.end() ? allocation::TargetsBody::empty() : it->second);
 }
 
 HttpResponse debug_targets_response(const HttpRequest& request, const AgentTargetsLookup& lookup) {

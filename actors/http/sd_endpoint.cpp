@@ -1,34 +1,9 @@
 #include "actors/http/sd_endpoint.hpp"
 
-#include <cctype>
-
 #include "model/codec.hpp"
 #include "model/http_sd.hpp"
 
 namespace actors {
-namespace {
-
-bool same_lowercase(std::string_view a, std::string_view lower) {
-  if (a.size() != lower.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != lower[i]) return false;
-  return true;
-}
-
-// A weight of zero ("q=0", "q=0.0", "q=0.000") refuses the coding.
-bool refused(std::string_view params) {
-  while (!params.empty()) {
-    std::size_t semi = params.find(';');
-    std::string_view p = model::trim_header_space(params.substr(0, semi));
-    params = semi == std::string_view::npos ? std::string_view{} : params.substr(semi + 1);
-    if (p.size() < 2 || (p[0] != 'q' && p[0] != 'Q') || p[1] != '=') continue;
-    std::string_view q = p.substr(2);
-    return !q.empty() && q.find_first_not_of("0.") == std::string_view::npos;
-  }
-  return false;
-}
-
-}  // namespace
 
 const std::shared_ptr<const std::string>& SdAnswer::gzipped() const {
   // Level 1: a 1,000-pod SD body shrinks 27-fold at it, for a fraction of the
@@ -40,26 +15,6 @@ const std::shared_ptr<const std::string>& SdAnswer::gzipped() const {
 std::string SdAnswer::gzip_etag() const {
   if (etag.size() < 2) return etag;
   return etag.substr(0, etag.size() - 1) + "-gzip\"";
-}
-
-bool accepts_gzip(std::string_view accept_encoding) {
-  bool gzip = false, star = false, gzip_named = false;
-  while (!accept_encoding.empty()) {
-    std::size_t comma = accept_encoding.find(',');
-    std::string_view item = accept_encoding.substr(0, comma);
-    accept_encoding = comma == std::string_view::npos ? std::string_view{} : accept_encoding.substr(comma + 1);
-    std::size_t semi = item.find(';');
-    std::string_view coding = model::trim_header_space(item.substr(0, semi));
-    bool ok = semi == std::string_view::npos || !refused(item.substr(semi + 1));
-    if (same_lowercase(coding, "gzip") || same_lowercase(coding, "x-gzip")) {
-      gzip_named = true;
-      gzip = gzip || ok;
-    } else if (coding == "*") {
-      star = ok;
-    }
-  }
-  // An explicit gzip entry overrides "*" (RFC 9110 12.5.3).
-  return gzip_named ? gzip : star;
 }
 
 HttpResponse SdPollLimit::serve(const std::function<HttpResponse()>& poll) {

@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "actors/http/server.hpp"
+#include "model/http_sd.hpp"
 
 namespace actors {
 
@@ -41,9 +42,7 @@ class SdAnswer {
   mutable std::shared_ptr<const std::string> gzipped_;
 };
 
-// Whether an Accept-Encoding header value accepts gzip (a "gzip" or "*"
-// coding without q=0), per RFC 9110 12.5.3.
-bool accepts_gzip(std::string_view accept_encoding);
+using model::accepts_gzip;  // the SD endpoint's callers know it from here
 
 // Shared, so fifty pollers of one merge send one copy of its bytes.
 using SdPoll = std::function<std::shared_ptr<const SdAnswer>(const std::string& agent)>;

@@ -10,6 +10,7 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "model/http_sd.hpp"
 #include "model/listen_address.hpp"
 #include "model/names.hpp"
 
@@ -95,6 +96,19 @@ HttpResponse hierarchy_response(const HierarchyView& view, const HttpRequest& re
   return r;
 }
 
+namespace {
+
+void send_pieces(httplib::Response& res, HttpResponse::Pieces pieces, const std::string& content_type) {
+  auto shared = std::make_shared<const HttpResponse::Pieces>(std::move(pieces));
+  res.set_content_provider(
+      shared->size, content_type.c_str(), [shared](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+        return model::write_pieces(shared->views, offset, length,
+                                   [&sink](const char* d, std::size_t n) { return sink.write(d, n); });
+      });
+}
+
+}  // namespace
+
 struct OperatorHttpServer::Impl {
   HttpServerOptions options;
   httplib::Server server;
@@ -117,6 +131,7 @@ struct OperatorHttpServer::Impl {
     res.status = out.status;
     for (const auto& [k, v] : out.headers) res.set_header(k.c_str(), v);
     if (out.status == 304) return;
+    if (out.pieces) return send_pieces(res, std::move(*out.pieces), out.content_type);
     if (!out.shared_body) {
       res.set_content(out.body, out.content_type.c_str());
       return;

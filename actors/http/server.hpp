@@ -19,6 +19,7 @@
 #include <thread>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "actors/http/metrics.hpp"
 
@@ -50,6 +51,14 @@ struct HttpResponse {
   std::string body;
   // Sent instead of `body` when set, without copying it (large shared answers).
   std::shared_ptr<const std::string> shared_body;
+  // Sent instead of either when set: the views in order, never joined
+  // (answers kept in chunks); `owner` keeps what they point into alive.
+  struct Pieces {
+    std::shared_ptr<const void> owner;
+    std::vector<std::string_view> views;
+    std::size_t size = 0;
+  };
+  std::optional<Pieces> pieces;
   std::string content_type = "text/plain; charset=utf-8";
   std::map<std::string, std::string> headers;  // extra response headers
 };

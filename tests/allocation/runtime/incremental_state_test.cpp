@@ -109,7 +109,6 @@ std::string served(const State& st, ResponseCache& cache) {
   out += "generation " + std::to_string(a.generation()) + " unassigned " + std::to_string(a.unassigned()) +
          " invalid " + std::to_string(st.invalid_targets()) + "\n" + jobs_json(a);
   for (Name job : a.jobs()) {
-    std::string etag;
     const auto all = cache.job_targets(a, job);
     CHECK(all->body() == job_targets_json(a, job.text()));
     out += all->body() + all->etag() + "\n";
@@ -117,9 +116,9 @@ std::string served(const State& st, ResponseCache& cache) {
       const JobBucket* b = a.bucket(c.name, job);
       if (!b) continue;
       out += c.name + " " + std::string(job.text()) + " v" + std::to_string(b->version) + ": ";
-      const auto one = cache.collector_targets(a, c.name, job.text(), &etag);
-      CHECK(*one == collector_targets_json(a, c.name, job.text()));
-      out += *one + etag + "\n";
+      const auto one = cache.collector_targets(a, c.name, job.text());
+      CHECK(one->str() == collector_targets_json(a, c.name, job.text()));
+      out += one->str() + one->etag() + "\n";
     }
   }
   cache.prune(a);

@@ -1,0 +1,94 @@
+// A collector's targets of one job, the body of
+// /jobs/{job}/targets?collector_id=, kept in chunks so that the next
+// version of the body shares every chunk whose targets did not change:
+// publishing then costs what changed, not the size of every body.
+// Contract: a TargetsBody is immutable once built and may be read from any
+// thread. Its bytes are "[" + the chunks' texts joined by "," + "]\n",
+// exactly collector_targets_json's. A chunk ends after a target whose
+// identity hash has its top three bits clear, or after kMaxChunkTargets
+// targets, so where the cuts fall depends only on the targets: every
+// process serving the same targets cuts the same chunks and gives the same
+// entity tag, a hash of the chunks' hashes. The gzip form is compressed
+// on first use, once per body (not per request, as httplib would).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "allocation/allocator.hpp"
+
+namespace allocation {
+
+inline constexpr std::size_t kMaxChunkTargets = 64;
+
+// Appends one target's JSON object ({"targets":[...],"labels":{...}}).
+void append_target_json(std::string& out, const Target& t);
+
+// Where one target's JSON object sits in its chunk's text. The label sets
+// are held, not only compared by address, so an address cannot be reused
+// by another set while a later version still looks the text up by it.
+struct BodyFragment {
+  std::shared_ptr<const LabelSet> group, own;
+  std::uint32_t offset = 0, size = 0;
+};
+
+class BodyChunk {
+ public:
+  BodyChunk(std::string text, std::vector<BodyFragment> fragments);
+  const std::string& text() const { return text_; }
+  std::uint64_t hash() const { return hash_; }
+  const std::vector<BodyFragment>& fragments() const { return fragments_; }
+
+ private:
+  std::string text_;
+  std::uint64_t hash_;
+  std::vector<BodyFragment> fragments_;
+};
+
+class TargetsBody {
+ public:
+  using Chunk = std::shared_ptr<const BodyChunk>;
+  explicit TargetsBody(std::vector<Chunk> chunks);
+  // "[]\n", shared.
+  static const std::shared_ptr<const TargetsBody>& empty();
+
+  const std::vector<Chunk>& chunks() const { return chunks_; }
+  std::size_t size() const { return size_; }
+  const std::string& etag() const { return etag_; }
+  // The bytes in order, as views into this body and static storage.
+  std::vector<std::string_view> pieces() const;
+  std::string str() const;
+  // The body without its final newline, appended to `out` (a JSON array).
+  void append_array(std::string& out) const;
+
+  // The same bytes gzip-compressed (level 1), by the first caller
+  // (thread-safe).
+  const std::string& gzipped() const;
+  // etag() for the gzip form (another representation, another tag).
+  const std::string& gzip_etag() const { return gzip_etag_; }
+
+ private:
+  std::vector<Chunk> chunks_;
+  std::size_t size_ = 0;
+  std::string etag_, gzip_etag_;
+  mutable std::once_flag gzip_once_;
+  mutable std::string gzipped_;
+};
+
+struct BodyBuildStats {
+  std::size_t serialised_targets = 0;  // written afresh, not copied from `previous`
+  std::size_t built_chunks = 0;        // new chunks (the rest were shared)
+};
+
+// The body of `bucket`, sharing `previous`'s chunks where their targets are
+// the same (same label sets, same order) and copying the text of every
+// other target it already served; `previous` may be null.
+std::shared_ptr<const TargetsBody> build_targets_body(const Allocator& a, const JobBucket& bucket,
+                                                      const TargetsBody* previous, BodyBuildStats& stats);
+
+}  // namespace allocation

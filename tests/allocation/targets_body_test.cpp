@@ -1,0 +1,171 @@
+// Chunked per-collector bodies: the same bytes as a fresh serialisation,
+// cuts that depend only on the targets, unchanged chunks shared, written
+// in slices as HTTP asks for them, and gzipped once.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "allocation/responses.hpp"
+#include "allocation/targets_body.hpp"
+#include "model/codec.hpp"
+#include "model/http_sd.hpp"
+
+using namespace allocation;
+
+namespace {
+
+Target body_target(int i, const std::string& version = "1") {
+  auto group = std::make_shared<const LabelSet>(LabelSet{{"__meta_group", "g"}, {"env", "prod<&>"}});
+  std::vector<Label> own = {{Name::intern("__address__"), "10.0." + std::to_string(i) + ":9100"},
+                            {Name::intern("pod"), "pod-" + std::to_string(i)},
+                            {Name::intern("version"), version}};
+  Target t;
+  REQUIRE(make_target(Name::intern("j"), group, std::make_shared<const LabelSet>(LabelSet(std::move(own))), t));
+  return t;
+}
+
+StrategyConfig least_weighted() {
+  StrategyConfig config;
+  config.name = "least-weighted";
+  return config;
+}
+
+struct OneCollector {
+  ManualClock clock;
+  Allocator a{make_strategy(least_weighted()), {}, clock};
+  OneCollector() { a.set_collectors({{"col-1", "", true, {}}}); }
+  const JobBucket& bucket() const { return *a.bucket("col-1", Name::find("j")); }
+};
+
+TargetList numbered(int n) {
+  TargetList out;
+  for (int i = 0; i < n; ++i) out.push_back(body_target(i));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a chunked body is the fresh serialisation, whole and gzipped", "[allocation][http][chunks]") {
+  OneCollector c;
+  c.a.set_targets(numbered(500));
+  BodyBuildStats stats;
+  const auto body = build_targets_body(c.a, c.bucket(), nullptr, stats);
+  const std::string expected = collector_targets_json(c.a, "col-1", "j");
+  CHECK(body->str() == expected);
+  CHECK(body->size() == expected.size());
+  CHECK(stats.serialised_targets == 500);
+  // About one target in eight ends a chunk, none holds more than the cap.
+  CHECK(body->chunks().size() > 500 / 16);
+  CHECK(body->chunks().size() < 500 / 4);
+  for (const auto& chunk : body->chunks()) CHECK(chunk->fragments().size() <= kMaxChunkTargets);
+  const std::string& gz = body->gzipped();
+  CHECK(gz == model::gzip_compress(expected, 1));
+  CHECK(&body->gzipped() == &gz);  // once per body
+  CHECK(gz.size() * 4 < expected.size());
+  CHECK(body->gzip_etag() != body->etag());
+
+  std::string array;
+  body->append_array(array);
+  CHECK(array + "\n" == expected);
+  CHECK(TargetsBody::empty()->str() == "[]\n");
+  CHECK(model::gzip_decompress(TargetsBody::empty()->gzipped()) == "[]\n");
+  CHECK(TargetsBody::empty()->etag() == body_etag("[]\n"));
+}
+
+TEST_CASE("a body written in slices of any size is the same bytes", "[allocation][http][chunks]") {
+  OneCollector c;
+  c.a.set_targets(numbered(200));
+  BodyBuildStats stats;
+  const auto body = build_targets_body(c.a, c.bucket(), nullptr, stats);
+  const auto pieces = body->pieces();
+  std::mt19937 rng(7);
+  for (int round = 0; round < 50; ++round) {
+    std::string out;
+    std::size_t offset = 0;
+    while (offset < body->size()) {
+      const std::size_t length = std::min<std::size_t>(body->size() - offset, 1 + rng() % 3000);
+      REQUIRE(model::write_pieces(pieces, offset, length, [&](const char* d, std::size_t n) {
+        out.append(d, n);
+        return true;
+      }));
+      REQUIRE(out.size() == offset + length);
+      offset += length;
+    }
+    CHECK(out == body->str());
+  }
+  CHECK_FALSE(model::write_pieces(pieces, 0, body->size(), [](const char*, std::size_t) { return false; }));
+  // Gathered into blocks: one send per 64 KiB, not one per chunk.
+  std::size_t calls = 0;
+  REQUIRE(model::write_pieces(pieces, 0, body->size(), [&](const char*, std::size_t n) {
+    CHECK(n <= 64 * 1024);
+    return ++calls > 0;
+  }));
+  CHECK(calls == (body->size() + 64 * 1024 - 1) / (64 * 1024));
+}
+
+TEST_CASE("a new version shares every chunk whose targets did not change", "[allocation][http][chunks]") {
+  OneCollector c;
+  TargetList targets = numbered(1000);
+  c.a.set_targets(targets);
+  BodyBuildStats stats;
+  const auto first = build_targets_body(c.a, c.bucket(), nullptr, stats);
+  auto next = [&](const TargetsBody& previous) {
+    c.a.set_targets(targets);
+    stats = {};
+    auto body = build_targets_body(c.a, c.bucket(), &previous, stats);
+    REQUIRE(body->str() == collector_targets_json(c.a, "col-1", "j"));
+    BodyBuildStats fresh_stats;
+    const auto fresh = build_targets_body(c.a, c.bucket(), nullptr, fresh_stats);
+    CHECK(body->etag() == fresh->etag());  // the cuts depend on the targets only
+    CHECK(body->chunks().size() == fresh->chunks().size());
+    return body;
+  };
+  SECTION("new labels for one target: one chunk and one target") {
+    targets[417] = body_target(417, "2");
+    const auto second = next(*first);
+    CHECK(stats.built_chunks == 1);
+    CHECK(stats.serialised_targets == 1);
+    CHECK(second->etag() != first->etag());
+    std::size_t shared = 0;
+    for (std::size_t i = 0; i < second->chunks().size(); ++i) shared += second->chunks()[i] == first->chunks()[i];
+    CHECK(shared == first->chunks().size() - 1);
+  }
+  SECTION("one target leaves, one arrives: at most three chunks, one target") {
+    targets.erase(targets.begin() + 100);
+    targets.insert(targets.begin() + 700, body_target(5000));
+    next(*first);
+    CHECK(stats.built_chunks <= 3);
+    CHECK(stats.serialised_targets == 1);
+  }
+  SECTION("new label sets with the same labels: serialised again, the rest shared") {
+    for (int i : {3, 4, 5, 600}) targets[i] = body_target(i);  // as a discovery that rebuilt its sets
+    next(*first);
+    CHECK(stats.serialised_targets == 4);
+    CHECK(stats.built_chunks >= 2);
+    CHECK(stats.built_chunks <= 4);
+  }
+  SECTION("the same targets again: nothing built") {
+    const auto again = next(*first);
+    CHECK(stats.built_chunks == 0);
+    CHECK(again->etag() == first->etag());
+    CHECK(again->chunks() == first->chunks());
+  }
+}
+
+TEST_CASE("gzip of pieces is gzip of the joined bytes", "[allocation][http][chunks]") {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 20; ++round) {
+    std::vector<std::string> parts;
+    std::string all;
+    for (std::size_t i = 0, n = rng() % 40; i < n; ++i) {
+      std::string p(rng() % 3 == 0 ? 0 : rng() % 70000, 'x');
+      for (auto& c : p) c = static_cast<char>('a' + rng() % (round % 5 + 1));
+      parts.push_back(p);
+      all += p;
+    }
+    const std::vector<std::string_view> views(parts.begin(), parts.end());
+    const std::string gz = model::gzip_compress_pieces(views, 1);
+    CHECK(gz == model::gzip_compress(all, 1));
+    CHECK(model::gzip_decompress(gz) == all);
+  }
+}
