@@ -109,15 +109,30 @@ bool valid_utf8(std::string_view s) {
 }
 
 LabelSet::LabelSet(std::vector<Label> labels) {
-  std::stable_sort(labels.begin(), labels.end(), [](const Label& a, const Label& b) { return a.name < b.name; });
   std::vector<LabelRef> refs;
   refs.reserve(labels.size());
-  for (const auto& l : labels) {
-    if (!refs.empty() && refs.back().name == l.name) refs.pop_back();
-    refs.push_back({l.name, l.value});
+  for (const auto& l : labels) refs.push_back({l.name, l.value});
+  *this = LabelSet(std::span<LabelRef>(refs));
+}
+
+LabelSet::LabelSet(std::span<LabelRef> labels) {
+  // Stable, so the last of equal names stays last. Sets are small: an
+  // insertion sort beats std::stable_sort, which allocates a buffer.
+  const auto by_id = [](const LabelRef& a, const LabelRef& b) { return a.name < b.name; };
+  if (labels.size() <= 64) {
+    for (std::size_t i = 1; i < labels.size(); ++i)
+      for (std::size_t j = i; j > 0 && by_id(labels[j], labels[j - 1]); --j) std::swap(labels[j], labels[j - 1]);
+  } else {
+    std::stable_sort(labels.begin(), labels.end(), by_id);
   }
-  std::erase_if(refs, [](const LabelRef& l) { return l.value.empty() || l.name.empty(); });
-  pack(refs);
+  std::size_t n = 0;
+  for (const LabelRef& l : labels) {
+    if (n > 0 && labels[n - 1].name == l.name) --n;
+    labels[n++] = l;
+  }
+  const auto kept = std::remove_if(labels.begin(), labels.begin() + static_cast<std::ptrdiff_t>(n),
+                                   [](const LabelRef& l) { return l.value.empty() || l.name.empty(); });
+  pack(std::span<const LabelRef>(labels.begin(), kept));
 }
 
 std::string_view LabelSet::Slot::value() const {

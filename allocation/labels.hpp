@@ -129,6 +129,8 @@ class LabelSet {
   // Sorts by Name id; on duplicate names the last one wins. Empty values
   // are dropped (Prometheus treats an empty value as an absent label).
   explicit LabelSet(std::vector<Label> labels);
+  // The same from views, whose bytes are copied; reorders `labels`.
+  explicit LabelSet(std::span<LabelRef> labels);
   LabelSet(std::initializer_list<std::pair<std::string_view, std::string_view>> labels);
   LabelSet(const LabelSet& o);
   LabelSet& operator=(const LabelSet& o) {
