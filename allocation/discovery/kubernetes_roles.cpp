@@ -45,20 +45,58 @@ bool matches_hostname_pattern(std::string_view pattern, std::string_view host) {
   return true;
 }
 
+RoleNames role_names() {
+  const auto k = [](std::string_view suffix) { return Name::intern(std::string(kPrefix) + std::string(suffix)); };
+  RoleNames n;
+  n.address = Names::get().address, n.ns = k("namespace");
+  n.pod_ip = k("pod_ip"), n.pod_ready = k("pod_ready"), n.pod_phase = k("pod_phase");
+  n.pod_node_name = k("pod_node_name"), n.pod_host_ip = k("pod_host_ip"), n.pod_uid = k("pod_uid");
+  n.pod_controller_kind = k("pod_controller_kind"), n.pod_controller_name = k("pod_controller_name");
+  n.container_name = k("pod_container_name"), n.container_id = k("pod_container_id");
+  n.container_image = k("pod_container_image"), n.container_init = k("pod_container_init");
+  n.container_port_name = k("pod_container_port_name"), n.container_port_number = k("pod_container_port_number");
+  n.container_port_protocol = k("pod_container_port_protocol");
+  n.service_port_name = k("service_port_name"), n.service_port_number = k("service_port_number");
+  n.service_port_protocol = k("service_port_protocol"), n.service_type = k("service_type");
+  n.service_external_name = k("service_external_name"), n.service_cluster_ip = k("service_cluster_ip");
+  n.service_loadbalancer_ip = k("service_loadbalancer_ip");
+  n.ingress_class_name = k("ingress_class_name"), n.ingress_scheme = k("ingress_scheme");
+  n.ingress_host = k("ingress_host"), n.ingress_path = k("ingress_path");
+  n.endpoint_port_name = k("endpoint_port_name"), n.endpoint_port_protocol = k("endpoint_port_protocol");
+  n.endpoint_ready = k("endpoint_ready"), n.endpoint_target_kind = k("endpoint_address_target_kind");
+  n.endpoint_target_name = k("endpoint_address_target_name"), n.endpoint_node_name = k("endpoint_node_name");
+  n.endpoint_hostname = k("endpoint_hostname");
+  n.slice_address_type = k("endpointslice_address_type"), n.slice_port_name = k("endpointslice_port_name");
+  n.slice_port_protocol = k("endpointslice_port_protocol");
+  n.slice_port_app_protocol = k("endpointslice_port_app_protocol"), n.slice_port = k("endpointslice_port");
+  n.slice_ready = k("endpointslice_endpoint_conditions_ready");
+  n.slice_serving = k("endpointslice_endpoint_conditions_serving");
+  n.slice_terminating = k("endpointslice_endpoint_conditions_terminating");
+  n.slice_hostname = k("endpointslice_endpoint_hostname");
+  n.slice_target_kind = k("endpointslice_address_target_kind");
+  n.slice_target_name = k("endpointslice_address_target_name");
+  return n;
+}
+
 }  // namespace
 
-void add_pod_labels(LabelMap& labels, const Value& pod) {
-  const std::string p(kPrefix);
-  labels[p + "pod_ip"] = model::string_at(pod, {"status", "podIP"});
-  labels[p + "pod_ready"] = ready_label(pod);
-  labels[p + "pod_phase"] = model::string_at(pod, {"status", "phase"});
-  labels[p + "pod_node_name"] = model::string_at(pod, {"spec", "nodeName"});
-  labels[p + "pod_host_ip"] = model::string_at(pod, {"status", "hostIP"});
-  labels[p + "pod_uid"] = model::string_at(pod, {"metadata", "uid"});
+const RoleNames& RoleNames::get() {
+  static const RoleNames names = role_names();
+  return names;
+}
+
+void add_pod_labels(LabelDraft& labels, const Value& pod) {
+  const RoleNames& n = RoleNames::get();
+  labels.set(n.pod_ip, string_view_at(pod, {"status", "podIP"}));
+  labels.set(n.pod_ready, ready_label(pod));
+  labels.set(n.pod_phase, string_view_at(pod, {"status", "phase"}));
+  labels.set(n.pod_node_name, string_view_at(pod, {"spec", "nodeName"}));
+  labels.set(n.pod_host_ip, string_view_at(pod, {"status", "hostIP"}));
+  labels.set(n.pod_uid, string_view_at(pod, {"metadata", "uid"}));
   add_object_meta(labels, pod, "pod");
   if (const Value* ref = controller_of(pod)) {
-    if (auto kind = model::string_at(*ref, {"kind"}); !kind.empty()) labels[p + "pod_controller_kind"] = kind;
-    if (auto name = model::string_at(*ref, {"name"}); !name.empty()) labels[p + "pod_controller_name"] = name;
+    if (auto kind = string_view_at(*ref, {"kind"}); !kind.empty()) labels.set(n.pod_controller_kind, kind);
+    if (auto name = string_view_at(*ref, {"name"}); !name.empty()) labels.set(n.pod_controller_name, name);
   }
 }
 
@@ -68,10 +106,11 @@ std::string container_id(const Value& pod, const std::string& name, bool init) {
   return "";
 }
 
-TargetGroup make_group(const LabelMap& group, const std::vector<LabelMap>& targets) {
+TargetGroup make_group(const LabelDraft& group, const std::vector<LabelDraft>& targets) {
   TargetGroup out;
-  if (!group.empty()) out.labels = to_label_set(group);
-  for (const auto& t : targets) out.targets.push_back(to_label_set(t));
+  if (!group.empty()) out.labels = group.share();
+  out.targets.reserve(targets.size());
+  for (const auto& t : targets) out.targets.push_back(t.share());
   return out;
 }
 
@@ -82,28 +121,28 @@ std::string group_source(Role role, const Value& object) {
 TargetGroup build_pod_group(const Value& pod) {
   const std::string ip = model::string_at(pod, {"status", "podIP"});
   if (ip.empty()) return {};  // starting or evicted: an empty group, as upstream
-  const std::string p(kPrefix);
-  LabelMap group;
+  const RoleNames& n = RoleNames::get();
+  LabelDraft group;
   add_pod_labels(group, pod);
-  group[p + "namespace"] = model::string_at(pod, {"metadata", "namespace"});
-  std::vector<LabelMap> targets;
+  group.set(n.ns, string_view_at(pod, {"metadata", "namespace"}));
+  std::vector<LabelDraft> targets;
   for (bool init : {false, true}) {
     for (const auto& c : array_at(pod, {"spec", init ? "initContainers" : "containers"})) {
       const std::string name = model::string_at(c, {"name"});
-      LabelMap base{{"__address__", ip},
-                    {p + "pod_container_name", name},
-                    {p + "pod_container_id", container_id(pod, name, init)},
-                    {p + "pod_container_image", model::string_at(c, {"image"})},
-                    {p + "pod_container_init", init ? "true" : "false"}};
+      LabelDraft base{{n.address, ip},
+                      {n.container_name, name},
+                      {n.container_id, container_id(pod, name, init)},
+                      {n.container_image, string_view_at(c, {"image"})},
+                      {n.container_init, init ? "true" : "false"}};
       const auto& ports = array_at(c, {"ports"});
       if (ports.empty()) targets.push_back(base);
       for (const auto& port : ports) {
-        LabelMap t = base;
+        LabelDraft t = base;
         const std::string number = int_at(port, {"containerPort"});
-        t["__address__"] = join_host_port(ip, number);
-        t[p + "pod_container_port_number"] = number;
-        t[p + "pod_container_port_name"] = model::string_at(port, {"name"});
-        t[p + "pod_container_port_protocol"] = model::string_at(port, {"protocol"});
+        t.set(n.address, join_host_port(ip, number));
+        t.set(n.container_port_number, number);
+        t.set(n.container_port_name, string_view_at(port, {"name"}));
+        t.set(n.container_port_protocol, string_view_at(port, {"protocol"}));
         targets.push_back(std::move(t));
       }
     }
@@ -112,41 +151,41 @@ TargetGroup build_pod_group(const Value& pod) {
 }
 
 TargetGroup build_service_group(const Value& svc) {
-  const std::string p(kPrefix);
-  LabelMap group{{p + "namespace", model::string_at(svc, {"metadata", "namespace"})}};
+  const RoleNames& n = RoleNames::get();
+  LabelDraft group{{n.ns, string_view_at(svc, {"metadata", "namespace"})}};
   add_object_meta(group, svc, "service");
   const std::string host =
       model::string_at(svc, {"metadata", "name"}) + "." + model::string_at(svc, {"metadata", "namespace"}) + ".svc";
-  const std::string type = model::string_at(svc, {"spec", "type"});
-  std::vector<LabelMap> targets;
+  const std::string_view type = string_view_at(svc, {"spec", "type"});
+  std::vector<LabelDraft> targets;
   for (const auto& port : array_at(svc, {"spec", "ports"})) {
     const std::string number = int_at(port, {"port"});
-    LabelMap t{{"__address__", join_host_port(host, number)},
-               {p + "service_port_name", model::string_at(port, {"name"})},
-               {p + "service_port_number", number},
-               {p + "service_port_protocol", model::string_at(port, {"protocol"})},
-               {p + "service_type", type}};
+    LabelDraft t{{n.address, join_host_port(host, number)},
+                 {n.service_port_name, string_view_at(port, {"name"})},
+                 {n.service_port_number, number},
+                 {n.service_port_protocol, string_view_at(port, {"protocol"})},
+                 {n.service_type, type}};
     if (type == "ExternalName")
-      t[p + "service_external_name"] = model::string_at(svc, {"spec", "externalName"});
+      t.set(n.service_external_name, string_view_at(svc, {"spec", "externalName"}));
     else
-      t[p + "service_cluster_ip"] = model::string_at(svc, {"spec", "clusterIP"});
-    if (type == "LoadBalancer") t[p + "service_loadbalancer_ip"] = model::string_at(svc, {"spec", "loadBalancerIP"});
+      t.set(n.service_cluster_ip, string_view_at(svc, {"spec", "clusterIP"}));
+    if (type == "LoadBalancer") t.set(n.service_loadbalancer_ip, string_view_at(svc, {"spec", "loadBalancerIP"}));
     targets.push_back(std::move(t));
   }
   return make_group(group, targets);
 }
 
 TargetGroup build_ingress_group(const Value& ing) {
-  const std::string p(kPrefix);
-  LabelMap group{{p + "namespace", model::string_at(ing, {"metadata", "namespace"})}};
+  const RoleNames& n = RoleNames::get();
+  LabelDraft group{{n.ns, string_view_at(ing, {"metadata", "namespace"})}};
   if (const Value* cls = model::find_path(ing, {"spec", "ingressClassName"}); cls && cls->is_string())
-    group[p + "ingress_class_name"] = cls->as_string();
+    group.set(n.ingress_class_name, cls->as_string());
   add_object_meta(group, ing, "ingress");
   std::vector<std::string> tls_hosts;
   for (const auto& tls : array_at(ing, {"spec", "tls"}))
     for (const auto& h : array_at(tls, {"hosts"}))
       if (h.is_string()) tls_hosts.push_back(h.as_string());
-  std::vector<LabelMap> targets;
+  std::vector<LabelDraft> targets;
   for (const auto& rule : array_at(ing, {"spec", "rules"})) {
     const std::string host = model::string_at(rule, {"host"});
     std::string scheme = "http";
@@ -163,10 +202,8 @@ TargetGroup build_ingress_group(const Value& ing) {
       paths.push_back(text.empty() ? "/" : text);
     }
     for (const auto& path : paths)
-      targets.push_back({{"__address__", host},
-                         {p + "ingress_scheme", scheme},
-                         {p + "ingress_host", host},
-                         {p + "ingress_path", path}});
+      targets.push_back(
+          {{n.address, host}, {n.ingress_scheme, scheme}, {n.ingress_host, host}, {n.ingress_path, path}});
   }
   return make_group(group, targets);
 }

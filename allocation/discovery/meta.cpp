@@ -1,6 +1,8 @@
 // Label-name sanitising and object field access for the discovery builders.
 #include "allocation/discovery/meta.hpp"
 
+#include <optional>
+
 namespace allocation::discovery {
 
 namespace {
@@ -73,16 +75,64 @@ const model::Value::Array& array_at(const model::Value& v, std::initializer_list
   return a && a->is_array() ? a->as_array() : empty_array();
 }
 
-void add_object_meta(LabelMap& labels, const model::Value& object, std::string_view role) {
-  const std::string prefix = "__meta_kubernetes_" + std::string(role);
-  labels[prefix + "_name"] = model::string_at(object, {"metadata", "name"});
-  for (auto [field, kind] : {std::pair{"labels", "label"}, std::pair{"annotations", "annotation"}}) {
-    const model::Value* m = model::find_path(object, {"metadata", field});
+namespace {
+
+// The names add_object_meta writes for one role, interned once per role.
+struct ObjectMetaNames {
+  std::string_view role;
+  Name name;
+  std::string prefixes[4];  // label_, labelpresent_, annotation_, annotationpresent_
+};
+
+ObjectMetaNames object_meta_names(std::string_view role) {
+  const std::string p = "__meta_kubernetes_" + std::string(role);
+  return {role,
+          Name::intern(p + "_name"),
+          {p + "_label_", p + "_labelpresent_", p + "_annotation_", p + "_annotationpresent_"}};
+}
+
+// nullptr for a role without a builder (only tests ask for one).
+const ObjectMetaNames* known_meta_names(std::string_view role) {
+  static const ObjectMetaNames known[] = {object_meta_names("pod"), object_meta_names("service"),
+                                          object_meta_names("endpoints"), object_meta_names("endpointslice"),
+                                          object_meta_names("ingress")};
+  for (const auto& k : known)
+    if (k.role == role) return &k;
+  return nullptr;
+}
+
+}  // namespace
+
+LabelDraft::LabelDraft(std::initializer_list<std::pair<Name, std::string_view>> labels) {
+  entries_.reserve(labels.size() + 8);
+  for (const auto& [name, value] : labels) set(name, value);
+}
+
+void LabelDraft::set(Name name, std::string_view value) {
+  if (entries_.empty()) entries_.reserve(16), text_.reserve(256);
+  entries_.push_back({name, static_cast<std::uint32_t>(text_.size()), static_cast<std::uint32_t>(value.size())});
+  text_.append(value);
+}
+
+std::shared_ptr<const LabelSet> LabelDraft::share() const {
+  std::vector<LabelRef> refs;
+  refs.reserve(entries_.size());
+  for (const Entry& e : entries_) refs.push_back({e.name, std::string_view(text_).substr(e.offset, e.size)});
+  return share_label_set(LabelSet(std::span<LabelRef>(refs)));
+}
+
+void add_object_meta(LabelDraft& labels, const model::Value& object, std::string_view role) {
+  const ObjectMetaNames* known = known_meta_names(role);
+  std::optional<ObjectMetaNames> other;
+  const ObjectMetaNames& names = known ? *known : other.emplace(object_meta_names(role));
+  labels.set(names.name, string_view_at(object, {"metadata", "name"}));
+  for (int field = 0; field < 2; ++field) {
+    const model::Value* m = model::find_path(object, {"metadata", field ? "annotations" : "labels"});
     if (!m || !m->is_object()) continue;
     for (const auto& [k, v] : m->as_object()) {
       const std::string name = sanitize_label_name(k);
-      labels[prefix + "_" + kind + "_" + name] = v.is_string() ? v.as_string() : std::string();
-      labels[prefix + "_" + kind + "present_" + name] = "true";
+      labels.set(Name::intern(names.prefixes[2 * field] + name), v.is_string() ? v.as_string() : std::string_view());
+      labels.set(Name::intern(names.prefixes[2 * field + 1] + name), "true");
     }
   }
 }
@@ -93,6 +143,11 @@ std::shared_ptr<const LabelSet> to_label_set(const LabelMap& labels) {
   for (const auto& [k, v] : labels)
     if (!v.empty()) out.push_back({Name::intern(k), v});
   return share_label_set(LabelSet(std::move(out)));
+}
+
+std::string_view string_view_at(const model::Value& v, std::initializer_list<std::string_view> path) {
+  const model::Value* found = model::find_path(v, path);
+  return found && found->is_string() ? std::string_view(found->as_string()) : std::string_view();
 }
 
 }  // namespace allocation::discovery

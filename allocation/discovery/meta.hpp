@@ -28,14 +28,37 @@ std::string int_at(const model::Value& v, std::initializer_list<std::string_view
 // The items of the array at `path` (empty when absent).
 const model::Value::Array& array_at(const model::Value& v, std::initializer_list<std::string_view> path);
 
-// Labels while they are built; set() overwrites (Go's map assignment and
-// LabelSet.Merge). Empty values are kept here and dropped by to_label_set,
-// as Prometheus treats an empty value as an absent label.
+// Labels of the http_sd and file_sd grammar, as parsed.
 using LabelMap = std::map<std::string, std::string>;
+
+// Labels while a role builds them: interned names, values copied into one
+// buffer (a map of strings cost a node and a key per label). set()
+// overwrites (Go's map assignment and LabelSet.Merge): the last value of
+// a name wins when the set is made, and empty values are dropped then, as
+// Prometheus treats an empty value as an absent label.
+class LabelDraft {
+ public:
+  LabelDraft() = default;
+  LabelDraft(std::initializer_list<std::pair<Name, std::string_view>> labels);
+  void set(Name name, std::string_view value);
+  bool empty() const { return entries_.empty(); }
+  std::shared_ptr<const LabelSet> share() const;
+
+ private:
+  struct Entry {
+    Name name;
+    std::uint32_t offset, size;
+  };
+  std::vector<Entry> entries_;
+  std::string text_;
+};
 
 // Adds __meta_kubernetes_<role>_name, _label_*, _labelpresent_*,
 // _annotation_* and _annotationpresent_* from metadata.
-void add_object_meta(LabelMap& labels, const model::Value& object, std::string_view role);
+void add_object_meta(LabelDraft& labels, const model::Value& object, std::string_view role);
 std::shared_ptr<const LabelSet> to_label_set(const LabelMap& labels);
+
+// The string at `path` as a view into `v` ("" when absent or not a string).
+std::string_view string_view_at(const model::Value& v, std::initializer_list<std::string_view> path);
 
 }  // namespace allocation::discovery
