@@ -46,20 +46,45 @@ std::vector<ObjectPtr> KubernetesIndex::objects(Kind kind, const std::string& ns
 void KubernetesIndex::forget_dependencies(const std::string& key) {
   auto it = reads_.find(key);
   if (it == reads_.end()) return;
-  for (const auto& pod : it->second.first)
-    if (auto r = pod_readers_.find(pod); r != pod_readers_.end() && r->second.erase(key) && r->second.empty())
-      pod_readers_.erase(r);
-  const std::string& svc = it->second.second;
-  if (auto r = service_readers_.find(svc); r != service_readers_.end() && r->second.erase(key) && r->second.empty())
-    service_readers_.erase(r);
+  for (const auto& pod : it->second.first) forget_reader(pod_readers_, pod, key);
+  forget_reader(service_readers_, it->second.second, key);
   reads_.erase(it);
 }
 
+void KubernetesIndex::forget_reader(Readers& readers, const std::string& read, const std::string& key) {
+  if (auto r = readers.find(read); r != readers.end() && r->second.erase(key) && r->second.empty()) readers.erase(r);
+}
+
+// A rebuilt group mostly reads the pods it read before: only the pods that
+// came or went touch the reverse maps (an Endpoints update replaces a few
+// addresses of many).
+void KubernetesIndex::record_dependencies(const std::string& key, std::vector<std::string> pods, std::string service) {
+  std::sort(pods.begin(), pods.end());
+  pods.erase(std::unique(pods.begin(), pods.end()), pods.end());
+  auto [it, fresh] = reads_.try_emplace(key);
+  auto& [old_pods, old_service] = it->second;
+  std::size_t i = 0, j = 0;
+  while (i < old_pods.size() || j < pods.size()) {
+    if (j == pods.size() || (i < old_pods.size() && old_pods[i] < pods[j])) {
+      forget_reader(pod_readers_, old_pods[i++], key);
+    } else if (i == old_pods.size() || pods[j] < old_pods[i]) {
+      pod_readers_[pods[j++]].insert(key);
+    } else {
+      ++i, ++j;
+    }
+  }
+  if (fresh || old_service != service) {
+    if (!fresh) forget_reader(service_readers_, old_service, key);
+    service_readers_[service].insert(key);
+  }
+  it->second = {std::move(pods), std::move(service)};
+}
+
 void KubernetesIndex::rebuild(const std::string& key, std::vector<std::string>& changed) {
-  forget_dependencies(key);
   const model::Value* object = find(primary_, key);
   const std::string source = std::string(role_name(config_.role)) + "/" + key;
   if (!object) {
+    forget_dependencies(key);
     if (groups_.erase(source)) changed.push_back(source);
     return;
   }
@@ -87,11 +112,8 @@ void KubernetesIndex::rebuild(const std::string& key, std::vector<std::string>& 
       break;
   }
   ++builds_;
-  if (config_.role == Role::endpoints || config_.role == Role::endpointslice) {
-    for (const auto& p : pods) pod_readers_[p].insert(key);
-    service_readers_[service].insert(key);
-    reads_[key] = {std::move(pods), std::move(service)};
-  }
+  if (config_.role == Role::endpoints || config_.role == Role::endpointslice)
+    record_dependencies(key, std::move(pods), std::move(service));
   groups_[source] = std::move(group);
   changed.push_back(source);
 }

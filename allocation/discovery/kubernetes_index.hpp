@@ -53,17 +53,20 @@ class KubernetesIndex {
  private:
   const model::Value* find(Kind kind, const std::string& key) const;
   void rebuild(const std::string& key, std::vector<std::string>& changed);
+  using Readers = std::map<std::string, std::set<std::string>>;
   void forget_dependencies(const std::string& key);
+  static void forget_reader(Readers& readers, const std::string& read, const std::string& key);
+  void record_dependencies(const std::string& key, std::vector<std::string> pods, std::string service);
 
   KubernetesSdConfig config_;
   Kind primary_;
   std::vector<Kind> kinds_;
   std::array<std::map<std::string, ObjectPtr>, kKinds> objects_;
   std::map<std::string, TargetGroup> groups_;  // by source
-  // Primary object key -> the pod keys and service key its group read, and
-  // the reverse maps used to find the groups to rebuild.
+  // Primary object key -> the pod keys (sorted, unique) and service key its
+  // group read, and the reverse maps used to find the groups to rebuild.
   std::map<std::string, std::pair<std::vector<std::string>, std::string>> reads_;
-  std::map<std::string, std::set<std::string>> pod_readers_, service_readers_;
+  Readers pod_readers_, service_readers_;
   std::uint64_t builds_ = 0;
 };
 
