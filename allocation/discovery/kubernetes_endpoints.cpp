@@ -62,7 +62,7 @@ void add_pod_target_labels(LabelDraft& t, const Value& pod, const std::string& p
 }
 
 // Targets for the container ports of seen pods that no endpoint port covers.
-void add_uncovered_ports(const SeenPods& seen, std::vector<LabelDraft>& targets) {
+void add_uncovered_ports(const SeenPods& seen, LabelDraft& t, LabelSets& targets) {
   const RoleNames& n = RoleNames::get();
   for (const auto& [pod, ports] : seen.pods) {
     const std::string ip = model::string_at(*pod, {"status", "podIP"});
@@ -71,26 +71,25 @@ void add_uncovered_ports(const SeenPods& seen, std::vector<LabelDraft>& targets)
       for (const auto& cport : array_at(c, {"ports"})) {
         const std::string number = int_at(cport, {"containerPort"});
         if (std::find(ports.begin(), ports.end(), number) != ports.end()) continue;
-        LabelDraft t{{n.address, join_host_port(ip, number)},
-                     {n.container_name, string_view_at(c, {"name"})},
-                     {n.container_image, string_view_at(c, {"image"})},
-                     {n.container_port_name, string_view_at(cport, {"name"})},
-                     {n.container_port_number, number},
-                     {n.container_port_protocol, string_view_at(cport, {"protocol"})}};
+        t.assign({{n.container_name, string_view_at(c, {"name"})},
+                  {n.container_image, string_view_at(c, {"image"})},
+                  {n.container_port_name, string_view_at(cport, {"name"})},
+                  {n.container_port_number, number},
+                  {n.container_port_protocol, string_view_at(cport, {"protocol"})}});
+        t.set_host_port(n.address, ip, number);
         add_pod_labels(t, *pod);
-        targets.push_back(std::move(t));
+        targets.push_back(t.share());
       }
     }
   }
 }
 
-LabelDraft endpoint_target(const Value& addr, const Value& port, const char* ready) {
+void endpoint_target(LabelDraft& t, const Value& addr, const Value& port, const char* ready) {
   const RoleNames& n = RoleNames::get();
-  const std::string number = int_at(port, {"port"});
-  LabelDraft t{{n.address, join_host_port(string_view_at(addr, {"ip"}), number)},
-               {n.endpoint_port_name, string_view_at(port, {"name"})},
-               {n.endpoint_port_protocol, string_view_at(port, {"protocol"})},
-               {n.endpoint_ready, ready}};
+  t.assign({{n.endpoint_port_name, string_view_at(port, {"name"})},
+            {n.endpoint_port_protocol, string_view_at(port, {"protocol"})},
+            {n.endpoint_ready, ready}});
+  t.set_host_port(n.address, string_view_at(addr, {"ip"}), int_at(port, {"port"}));
   if (const Value* ref = addr.find("targetRef"); ref && ref->is_object()) {
     t.set(n.endpoint_target_kind, string_view_at(*ref, {"kind"}));
     t.set(n.endpoint_target_name, string_view_at(*ref, {"name"}));
@@ -98,18 +97,21 @@ LabelDraft endpoint_target(const Value& addr, const Value& port, const char* rea
   if (const Value* node = addr.find("nodeName"); node && node->is_string())
     t.set(n.endpoint_node_name, node->as_string());
   if (auto host = string_view_at(addr, {"hostname"}); !host.empty()) t.set(n.endpoint_hostname, host);
-  return t;
 }
 
 std::string_view bool_text(const Value* v) {
   return v->as_bool() ? "true" : "false";
 }
 
-LabelDraft slice_target(const std::string& addr, const Value& ep, const Value& port) {
+void slice_target(LabelDraft& t, const std::string& addr, const Value& ep, const Value& port) {
   const RoleNames& n = RoleNames::get();
   const Value* number = port.find("port");
   const bool has_port = number && number->is_int();
-  LabelDraft t{{n.address, has_port ? join_host_port(addr, std::to_string(number->as_int())) : addr}};
+  t.assign({});
+  if (has_port)
+    t.set_host_port(n.address, addr, std::to_string(number->as_int()));
+  else
+    t.set(n.address, addr);
   for (auto [key, label] : {std::pair{"name", n.slice_port_name}, std::pair{"protocol", n.slice_port_protocol},
                             std::pair{"appProtocol", n.slice_port_app_protocol}})
     if (const Value* v = port.find(key); v && v->is_string()) t.set(label, v->as_string());
@@ -129,7 +131,6 @@ LabelDraft slice_target(const std::string& addr, const Value& ep, const Value& p
       t.set(Name::intern(topology + name), v.is_string() ? std::string_view(v.as_string()) : std::string_view());
       t.set(Name::intern(topology + "present_" + name), "true");
     }
-  return t;
 }
 
 }  // namespace
@@ -139,24 +140,25 @@ TargetGroup build_endpoints_group(const Value& eps, const ObjectLookup& lookup, 
   LabelDraft group{{RoleNames::get().ns, ns}};
   add_service_labels(group, ns, model::string_at(eps, {"metadata", "name"}), lookup);
   add_object_meta(group, eps, "endpoints");
-  std::vector<LabelDraft> targets;
+  LabelSets targets;
+  LabelDraft t;
   SeenPods seen;
   auto add = [&](const Value& addr, const Value& port, const char* ready) {
-    LabelDraft t = endpoint_target(addr, port, ready);
+    endpoint_target(t, addr, port, ready);
     if (const Value* pod = resolve_pod(addr.find("targetRef"), lookup, pod_keys)) {
       const std::string_view protocol = string_view_at(port, {"protocol"});
       add_pod_target_labels(t, *pod, int_at(port, {"port"}), &protocol);
       seen.ports_of(pod).push_back(int_at(port, {"port"}));
     }
-    targets.push_back(std::move(t));
+    targets.push_back(t.share());
   };
   for (const auto& subset : array_at(eps, {"subsets"}))
     for (const auto& port : array_at(subset, {"ports"})) {
       for (const auto& addr : array_at(subset, {"addresses"})) add(addr, port, "true");
       for (const auto& addr : array_at(subset, {"notReadyAddresses"})) add(addr, port, "false");
     }
-  add_uncovered_ports(seen, targets);
-  return make_group(group, targets);
+  add_uncovered_ports(seen, t, targets);
+  return make_group(group, std::move(targets));
 }
 
 std::string slice_service_name(const Value& slice) {
@@ -170,21 +172,22 @@ TargetGroup build_endpointslice_group(const Value& slice, const ObjectLookup& lo
   LabelDraft group{{n.ns, ns}, {n.slice_address_type, string_view_at(slice, {"addressType"})}};
   add_object_meta(group, slice, "endpointslice");
   add_service_labels(group, ns, slice_service_name(slice), lookup);
-  std::vector<LabelDraft> targets;
+  LabelSets targets;
+  LabelDraft t;
   SeenPods seen;
   for (const auto& ep : array_at(slice, {"endpoints"}))
     for (const auto& port : array_at(slice, {"ports"}))
       for (const auto& addr : array_at(ep, {"addresses"})) {
         if (!addr.is_string()) continue;
-        LabelDraft t = slice_target(addr.as_string(), ep, port);
+        slice_target(t, addr.as_string(), ep, port);
         if (const Value* pod = resolve_pod(ep.find("targetRef"), lookup, pod_keys)) {
           add_pod_target_labels(t, *pod, int_at(port, {"port"}), nullptr);
           seen.ports_of(pod).push_back(int_at(port, {"port"}));
         }
-        targets.push_back(std::move(t));
+        targets.push_back(t.share());
       }
-  add_uncovered_ports(seen, targets);
-  return make_group(group, targets);
+  add_uncovered_ports(seen, t, targets);
+  return make_group(group, std::move(targets));
 }
 
 }  // namespace allocation::discovery

@@ -106,11 +106,10 @@ std::string container_id(const Value& pod, const std::string& name, bool init) {
   return "";
 }
 
-TargetGroup make_group(const LabelDraft& group, const std::vector<LabelDraft>& targets) {
+TargetGroup make_group(LabelDraft& group, LabelSets targets) {
   TargetGroup out;
   if (!group.empty()) out.labels = group.share();
-  out.targets.reserve(targets.size());
-  for (const auto& t : targets) out.targets.push_back(t.share());
+  out.targets = std::move(targets);
   return out;
 }
 
@@ -125,29 +124,30 @@ TargetGroup build_pod_group(const Value& pod) {
   LabelDraft group;
   add_pod_labels(group, pod);
   group.set(n.ns, string_view_at(pod, {"metadata", "namespace"}));
-  std::vector<LabelDraft> targets;
+  LabelSets targets;
+  LabelDraft base, t;
   for (bool init : {false, true}) {
     for (const auto& c : array_at(pod, {"spec", init ? "initContainers" : "containers"})) {
       const std::string name = model::string_at(c, {"name"});
-      LabelDraft base{{n.address, ip},
-                      {n.container_name, name},
-                      {n.container_id, container_id(pod, name, init)},
-                      {n.container_image, string_view_at(c, {"image"})},
-                      {n.container_init, init ? "true" : "false"}};
+      base.assign({{n.address, ip},
+                   {n.container_name, name},
+                   {n.container_id, container_id(pod, name, init)},
+                   {n.container_image, string_view_at(c, {"image"})},
+                   {n.container_init, init ? "true" : "false"}});
       const auto& ports = array_at(c, {"ports"});
-      if (ports.empty()) targets.push_back(base);
+      if (ports.empty()) targets.push_back(base.share());
       for (const auto& port : ports) {
-        LabelDraft t = base;
+        t = base;
         const std::string number = int_at(port, {"containerPort"});
-        t.set(n.address, join_host_port(ip, number));
+        t.set_host_port(n.address, ip, number);
         t.set(n.container_port_number, number);
         t.set(n.container_port_name, string_view_at(port, {"name"}));
         t.set(n.container_port_protocol, string_view_at(port, {"protocol"}));
-        targets.push_back(std::move(t));
+        targets.push_back(t.share());
       }
     }
   }
-  return make_group(group, targets);
+  return make_group(group, std::move(targets));
 }
 
 TargetGroup build_service_group(const Value& svc) {
@@ -157,22 +157,23 @@ TargetGroup build_service_group(const Value& svc) {
   const std::string host =
       model::string_at(svc, {"metadata", "name"}) + "." + model::string_at(svc, {"metadata", "namespace"}) + ".svc";
   const std::string_view type = string_view_at(svc, {"spec", "type"});
-  std::vector<LabelDraft> targets;
+  LabelSets targets;
+  LabelDraft t;
   for (const auto& port : array_at(svc, {"spec", "ports"})) {
     const std::string number = int_at(port, {"port"});
-    LabelDraft t{{n.address, join_host_port(host, number)},
-                 {n.service_port_name, string_view_at(port, {"name"})},
-                 {n.service_port_number, number},
-                 {n.service_port_protocol, string_view_at(port, {"protocol"})},
-                 {n.service_type, type}};
+    t.assign({{n.service_port_name, string_view_at(port, {"name"})},
+              {n.service_port_number, number},
+              {n.service_port_protocol, string_view_at(port, {"protocol"})},
+              {n.service_type, type}});
+    t.set_host_port(n.address, host, number);
     if (type == "ExternalName")
       t.set(n.service_external_name, string_view_at(svc, {"spec", "externalName"}));
     else
       t.set(n.service_cluster_ip, string_view_at(svc, {"spec", "clusterIP"}));
     if (type == "LoadBalancer") t.set(n.service_loadbalancer_ip, string_view_at(svc, {"spec", "loadBalancerIP"}));
-    targets.push_back(std::move(t));
+    targets.push_back(t.share());
   }
-  return make_group(group, targets);
+  return make_group(group, std::move(targets));
 }
 
 TargetGroup build_ingress_group(const Value& ing) {
@@ -185,7 +186,8 @@ TargetGroup build_ingress_group(const Value& ing) {
   for (const auto& tls : array_at(ing, {"spec", "tls"}))
     for (const auto& h : array_at(tls, {"hosts"}))
       if (h.is_string()) tls_hosts.push_back(h.as_string());
-  std::vector<LabelDraft> targets;
+  LabelSets targets;
+  LabelDraft t;
   for (const auto& rule : array_at(ing, {"spec", "rules"})) {
     const std::string host = model::string_at(rule, {"host"});
     std::string scheme = "http";
@@ -201,11 +203,12 @@ TargetGroup build_ingress_group(const Value& ing) {
       const std::string text = model::string_at(path, {"path"});
       paths.push_back(text.empty() ? "/" : text);
     }
-    for (const auto& path : paths)
-      targets.push_back(
-          {{n.address, host}, {n.ingress_scheme, scheme}, {n.ingress_host, host}, {n.ingress_path, path}});
+    for (const auto& path : paths) {
+      t.assign({{n.address, host}, {n.ingress_scheme, scheme}, {n.ingress_host, host}, {n.ingress_path, path}});
+      targets.push_back(t.share());
+    }
   }
-  return make_group(group, targets);
+  return make_group(group, std::move(targets));
 }
 
 }  // namespace allocation::discovery

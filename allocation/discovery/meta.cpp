@@ -103,22 +103,30 @@ const ObjectMetaNames* known_meta_names(std::string_view role) {
 
 }  // namespace
 
-LabelDraft::LabelDraft(std::initializer_list<std::pair<Name, std::string_view>> labels) {
-  entries_.reserve(labels.size() + 8);
+void LabelDraft::assign(Init labels) {
+  entries_.clear(), text_.clear();
   for (const auto& [name, value] : labels) set(name, value);
 }
 
 void LabelDraft::set(Name name, std::string_view value) {
-  if (entries_.empty()) entries_.reserve(16), text_.reserve(256);
   entries_.push_back({name, static_cast<std::uint32_t>(text_.size()), static_cast<std::uint32_t>(value.size())});
   text_.append(value);
 }
 
-std::shared_ptr<const LabelSet> LabelDraft::share() const {
-  std::vector<LabelRef> refs;
-  refs.reserve(entries_.size());
-  for (const Entry& e : entries_) refs.push_back({e.name, std::string_view(text_).substr(e.offset, e.size)});
-  return share_label_set(LabelSet(std::span<LabelRef>(refs)));
+void LabelDraft::set_host_port(Name name, std::string_view host, std::string_view port) {
+  const std::size_t start = text_.size();
+  const bool brackets = host.find(':') != std::string_view::npos;
+  if (brackets) text_ += '[';
+  text_.append(host);
+  if (brackets) text_ += ']';
+  (text_ += ':').append(port);
+  entries_.push_back({name, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(text_.size() - start)});
+}
+
+std::shared_ptr<const LabelSet> LabelDraft::share() {
+  refs_.clear();
+  for (const Entry& e : entries_) refs_.push_back({e.name, std::string_view(text_).substr(e.offset, e.size)});
+  return share_label_set(LabelSet(std::span<LabelRef>(refs_)));
 }
 
 void add_object_meta(LabelDraft& labels, const model::Value& object, std::string_view role) {

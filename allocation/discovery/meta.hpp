@@ -35,14 +35,21 @@ using LabelMap = std::map<std::string, std::string>;
 // buffer (a map of strings cost a node and a key per label). set()
 // overwrites (Go's map assignment and LabelSet.Merge): the last value of
 // a name wins when the set is made, and empty values are dropped then, as
-// Prometheus treats an empty value as an absent label.
+// Prometheus treats an empty value as an absent label. A role reuses one
+// draft for all its targets (assign() keeps the buffers), so a target costs
+// no allocation besides its LabelSet.
 class LabelDraft {
  public:
+  using Init = std::initializer_list<std::pair<Name, std::string_view>>;
   LabelDraft() = default;
-  LabelDraft(std::initializer_list<std::pair<Name, std::string_view>> labels);
+  LabelDraft(Init labels) { assign(labels); }
+  // Replaces every label with `labels`.
+  void assign(Init labels);
   void set(Name name, std::string_view value);
+  // set(name, join_host_port(host, port)), without the temporary.
+  void set_host_port(Name name, std::string_view host, std::string_view port);
   bool empty() const { return entries_.empty(); }
-  std::shared_ptr<const LabelSet> share() const;
+  std::shared_ptr<const LabelSet> share();
 
  private:
   struct Entry {
@@ -51,6 +58,7 @@ class LabelDraft {
   };
   std::vector<Entry> entries_;
   std::string text_;
+  std::vector<LabelRef> refs_;  // share()'s scratch
 };
 
 // Adds __meta_kubernetes_<role>_name, _label_*, _labelpresent_*,

@@ -36,6 +36,7 @@ struct RoleNames {
 void add_pod_labels(LabelDraft& labels, const model::Value& pod);
 // The container's status.containerID ("" when not reported).
 std::string container_id(const model::Value& pod, const std::string& name, bool init);
-TargetGroup make_group(const LabelDraft& group, const std::vector<LabelDraft>& targets);
+using LabelSets = std::vector<std::shared_ptr<const LabelSet>>;
+TargetGroup make_group(LabelDraft& group, LabelSets targets);
 
 }  // namespace allocation::discovery
