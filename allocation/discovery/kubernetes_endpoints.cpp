@@ -27,10 +27,14 @@ struct SeenPods {
 
 // The Pod a target reference names, when it is a Pod the lookup knows.
 const Value* resolve_pod(const Value* ref, const ObjectLookup& lookup, std::vector<std::string>* keys) {
-  if (!ref || model::string_at(*ref, {"kind"}) != "Pod") return nullptr;
-  const std::string key = model::string_at(*ref, {"namespace"}) + "/" + model::string_at(*ref, {"name"});
-  if (keys) keys->push_back(key);
-  return lookup ? lookup(Kind::pod, key) : nullptr;
+  if (!ref || string_view_at(*ref, {"kind"}) != "Pod") return nullptr;
+  const std::string_view ns = string_view_at(*ref, {"namespace"}), name = string_view_at(*ref, {"name"});
+  std::string key;
+  key.reserve(ns.size() + 1 + name.size());
+  key.append(ns).append(1, '/').append(name);
+  const Value* pod = lookup ? lookup(Kind::pod, key) : nullptr;
+  if (keys) keys->push_back(std::move(key));
+  return pod;
 }
 
 void add_service_labels(LabelDraft& group, const std::string& ns, const std::string& name, const ObjectLookup& lookup) {
@@ -84,12 +88,20 @@ void add_uncovered_ports(const SeenPods& seen, LabelDraft& t, LabelSets& targets
   }
 }
 
-void endpoint_target(LabelDraft& t, const Value& addr, const Value& port, const char* ready) {
+// An Endpoints port's fields, read once for all the addresses it applies to.
+struct EndpointPort {
+  explicit EndpointPort(const Value& port)
+      : name(string_view_at(port, {"name"})),
+        protocol(string_view_at(port, {"protocol"})),
+        number(int_at(port, {"port"})) {}
+  std::string_view name, protocol;
+  std::string number;
+};
+
+void endpoint_target(LabelDraft& t, const Value& addr, const EndpointPort& port, const char* ready) {
   const RoleNames& n = RoleNames::get();
-  t.assign({{n.endpoint_port_name, string_view_at(port, {"name"})},
-            {n.endpoint_port_protocol, string_view_at(port, {"protocol"})},
-            {n.endpoint_ready, ready}});
-  t.set_host_port(n.address, string_view_at(addr, {"ip"}), int_at(port, {"port"}));
+  t.assign({{n.endpoint_port_name, port.name}, {n.endpoint_port_protocol, port.protocol}, {n.endpoint_ready, ready}});
+  t.set_host_port(n.address, string_view_at(addr, {"ip"}), port.number);
   if (const Value* ref = addr.find("targetRef"); ref && ref->is_object()) {
     t.set(n.endpoint_target_kind, string_view_at(*ref, {"kind"}));
     t.set(n.endpoint_target_name, string_view_at(*ref, {"name"}));
@@ -143,17 +155,17 @@ TargetGroup build_endpoints_group(const Value& eps, const ObjectLookup& lookup, 
   LabelSets targets;
   LabelDraft t;
   SeenPods seen;
-  auto add = [&](const Value& addr, const Value& port, const char* ready) {
+  auto add = [&](const Value& addr, const EndpointPort& port, const char* ready) {
     endpoint_target(t, addr, port, ready);
     if (const Value* pod = resolve_pod(addr.find("targetRef"), lookup, pod_keys)) {
-      const std::string_view protocol = string_view_at(port, {"protocol"});
-      add_pod_target_labels(t, *pod, int_at(port, {"port"}), &protocol);
-      seen.ports_of(pod).push_back(int_at(port, {"port"}));
+      add_pod_target_labels(t, *pod, port.number, &port.protocol);
+      seen.ports_of(pod).push_back(port.number);
     }
     targets.push_back(t.share());
   };
   for (const auto& subset : array_at(eps, {"subsets"}))
-    for (const auto& port : array_at(subset, {"ports"})) {
+    for (const auto& port_value : array_at(subset, {"ports"})) {
+      const EndpointPort port(port_value);
       for (const auto& addr : array_at(subset, {"addresses"})) add(addr, port, "true");
       for (const auto& addr : array_at(subset, {"notReadyAddresses"})) add(addr, port, "false");
     }
