@@ -20,6 +20,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "allocation/discovery/kubernetes_config.hpp"
@@ -53,7 +54,8 @@ class KubernetesIndex {
  private:
   const model::Value* find(Kind kind, const std::string& key) const;
   void rebuild(const std::string& key, std::vector<std::string>& changed);
-  using Readers = std::map<std::string, std::set<std::string>>;
+  // Hashed: a cluster has a key per pod, and nothing walks them in order.
+  using Readers = std::unordered_map<std::string, std::set<std::string>>;
   void forget_dependencies(const std::string& key);
   static void forget_reader(Readers& readers, const std::string& read, const std::string& key);
   void record_dependencies(const std::string& key, std::vector<std::string> pods, std::string service);
