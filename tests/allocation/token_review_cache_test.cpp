@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "actors/allocation/targets_endpoint.hpp"
+#include "model/codec.hpp"
 
 namespace {
 
@@ -87,4 +88,44 @@ TEST_CASE("the targets endpoint authenticates before it tells anything, and a fa
   actors::HttpResponse pending = actors::targets_response(request("mon/agent", "agent"), lookup, f.cache);
   CHECK(pending.status == 503);
   CHECK(pending.body.find("pending") != std::string::npos);
+}
+
+TEST_CASE("the targets endpoint sends a shard's chunks as they are, or gzipped once for clients that accept it",
+          "[allocation][tokenreview][chunks]") {
+  FakeReviews f;
+  f.answers["agent"] = accepted("system:serviceaccount:mon:agent");
+  std::vector<allocation::TargetsBody::Chunk> chunks;
+  for (const char* text : {R"({"targets":["a:1"],"labels":{}})", R"({"targets":["b:1"],"labels":{}})"})
+    chunks.push_back(std::make_shared<const allocation::BodyChunk>(text, std::vector<allocation::BodyFragment>{}));
+  const auto body = std::make_shared<const allocation::TargetsBody>(std::move(chunks));
+  auto targets = std::make_shared<actors::AgentTargets>();
+  targets->shards = {"0"};
+  targets->answers[{"j", "0"}] = body;
+  auto lookup = [&](const std::string&, const std::string&) -> std::optional<actors::AgentLookup> {
+    return actors::AgentLookup{targets, "agent"};
+  };
+  auto answer = [&](std::multimap<std::string, std::string> headers) {
+    actors::HttpRequest r = request("mon/agent", "agent");
+    r.headers.insert(headers.begin(), headers.end());
+    return actors::targets_response(r, lookup, f.cache);
+  };
+  const std::string plain = R"([{"targets":["a:1"],"labels":{}},{"targets":["b:1"],"labels":{}}])"
+                            "\n";
+  const actors::HttpResponse identity = answer({});
+  REQUIRE(identity.pieces);
+  std::string joined;
+  for (auto v : identity.pieces->views) joined += v;
+  CHECK(joined == plain);
+  CHECK(identity.pieces->size == plain.size());
+  CHECK(identity.headers.at("ETag") == body->etag());
+  CHECK(identity.headers.count("Content-Encoding") == 0);
+  const actors::HttpResponse zipped = answer({{"Accept-Encoding", "gzip"}});
+  REQUIRE(zipped.shared_body);
+  CHECK(model::gzip_decompress(*zipped.shared_body) == plain);
+  CHECK(zipped.headers.at("Content-Encoding") == "gzip");
+  CHECK(zipped.headers.at("Vary") == "Accept-Encoding");
+  CHECK(answer({{"Accept-Encoding", "gzip"}}).shared_body.get() == zipped.shared_body.get());  // compressed once
+  CHECK(answer({{"Accept-Encoding", "gzip"}, {"If-None-Match", body->gzip_etag()}}).status == 304);
+  CHECK(answer({{"If-None-Match", body->gzip_etag()}}).status == 200);
+  CHECK(answer({{"Accept-Encoding", "gzip;q=0"}}).pieces);
 }
