@@ -56,17 +56,22 @@ struct Snapshot {
 
 const std::string kEmptyObject = "{}\n";
 
-// Sends `body` with its ETag, or 304 without a body when the client's
-// If-None-Match names it (pollers other than Prometheus revalidate so).
-void send_tagged(const httplib::Request& req, httplib::Response& res, const std::string& body,
-                 const std::string& etag) {
+// Tags the answer with `etag` and answers 304 without a body when the
+// client's If-None-Match names it (pollers other than Prometheus
+// revalidate so); true when it did.
+bool not_modified(const httplib::Request& req, httplib::Response& res, const std::string& etag) {
   res.set_header("ETag", etag);
   res.set_header("Cache-Control", "no-cache");
-  if (req.has_header("If-None-Match") && model::etag_matches(req.get_header_value("If-None-Match"), etag)) {
-    res.status = 304;
-    return;
-  }
-  res.set_content(body, "application/json");
+  if (!req.has_header("If-None-Match") || !model::etag_matches(req.get_header_value("If-None-Match"), etag))
+    return false;
+  res.status = 304;
+  return true;
+}
+
+// Sends `body` with its ETag, or 304.
+void send_tagged(const httplib::Request& req, httplib::Response& res, const std::string& body,
+                 const std::string& etag) {
+  if (!not_modified(req, res, etag)) res.set_content(body, "application/json");
 }
 
 // Go's url.QueryUnescape-like decoding of one path segment ('+' is a space,
@@ -110,14 +115,8 @@ bool job_from_target(std::string_view target, std::string& job) {
 // provider's.
 void send_targets(const httplib::Request& req, httplib::Response& res, ResponseCache::Body body) {
   const bool gzip = model::accepts_gzip(req.get_header_value("Accept-Encoding"));
-  const std::string& etag = gzip ? body->gzip_etag() : body->etag();
-  res.set_header("ETag", etag);
-  res.set_header("Cache-Control", "no-cache");
   res.set_header("Vary", "Accept-Encoding");
-  if (req.has_header("If-None-Match") && model::etag_matches(req.get_header_value("If-None-Match"), etag)) {
-    res.status = 304;
-    return;
-  }
+  if (not_modified(req, res, gzip ? body->gzip_etag() : body->etag())) return;
   if (gzip) res.set_header("Content-Encoding", "gzip");
   auto pieces = std::make_shared<const std::vector<std::string_view>>(
       gzip ? std::vector<std::string_view>{body->gzipped()} : body->pieces());

@@ -7,6 +7,7 @@
 #include "allocation/hash.hpp"
 #include "allocation/responses.hpp"
 #include "model/codec.hpp"
+#include "model/http_sd.hpp"
 
 namespace allocation {
 namespace {
@@ -144,7 +145,7 @@ BodyChunk::BodyChunk(std::string text, std::vector<BodyFragment> fragments)
 TargetsBody::TargetsBody(std::vector<Chunk> chunks) : chunks_(std::move(chunks)), etag_(chunks_etag(chunks_)) {
   size_ = kOpen.size() + kClose.size() + (chunks_.empty() ? 0 : chunks_.size() - 1);
   for (const auto& c : chunks_) size_ += c->text().size();
-  gzip_etag_ = etag_.substr(0, etag_.size() - 1) + "-gzip\"";
+  gzip_etag_ = model::gzip_etag(etag_);
 }
 
 const std::shared_ptr<const TargetsBody>& TargetsBody::empty() {

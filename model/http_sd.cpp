@@ -142,6 +142,12 @@ std::string encode_http_sd(const std::vector<HttpSdGroup>& groups) {
   return out;
 }
 
+std::string gzip_etag(std::string_view etag) {
+  if (etag.size() < 2) return std::string(etag);
+  std::string out(etag.substr(0, etag.size() - 1));
+  return out + "-gzip\"";
+}
+
 bool accepts_gzip(std::string_view accept_encoding) {
   bool gzip = false, star = false, gzip_named = false;
   while (!accept_encoding.empty()) {

@@ -39,6 +39,10 @@ std::string_view trim_header_space(std::string_view s);
 // Whether an If-None-Match header value names `etag` (quoted): "*", a
 // comma-separated list, weak W/ tags compared weakly (RFC 9110).
 bool etag_matches(std::string_view if_none_match, std::string_view etag);
+// The tag of a body's gzip form: `etag` (quoted) with "-gzip" inside the
+// quotes, as another representation needs its own tag; `etag` itself
+// when it is not a quoted tag.
+std::string gzip_etag(std::string_view etag);
 // Whether an Accept-Encoding header value accepts gzip (a "gzip" or "*"
 // coding without q=0), per RFC 9110 12.5.3.
 bool accepts_gzip(std::string_view accept_encoding);

@@ -13,8 +13,7 @@ const std::shared_ptr<const std::string>& SdAnswer::gzipped() const {
 }
 
 std::string SdAnswer::gzip_etag() const {
-  if (etag.size() < 2) return etag;
-  return etag.substr(0, etag.size() - 1) + "-gzip\"";
+  return model::gzip_etag(etag);
 }
 
 HttpResponse SdPollLimit::serve(const std::function<HttpResponse()>& poll) {
