@@ -220,6 +220,8 @@ void Allocator::rebuild_index() {
     if (incremental_) buckets.back().orders.push_back(targets_[slot].order);
     buckets.back().checksum += served_hash(targets_[slot]);
   }
+  for (auto& buckets : index)
+    for (auto& b : buckets) b.layout = next_job_stamp();
   bool changed = false;
   for (std::size_t c = 0; c < index.size(); ++c) {
     auto& fresh = index[c];

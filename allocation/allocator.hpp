@@ -42,6 +42,16 @@ struct JobBucket {
   std::vector<std::uint64_t> orders;
   std::uint64_t checksum = 0;  // sum of the targets' served_hash()
   std::uint64_t version = 0;   // unique per distinct contents
+  // Unique in the process per arrangement of entries: a new one whenever
+  // the entries change, even when the version stays.
+  std::uint64_t layout = 0;
+  // When update_targets made this arrangement from `previous_layout` (0
+  // otherwise): the positions it dropped from that one and the positions
+  // of the entries it added in this one, both sorted. Every other entry is
+  // the same target with the same labels, in the same relative order, so a
+  // body built for `previous_layout` can be reused around the changes.
+  std::uint64_t previous_layout = 0;
+  std::vector<std::uint32_t> dropped, inserted;
 };
 
 class Allocator {
@@ -102,7 +112,7 @@ class Allocator {
   void merge_runs(std::vector<JobBucket>& buckets) const;
   std::vector<StrategyTarget, LargeArrayAllocator<StrategyTarget>> strategy_targets() const;
   void count_jobs();
-  static std::uint64_t next_job_stamp();
+  static std::uint64_t next_job_stamp();  // also a bucket's layout
   // update_targets' steps (allocator_update.cpp).
   struct Update;
   bool plan_update(std::span<const std::uint64_t> removed, const TargetList& added, Update& u) const;

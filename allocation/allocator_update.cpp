@@ -48,18 +48,24 @@ struct BucketScratch {
 };
 
 // Applies an edit to a bucket in one pass (an erase or insert per entry
-// would move the bucket's tail each time). `into` is scratch space.
+// would move the bucket's tail each time), recording it as the bucket's
+// delta from its previous layout. `into` is scratch space.
 void rewrite_bucket(JobBucket& b, BucketScratch& into, std::vector<std::size_t>& drops,
-                    std::vector<std::pair<std::uint64_t, std::uint32_t>>& adds) {
+                    std::vector<std::pair<std::uint64_t, std::uint32_t>>& adds, std::uint64_t layout) {
   std::sort(drops.begin(), drops.end());
   std::sort(adds.begin(), adds.end());
   const std::size_t n = b.targets.size();
   into.targets.clear(), into.orders.clear();
   into.targets.reserve(n - drops.size() + adds.size()), into.orders.reserve(n - drops.size() + adds.size());
+  b.previous_layout = b.layout, b.layout = layout;
+  b.dropped.assign(drops.begin(), drops.end());
+  b.inserted.clear();
   std::size_t d = 0, a = 0;
   for (std::size_t i = 0;; ++i) {
-    for (; a < adds.size() && (i == n || adds[a].first < b.orders[i]); ++a)
+    for (; a < adds.size() && (i == n || adds[a].first < b.orders[i]); ++a) {
+      b.inserted.push_back(static_cast<std::uint32_t>(into.targets.size()));
       into.targets.push_back(adds[a].second), into.orders.push_back(adds[a].first);
+    }
     if (i == n) break;
     if (d < drops.size() && drops[d] == i) {
       ++d;
@@ -218,7 +224,7 @@ void Allocator::apply_bucket_changes(Update& u) {
     if (b == buckets.end() || b->job.id() != where.second)
       b = buckets.insert(b, JobBucket{targets_[edit.adds.front().second].job});
     for (const auto& [order, slot] : edit.adds) b->checksum += served_hash(targets_[slot]);
-    rewrite_bucket(*b, scratch, edit.drops, edit.adds);
+    rewrite_bucket(*b, scratch, edit.drops, edit.adds, next_job_stamp());
     if (b->targets.empty()) {
       buckets.erase(b);
       changed = true;

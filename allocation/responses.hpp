@@ -94,6 +94,7 @@ class ResponseCache {
   // built (those shared with a previous body are not).
   std::size_t serialised_targets() const { return stats_.serialised_targets; }
   std::size_t built_chunks() const { return stats_.built_chunks; }
+  const BodyBuildStats& build_stats() const { return stats_; }
 
  private:
   struct Hash {

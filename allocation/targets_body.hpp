@@ -53,11 +53,17 @@ class BodyChunk {
 class TargetsBody {
  public:
   using Chunk = std::shared_ptr<const BodyChunk>;
-  explicit TargetsBody(std::vector<Chunk> chunks);
+  // `starts`: where each chunk's targets begin in the bucket, then the
+  // bucket's size (chunks.size() + 1 entries), and `layout` the bucket's
+  // layout they were built from; a body without them (empty, 0) is never
+  // a base for a delta build.
+  explicit TargetsBody(std::vector<Chunk> chunks, std::vector<std::uint32_t> starts = {}, std::uint64_t layout = 0);
   // "[]\n", shared.
   static const std::shared_ptr<const TargetsBody>& empty();
 
   const std::vector<Chunk>& chunks() const { return chunks_; }
+  const std::vector<std::uint32_t>& starts() const { return starts_; }
+  std::uint64_t layout() const { return layout_; }
   std::size_t size() const { return size_; }
   const std::string& etag() const { return etag_; }
   // The bytes in order, as views into this body and static storage.
@@ -74,6 +80,8 @@ class TargetsBody {
 
  private:
   std::vector<Chunk> chunks_;
+  std::vector<std::uint32_t> starts_;
+  std::uint64_t layout_ = 0;
   std::size_t size_ = 0;
   std::string etag_, gzip_etag_;
   mutable std::once_flag gzip_once_;
@@ -83,11 +91,15 @@ class TargetsBody {
 struct BodyBuildStats {
   std::size_t serialised_targets = 0;  // written afresh, not copied from `previous`
   std::size_t built_chunks = 0;        // new chunks (the rest were shared)
+  std::size_t delta_builds = 0;        // bodies built from the bucket's delta
+  std::size_t read_targets = 0;        // targets the builds read (a delta build skips shared chunks)
 };
 
 // The body of `bucket`, sharing `previous`'s chunks where their targets are
 // the same (same label sets, same order) and copying the text of every
-// other target it already served; `previous` may be null.
+// other target it already served; `previous` may be null. When `previous`
+// was built from the bucket's previous layout, only the targets around the
+// bucket's delta are read; otherwise every target is.
 std::shared_ptr<const TargetsBody> build_targets_body(const Allocator& a, const JobBucket& bucket,
                                                       const TargetsBody* previous, BodyBuildStats& stats);
 

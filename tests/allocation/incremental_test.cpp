@@ -14,6 +14,7 @@
 #include "allocation/filter.hpp"
 #include "allocation/flat_index.hpp"
 #include "allocation/responses.hpp"
+#include "allocation/targets_body.hpp"
 
 using namespace allocation;
 
@@ -161,6 +162,22 @@ void require_same(const Allocator& a, const Allocator& b) {
   for (Name job : a.jobs()) REQUIRE(job_targets_json(a, job.text()) == job_targets_json(b, job.text()));
 }
 
+// The cached bodies of `a` (built from each bucket's delta where it can)
+// are the bytes and entity tags of fresh serialisations.
+void require_fresh_bodies(const Allocator& a, ResponseCache& cache) {
+  for (const auto& c : a.collectors()) {
+    for (Name job : a.jobs()) {
+      const JobBucket* b = a.bucket(c.name, job);
+      if (!b) continue;
+      const auto body = cache.collector_targets(a, c.name, job.text());
+      REQUIRE(body->str() == collector_targets_json(a, c.name, job.text()));
+      BodyBuildStats stats;
+      CHECK(body->etag() == build_targets_body(a, *b, nullptr, stats)->etag());
+    }
+  }
+  cache.prune(a);
+}
+
 }  // namespace
 
 TEST_CASE("update_targets gives what set_targets of the whole new set gives", "[allocation][incremental]") {
@@ -174,6 +191,8 @@ TEST_CASE("update_targets gives what set_targets of the whole new set gives", "[
     full->set_collectors(pool(4));
     inc->set_targets(all_items(d, filter));
     full->set_targets(all_items(d, filter));
+    ResponseCache cache;
+    require_fresh_bodies(*inc, cache);
     int applied = 0;
     for (int step = 0; step < 60; ++step) {
       if (step == 30) {  // a collector joins: the index is rebuilt from slots no longer in order
@@ -200,8 +219,14 @@ TEST_CASE("update_targets gives what set_targets of the whole new set gives", "[
       full->set_targets(all_items(d, filter));
       INFO("seed " << seed << " step " << step << " applied " << applied);
       require_same(*inc, *full);
+      require_fresh_bodies(*inc, cache);
     }
     CHECK(applied > 30);  // most changes stay inside the balance band
+    // Most bodies after an update were built from the bucket's delta, and
+    // those skipped the chunks nothing reached.
+    const BodyBuildStats& stats = cache.build_stats();
+    CHECK(stats.delta_builds > static_cast<std::size_t>(applied));
+    CHECK(stats.read_targets < inc->targets().size() * 60 / 2);
   }
 }
 
