@@ -3,7 +3,9 @@
 // in slices as HTTP asks for them, and gzipped once.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <random>
+#include <set>
 
 #include "allocation/responses.hpp"
 #include "allocation/targets_body.hpp"
@@ -167,5 +169,111 @@ TEST_CASE("gzip of pieces is gzip of the joined bytes", "[allocation][http][chun
     const std::string gz = model::gzip_compress_pieces(views, 1);
     CHECK(gz == model::gzip_compress(all, 1));
     CHECK(model::gzip_decompress(gz) == all);
+  }
+}
+
+namespace {
+
+// Numbered targets for update_targets (which needs discovery orders), made
+// once per number and version: a body reuses a target's text only for the
+// same label sets, as discovery keeps the sets of unchanged targets.
+const Target& ordered_target(int i, const std::string& version = "1") {
+  static std::map<std::pair<int, std::string>, Target> made;
+  auto [it, fresh] = made.try_emplace({i, version});
+  if (fresh) {
+    it->second = body_target(i, version);
+    it->second.order = static_cast<std::uint64_t>(i + 100);
+  }
+  return it->second;
+}
+
+std::uint64_t hash_of(int i, const std::string& version = "1") {
+  return ordered_target(i, version).hash;
+}
+
+struct Updated {
+  ManualClock clock;
+  Allocator a{make_strategy(StrategyConfig{}), {}, clock};  // consistent-hashing: it has update_targets
+  BodyBuildStats stats;
+  std::shared_ptr<const TargetsBody> body;
+
+  Updated() {
+    a.set_collectors({{"col-1", "", true, {}}});
+    TargetList all;
+    for (int i = 0; i < 2000; i += 2) all.push_back(ordered_target(i));  // odd numbers can arrive between
+    a.set_targets(all);
+    body = build_targets_body(a, bucket(), nullptr, stats);
+  }
+  const JobBucket& bucket() const { return *a.bucket("col-1", Name::find("j")); }
+  // Rebuilds the body after an update, from the delta, and checks it is
+  // the fresh serialisation with the fresh entity tag.
+  void update(std::vector<std::uint64_t> removed, TargetList added) {
+    REQUIRE(a.update_targets(removed, std::move(added)));
+    rebuild();
+    CHECK(stats.delta_builds == 1);
+  }
+  void rebuild() {
+    stats = {};
+    body = build_targets_body(a, bucket(), body.get(), stats);
+    REQUIRE(body->str() == collector_targets_json(a, "col-1", "j"));
+    BodyBuildStats fresh;
+    CHECK(body->etag() == build_targets_body(a, bucket(), nullptr, fresh)->etag());
+  }
+};
+
+}  // namespace
+
+TEST_CASE("after update_targets a body is rebuilt from the bucket's delta", "[allocation][http][chunks]") {
+  Updated u;
+  REQUIRE(u.stats.read_targets == 1000);
+  SECTION("new labels for one target: its chunk is read, the rest shared unread") {
+    u.update({hash_of(500)}, {ordered_target(500, "2")});
+    CHECK(u.stats.serialised_targets == 1);
+    CHECK(u.stats.built_chunks <= 2);
+    CHECK(u.stats.read_targets <= 2 * kMaxChunkTargets);
+  }
+  SECTION("the first and last targets leave, others arrive at both ends and inside") {
+    u.update({hash_of(0), hash_of(1998)}, {ordered_target(-7), ordered_target(2005), ordered_target(999)});
+    CHECK(u.stats.serialised_targets == 3);
+    CHECK(u.stats.read_targets <= 6 * kMaxChunkTargets);
+  }
+  SECTION("every target leaves but one") {
+    std::vector<std::uint64_t> removed;
+    for (int i = 0; i < 2000; i += 2)
+      if (i != 1000) removed.push_back(hash_of(i));
+    u.update(removed, {});
+    CHECK(u.body->chunks().size() == 1);
+  }
+  SECTION("random updates in a row, each checked against a fresh body") {
+    std::mt19937 rng(5);
+    std::set<int> present;
+    for (int i = 0; i < 2000; i += 2) present.insert(i);
+    for (int round = 0; round < 40; ++round) {
+      std::vector<std::uint64_t> removed;
+      TargetList added;
+      const int changes = 1 + static_cast<int>(rng() % 12);
+      std::set<int> touched;
+      for (int k = 0; k < changes; ++k) {
+        const int i = static_cast<int>(rng() % 2000);
+        if (!touched.insert(i).second) continue;  // one change per target and update
+        if (present.erase(i)) {
+          removed.push_back(hash_of(i));
+        } else {
+          added.push_back(ordered_target(i));
+          present.insert(i);
+        }
+      }
+      u.update(removed, std::move(added));
+      CHECK(u.stats.read_targets < present.size() / 2);
+    }
+  }
+  SECTION("after a full pass the body is built by walking every target") {
+    TargetList all;
+    for (int i = 0; i < 2000; i += 2) all.push_back(ordered_target(i == 400 ? 401 : i));
+    u.a.set_targets(all);
+    u.rebuild();
+    CHECK(u.stats.delta_builds == 0);
+    CHECK(u.stats.read_targets == 1000);
+    CHECK(u.stats.serialised_targets == 1);
   }
 }
