@@ -70,13 +70,23 @@ std::optional<std::string> base64_decode(std::string_view in) {
   return out;
 }
 
-std::optional<std::string> gzip_compress_within(std::string_view in, int level, std::size_t limit) {
-  z_stream zs{};
+namespace {
+
+// A deflate stream writing gzip; throws when zlib refuses the level or has
+// no memory.
+void start_gzip(z_stream& zs, int level) {
   // windowBits 15 + 16 selects the gzip wrapper; zlib writes mtime 0.
   if (const int init = deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY); init != Z_OK) {
     if (init == Z_MEM_ERROR) throw std::bad_alloc();
     throw std::invalid_argument("gzip: zlib refused level " + std::to_string(level));
   }
+}
+
+}  // namespace
+
+std::optional<std::string> gzip_compress_within(std::string_view in, int level, std::size_t limit) {
+  z_stream zs{};
+  start_gzip(zs, level);
   const std::size_t bound = deflateBound(&zs, static_cast<uLong>(in.size())) + 32;
   // The output grows as needed rather than starting at deflateBound: that
   // is the input's size again (agent.yml is megabytes), all of it zeroed
@@ -129,10 +139,7 @@ std::optional<std::string> gzip_decompress(std::string_view in) {
 
 std::string gzip_compress_pieces(std::span<const std::string_view> pieces, int level) {
   z_stream zs{};
-  if (const int init = deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY); init != Z_OK) {
-    if (init == Z_MEM_ERROR) throw std::bad_alloc();
-    throw std::invalid_argument("gzip: zlib refused level " + std::to_string(level));
-  }
+  start_gzip(zs, level);
   std::size_t total = 0;
   for (auto p : pieces) total += p.size();
   std::string out(total / 8 + 4096, '\0');
