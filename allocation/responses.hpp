@@ -89,11 +89,9 @@ class ResponseCache {
   // Forgets bodies of buckets and jobs that no longer exist.
   void prune(const Allocator& a);
   std::size_t size() const { return entries_.size(); }
-  // Targets serialised afresh into collector bodies so far (those whose
-  // text was copied from a previous body are not counted), and chunks
-  // built (those shared with a previous body are not).
-  std::size_t serialised_targets() const { return stats_.serialised_targets; }
-  std::size_t built_chunks() const { return stats_.built_chunks; }
+  // What building the collector bodies cost so far: targets serialised
+  // afresh (those whose text was copied from a previous body are not
+  // counted), chunks built (shared ones are not), targets read.
   const BodyBuildStats& build_stats() const { return stats_; }
 
  private:

@@ -193,7 +193,7 @@ TEST_CASE("a rebuilt body serialises only the targets whose label sets changed",
   };
   a.set_targets(targets);
   served();
-  CHECK(cache.serialised_targets() == 60);
+  CHECK(cache.build_stats().serialised_targets == 60);
   // One target gets new labels (a new label set), two leave, twenty in a
   // row leave (past the finder's window), one arrives.
   targets[5] = target("j", "h5:1", {{"i", "changed"}});
@@ -204,11 +204,11 @@ TEST_CASE("a rebuilt body serialises only the targets whose label sets changed",
   served();
   // The two new label sets, plus at most the targets after the long gap in
   // the one bucket that had it (found again by a later window or not).
-  CHECK(cache.serialised_targets() >= 62);
-  CHECK(cache.serialised_targets() <= 62 + 10);
+  CHECK(cache.build_stats().serialised_targets >= 62);
+  CHECK(cache.build_stats().serialised_targets <= 62 + 10);
   a.set_targets(targets);  // same sets again: nothing to serialise
   served();
-  CHECK(cache.serialised_targets() <= 62 + 10);
+  CHECK(cache.build_stats().serialised_targets <= 62 + 10);
 }
 
 TEST_CASE("/scrape_configs maps job names to configs with secrets masked", "[allocation][http]") {
