@@ -130,8 +130,8 @@ std::map<std::pair<std::string, std::string>, std::set<std::string>> affected_ag
   for (const auto& [key, agent] : inv.agents) {
     model::Hierarchy h = model::build_hierarchy(inv, agent.obj);
     for (const auto& mi : h.metrics)
-      for (const auto* sm : mi.service_monitors)
-        out[{sm->meta.ns, sm->meta.name}].insert(key.first + "/" + key.second + "-config");
+      for (const auto& sm : mi.service_monitors)
+        out[{sm.ns(), sm.name()}].insert(key.first + "/" + key.second + "-config");
   }
   return out;
 }

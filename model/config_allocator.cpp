@@ -27,11 +27,12 @@ void add_allocation_jobs(AllocationJobs& out, Value rendered) {
 // Each member renders into its own scratch assets, as the agent's render
 // does, so one member's missing Secret leaves only that member out.
 template <class T, class Render>
-void add_allocation_members(AllocationJobs& out, const Inventory& inv, const std::vector<const T*>& members,
+void add_allocation_members(AllocationJobs& out, const Inventory& inv, const std::vector<Selected<T>>& members,
                             Render render) {
-  for (const T* m : members) {
+  for (const Selected<T>& m : members) {
     AssetRefs scratch(inv);
-    Value rendered = render(*m, scratch);
+    std::optional<T> decoded_here;
+    Value rendered = render(object_of(m, decoded_here), scratch);
     if (scratch.errors.empty()) add_allocation_jobs(out, std::move(rendered));
   }
 }

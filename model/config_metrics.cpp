@@ -48,10 +48,10 @@ std::string jobs_yaml(Value out) {
   return text;
 }
 
-void report(MetricsContext& ctx, const char* kind, const ObjectMeta& meta, const FieldErrors& errors,
-            bool warning = false) {
+void report(MetricsContext& ctx, const char* kind, const std::string& ns, const std::string& name,
+            const FieldErrors& errors, bool warning = false) {
   for (const auto& e : errors) {
-    Problem p{kind, meta.ns, meta.name, e.path, e.message, warning};
+    Problem p{kind, ns, name, e.path, e.message, warning};
     // The integrations configs render the same instances again, and a
     // monitor selected by several instances renders once for each.
     if (std::find(ctx.problems.begin(), ctx.problems.end(), p) == ctx.problems.end()) ctx.problems.push_back(p);
@@ -105,9 +105,10 @@ constexpr std::size_t kMemberBatch = 256;
 // Adds one rendered member to the context exactly as rendering it in place
 // would: warnings reported, a member with errors left out whole and
 // reported, assets absorbed, jobs appended (as text with a cache).
-void apply_member(MetricsContext& ctx, const char* kind, const ObjectMeta& meta, RenderedMember& r, Value& jobs) {
+void apply_member(MetricsContext& ctx, const char* kind, const std::string& ns, const std::string& name,
+                  RenderedMember& r, Value& jobs) {
   if (r.hit) {
-    report(ctx, kind, meta, r.hit->entry->warnings, true);
+    report(ctx, kind, ns, name, r.hit->entry->warnings, true);
     AssetRefs copy(ctx.assets.inventory());
     copy.used = r.hit->entry->used;
     ctx.assets.absorb(std::move(copy));
@@ -115,9 +116,9 @@ void apply_member(MetricsContext& ctx, const char* kind, const ObjectMeta& meta,
     return;
   }
   AssetRefs& scratch = *r.scratch;
-  report(ctx, kind, meta, scratch.warnings, true);
+  report(ctx, kind, ns, name, scratch.warnings, true);
   if (!scratch.errors.empty()) {
-    report(ctx, kind, meta, scratch.errors);
+    report(ctx, kind, ns, name, scratch.errors);
     return;
   }
   if (ctx.cache) {
@@ -140,24 +141,43 @@ void apply_member(MetricsContext& ctx, const char* kind, const ObjectMeta& meta,
 // opts.render_threads threads; rendering and emitting a member touch only
 // its own RenderedMember, and results are applied in member order, so the
 // output is the same for any thread count.
-template <class T, class Render>
-void append_members(MetricsContext& ctx, const char* kind, const std::vector<const T*>& members, Render render,
+std::string cache_key(const MetricsContext& ctx, const char* kind, const IntegrationMonitor* m,
+                      std::string_view scope) {
+  return JobCache::key(kind, m->meta, ctx.agent.meta, static_cast<int>(ctx.flavor), scope);
+}
+
+template <class T>
+std::string cache_key(const MetricsContext& ctx, const char* kind, const Selected<T>& s, std::string_view scope) {
+  return JobCache::key(kind, *s.key, s.member->uid(), s.member->resource_version, ctx.agent.meta,
+                       static_cast<int>(ctx.flavor), scope);
+}
+
+// Renders each member into its own AssetRefs, batch by batch, on up to
+// opts.render_threads threads; rendering and emitting a member touch only
+// its own RenderedMember, and results are applied in member order, so the
+// output is the same for any thread count. A member a lazy inventory
+// holds undecoded is decoded from its tree only on a miss, for that
+// render alone.
+template <class T, class Member, class Render>
+void append_members(MetricsContext& ctx, const char* kind, const std::vector<Member>& members, Render render,
                     Value& jobs, std::string_view scope = {}) {
   for (std::size_t first = 0; first < members.size(); first += kMemberBatch) {
     std::vector<RenderedMember> batch(std::min(kMemberBatch, members.size() - first));
     for (std::size_t i = 0; i < batch.size(); ++i) {
       if (!ctx.cache) continue;
-      batch[i].key = JobCache::key(kind, members[first + i]->meta, ctx.agent.meta, static_cast<int>(ctx.flavor), scope);
+      batch[i].key = cache_key(ctx, kind, members[first + i], scope);
       if (!batch[i].key.empty()) batch[i].hit = ctx.cache->find(batch[i].key, ctx.assets.inventory());
     }
     parallel_for(batch.size(), ctx.opts.render_threads, [&](std::size_t i) {
       RenderedMember& r = batch[i];
       if (r.hit) return;
       r.scratch.emplace(ctx.assets.inventory());
-      r.out = render(*members[first + i], *r.scratch);
+      std::optional<T> decoded_here;
+      r.out = render(object_of(members[first + i], decoded_here), *r.scratch);
       if (ctx.cache && r.scratch->errors.empty()) r.text = jobs_yaml(std::move(r.out));
     });
-    for (std::size_t i = 0; i < batch.size(); ++i) apply_member(ctx, kind, members[first + i]->meta, batch[i], jobs);
+    for (std::size_t i = 0; i < batch.size(); ++i)
+      apply_member(ctx, kind, ns_of(members[first + i]), name_of(members[first + i]), batch[i], jobs);
   }
 }
 
@@ -174,18 +194,18 @@ void append_monitor_jobs(MetricsContext& ctx, const MetricsInstanceNode& node, V
     if (ctx.operator_sd) scrape::poll_operator_for_targets_all(jobs, ctx.agent, ctx.opts);
     return jobs;
   };
-  append_members(
+  append_members<ServiceMonitor>(
       ctx, "ServiceMonitor", node.service_monitors,
       [&](const ServiceMonitor& sm, AssetRefs& a) { return served(scrape::service_monitor_jobs(discovered, sm, a)); },
       jobs);
-  append_members(
+  append_members<PodMonitor>(
       ctx, "PodMonitor", node.pod_monitors,
       [&](const PodMonitor& pm, AssetRefs& a) { return served(scrape::pod_monitor_jobs(discovered, pm, a)); }, jobs);
-  append_members(
+  append_members<Probe>(
       ctx, "Probe", node.probes,
       [&](const Probe& p, AssetRefs& a) { return served(scrape::probe_job(discovered, p, a)); }, jobs);
   const MetricsInstance& mi = *node.instance;
-  append_members(
+  append_members<IntegrationMonitor>(
       ctx, "IntegrationMonitor", node.integration_monitors,
       [&](const IntegrationMonitor& im, AssetRefs& a) { return scrape::integration_monitor_job(jc, mi, im, a); }, jobs,
       mi.meta.ns + "/" + mi.meta.name);
@@ -198,7 +218,7 @@ void append_additional_jobs(MetricsContext& ctx, const MetricsInstance& mi, Valu
   AssetRefs scratch(ctx.assets.inventory());
   Value extra = scrape::additional_scrape_configs(jc, mi, scratch);
   if (!scratch.errors.empty()) {
-    report(ctx, "MetricsInstance", mi.meta, scratch.errors);
+    report(ctx, "MetricsInstance", mi.meta.ns, mi.meta.name, scratch.errors);
     return;
   }
   ctx.assets.absorb(std::move(scratch));
@@ -216,7 +236,7 @@ std::optional<Value> instance_config(MetricsContext& ctx, const MetricsInstanceN
   Value remote_write =
       scrape::remote_writes(mi.meta.ns, mi.remote_write, "spec.remoteWrite", scratch, ctx.opts.upstream_compat);
   if (!scratch.errors.empty()) {
-    report(ctx, "MetricsInstance", mi.meta, scratch.errors);
+    report(ctx, "MetricsInstance", mi.meta.ns, mi.meta.name, scratch.errors);
     return std::nullopt;
   }
   ctx.assets.absorb(std::move(scratch));

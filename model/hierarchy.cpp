@@ -22,16 +22,37 @@ std::vector<const T*> select_all(const Inventory& inv, const Table<T>& table, co
 }
 
 template <class T>
-void explain_table(const Inventory& inv, const Table<T>& table, const char* kind,
-                   const std::optional<LabelSelector>& sel, const std::optional<LabelSelector>& ns_sel,
-                   const std::string& parent, const std::string& parent_ns, std::vector<std::string>& out) {
+std::vector<Selected<T>> select_all(const Inventory& inv, const Members<T>& table,
+                                    const std::optional<LabelSelector>& sel, const std::optional<LabelSelector>& ns_sel,
+                                    const std::string& parent_ns) {
+  std::vector<Selected<T>> out;
+  if (!sel) return out;
+  for (const auto& [key, m] : table)
+    if (m.valid && m.matches(*sel) && namespace_selected(inv, ns_sel, parent_ns, key.first)) out.push_back({&key, &m});
+  return out;
+}
+
+template <class T>
+bool labels_match(const LabelSelector& sel, const Entry<T>& e) {
+  return sel.matches(e.obj.meta.labels);
+}
+
+template <class T>
+bool labels_match(const LabelSelector& sel, const Member<T>& m) {
+  return m.matches(sel);
+}
+
+template <class Table>
+void explain_table(const Inventory& inv, const Table& table, const char* kind, const std::optional<LabelSelector>& sel,
+                   const std::optional<LabelSelector>& ns_sel, const std::string& parent, const std::string& parent_ns,
+                   std::vector<std::string>& out) {
   for (const auto& [key, entry] : table) {
     std::string who = std::string(kind) + " " + key.first + "/" + key.second;
     if (!sel) {
       out.push_back(who + ": out: " + parent + " has no selector for it (nil selects nothing)");
-    } else if (!selector_matches(sel, entry.obj.meta.labels)) {
+    } else if (!labels_match(*sel, entry)) {
       out.push_back(who + ": out: labels do not match " + parent + "'s selector");
-    } else if (!namespace_selected(inv, ns_sel, parent_ns, entry.obj.meta.ns)) {
+    } else if (!namespace_selected(inv, ns_sel, parent_ns, key.first)) {
       out.push_back(who + ": out: namespace not selected by " + parent);
     } else if (!entry.valid) {
       out.push_back(who + ": out: selected by " + parent + " but invalid");

@@ -14,11 +14,49 @@
 
 namespace model {
 
+// A selected ServiceMonitor, PodMonitor or Probe (an inventory Member,
+// possibly not decoded: see model::decoded).
+template <class T>
+struct Selected {
+  const Key* key;
+  const Member<T>* member;
+  const std::string& ns() const { return key->first; }
+  const std::string& name() const { return key->second; }
+};
+
+// The two forms a member list takes (decoded pointers, and Selected
+// members), read alike: namespace, name, and the decoded object (kept, or
+// decoded into `scratch`).
+template <class T>
+const std::string& ns_of(const T* m) {
+  return m->meta.ns;
+}
+template <class T>
+const std::string& ns_of(const Selected<T>& s) {
+  return s.ns();
+}
+template <class T>
+const std::string& name_of(const T* m) {
+  return m->meta.name;
+}
+template <class T>
+const std::string& name_of(const Selected<T>& s) {
+  return s.name();
+}
+template <class T>
+const T& object_of(const T* m, std::optional<T>& /*scratch*/) {
+  return *m;
+}
+template <class T>
+const T& object_of(const Selected<T>& s, std::optional<T>& scratch) {
+  return decoded(*s.member, scratch);
+}
+
 struct MetricsInstanceNode {
   const MetricsInstance* instance;
-  std::vector<const ServiceMonitor*> service_monitors;
-  std::vector<const PodMonitor*> pod_monitors;
-  std::vector<const Probe*> probes;
+  std::vector<Selected<ServiceMonitor>> service_monitors;
+  std::vector<Selected<PodMonitor>> pod_monitors;
+  std::vector<Selected<Probe>> probes;
   std::vector<const IntegrationMonitor*> integration_monitors;
 };
 

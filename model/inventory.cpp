@@ -43,6 +43,32 @@ void store(Table<T>& table, const Value& doc, Decode decode, FieldErrors& errors
   table[key] = Entry<T>{std::move(obj), errors.empty()};
 }
 
+// `tree` is null in an eager inventory. A lazy one decodes in full once
+// here (problems, references and the job cache key need it) and keeps
+// the decoded form only for a valid member, which a render will read.
+template <class T, class Decode>
+void store_member(Members<T>& table, const Value& doc, const ValuePtr& tree, Decode decode, FieldErrors& errors) {
+  auto obj = std::make_shared<T>(decode(doc, errors));
+  Key key{obj->meta.ns, obj->meta.name};
+  Member<T> m{tree, nullptr, obj->meta.resource_version, references(*obj), errors.empty()};
+  if (!tree || m.valid) m.decoded = std::move(obj);
+  table[std::move(key)] = std::move(m);
+}
+
+ServiceMonitor decode_as(const Value& v, FieldErrors& e, const ServiceMonitor*) {
+  return decode_service_monitor(v, e);
+}
+PodMonitor decode_as(const Value& v, FieldErrors& e, const PodMonitor*) {
+  return decode_pod_monitor(v, e);
+}
+Probe decode_as(const Value& v, FieldErrors& e, const Probe*) {
+  return decode_probe(v, e);
+}
+
+bool is_member_kind(std::string_view kind) {
+  return kind == "ServiceMonitor" || kind == "PodMonitor" || kind == "Probe";
+}
+
 // RFC 1123 subdomain (names) or label (namespaces), as the API server checks.
 bool valid_dns_name(const std::string& s, std::size_t max_len, bool allow_dots) {
   if (s.empty() || s.size() > max_len) return false;
@@ -115,22 +141,69 @@ std::optional<Key> normal_key(const Value& doc, bool namespaced) {
 
 }  // namespace
 
-// A served object decodes from the caller's tree; only one that needs
-// normalising (or a List) is copied first. The controller's roots decode
-// every object routed to them from the tree they share with the selectors,
-// so a copy of each would be wasted work on every routed event.
-void Inventory::add(const Value& doc, std::string_view origin) {
+template <class T>
+std::string_view Member<T>::uid() const {
+  if (decoded) return decoded->meta.uid;
+  const Value* v = find_path(*tree, {"metadata", "uid"});
+  return v && v->is_string() ? std::string_view(v->as_string()) : std::string_view();
+}
+
+// Both read metadata.labels' string values only, so a lazy member matches
+// exactly as its decoded form would.
+template <class T>
+bool Member<T>::matches(const LabelSelector& sel) const {
+  return decoded ? sel.matches(decoded->meta.labels) : sel.matches_object(*tree);
+}
+
+template <class T>
+const T& decoded(const Member<T>& m, std::optional<T>& scratch) {
+  if (m.decoded) return *m.decoded;
+  FieldErrors ignored;  // equal to those recorded when it was stored: decoding is pure
+  return scratch.emplace(decode_as(*m.tree, ignored, static_cast<const T*>(nullptr)));
+}
+
+template struct Member<ServiceMonitor>;
+template struct Member<PodMonitor>;
+template struct Member<Probe>;
+template const ServiceMonitor& decoded(const Member<ServiceMonitor>&, std::optional<ServiceMonitor>&);
+template const PodMonitor& decoded(const Member<PodMonitor>&, std::optional<PodMonitor>&);
+template const Probe& decoded(const Member<Probe>&, std::optional<Probe>&);
+
+namespace {
+
+// The kind of a manifest the inventory reads, and its key when
+// normalize_metadata would leave it as it is.
+std::pair<const KindInfo*, std::optional<Key>> served_kind(const Value& doc) {
   const Value* kind_v = doc.find("kind");
   const Value* api_v = doc.find("apiVersion");
   const KindInfo* info = kind_v && kind_v->is_string() && api_v && api_v->is_string()
                              ? find_kind(kind_v->as_string(), api_v->as_string())
                              : nullptr;
-  std::optional<Key> key = info ? normal_key(doc, info->namespaced) : std::nullopt;
-  if (!key) return add(Value(doc), origin);
+  return {info, info ? normal_key(doc, info->namespaced) : std::nullopt};
+}
+
+}  // namespace
+
+// A served object decodes from the caller's tree; only one that needs
+// normalising (or a List) is copied first. The controller's roots decode
+// every object routed to them from the tree they share with the selectors,
+// so a copy of each would be wasted work on every routed event.
+void Inventory::add(const Value& doc, std::string_view origin) {
+  auto [info, key] = served_kind(doc);
+  if (!key || (lazy_ && is_member_kind(info->kind))) return add(Value(doc), origin);
+  add_normal(info->kind, *key, doc, nullptr);
+}
+
+void Inventory::add_shared(const ValuePtr& doc) {
+  auto [info, key] = served_kind(*doc);
+  if (!key) return add(Value(*doc));
+  add_normal(info->kind, *key, *doc, lazy_ && is_member_kind(info->kind) ? doc : nullptr);
+}
+
+void Inventory::add_normal(const std::string& kind, const Key& key, const Value& doc, const ValuePtr& tree) {
   FieldErrors errors;
-  decode_and_store(info->kind, doc, errors);
-  for (auto& e : errors)
-    problems_.push_back({info->kind, key->first, key->second, std::move(e.path), std::move(e.message)});
+  decode_and_store(kind, doc, tree, errors);
+  for (auto& e : errors) problems_.push_back({kind, key.first, key.second, std::move(e.path), std::move(e.message)});
 }
 
 void Inventory::add(Value&& doc, std::string_view origin) {
@@ -155,9 +228,20 @@ void Inventory::add(Value&& doc, std::string_view origin) {
   }
   auto key = normalize_metadata(doc, kind, info->namespaced);
   if (!key) return;
-  FieldErrors errors;
-  decode_and_store(kind, doc, errors);
-  for (auto& e : errors) problems_.push_back({kind, key->first, key->second, std::move(e.path), std::move(e.message)});
+  if (!lazy_ || !is_member_kind(kind)) return add_normal(kind, *key, doc, nullptr);
+  ValuePtr tree = std::make_shared<const Value>(std::move(doc));
+  add_normal(kind, *key, *tree, tree);
+}
+
+void Inventory::retree(const std::string& kind, const Key& key, const ValuePtr& tree) {
+  if (!lazy_) return;
+  auto swap = [&](auto& table) {
+    auto it = table.find(key);
+    if (it != table.end() && it->second.tree) it->second.tree = tree;
+  };
+  if (kind == "ServiceMonitor") swap(service_monitors);
+  if (kind == "PodMonitor") swap(pod_monitors);
+  if (kind == "Probe") swap(probes);
 }
 
 namespace {
@@ -205,7 +289,7 @@ std::optional<Key> Inventory::normalize_metadata(Value& obj, const std::string& 
   return Key{ns->as_string(), name};
 }
 
-void Inventory::decode_and_store(const std::string& kind, const Value& obj, FieldErrors& errors) {
+void Inventory::decode_and_store(const std::string& kind, const Value& obj, const ValuePtr& tree, FieldErrors& errors) {
   if (kind == "GrafanaAgent") return store(agents, obj, decode_grafana_agent, errors);
   if (kind == "MetricsInstance") return store(metrics_instances, obj, decode_metrics_instance, errors);
   if (kind == "LogsInstance") return store(logs_instances, obj, decode_logs_instance, errors);
@@ -213,9 +297,9 @@ void Inventory::decode_and_store(const std::string& kind, const Value& obj, Fiel
   if (kind == "Integration") return store(integrations, obj, decode_integration, errors);
   if (kind == "MetricsIntegration") return store(metrics_integrations, obj, decode_metrics_integration, errors);
   if (kind == "IntegrationMonitor") return store(integration_monitors, obj, decode_integration_monitor, errors);
-  if (kind == "ServiceMonitor") return store(service_monitors, obj, decode_service_monitor, errors);
-  if (kind == "PodMonitor") return store(pod_monitors, obj, decode_pod_monitor, errors);
-  if (kind == "Probe") return store(probes, obj, decode_probe, errors);
+  if (kind == "ServiceMonitor") return store_member(service_monitors, obj, tree, decode_service_monitor, errors);
+  if (kind == "PodMonitor") return store_member(pod_monitors, obj, tree, decode_pod_monitor, errors);
+  if (kind == "Probe") return store_member(probes, obj, tree, decode_probe, errors);
   if (kind == "Secret") {
     Secret s = decode_secret(obj, errors);
     secrets[{s.meta.ns, s.meta.name}] = std::move(s);

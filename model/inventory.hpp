@@ -3,9 +3,12 @@
 // and keyed by namespace/name so iteration is always sorted.
 // Contract: add() never throws; an object with decode errors is kept (so
 // its labels still route) but marked invalid, and its problems are recorded.
+// A lazy inventory (LazyMembers) stores the same members and problems and
+// renders the same output; it only holds monitors as trees (see Member).
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +18,7 @@
 #include "model/agent.hpp"
 #include "model/monitors.hpp"
 #include "model/object_fields.hpp"
+#include "model/references.hpp"
 
 namespace model {
 
@@ -43,14 +47,57 @@ struct Entry {
 template <class T>
 using Table = std::map<Key, Entry<T>>;
 
+using ValuePtr = std::shared_ptr<const Value>;
+
+// A ServiceMonitor, PodMonitor or Probe: the kinds a cluster holds by the
+// thousand. An eager inventory keeps each decoded. A lazy one (a
+// controller root's) keeps the served tree, which the routing layers
+// share, plus what every render reads without decoding: labels (read in
+// the tree), uid, resourceVersion and references. The decoded form stays
+// only until release_cached_members() finds the member's jobs cached; a
+// render that misses decodes the tree again.
+template <class T>
+struct Member {
+  ValuePtr tree;                     // lazy inventories only
+  std::shared_ptr<const T> decoded;  // always in an eager inventory
+  // As decoded: an update that changes only metadata noise or status
+  // keeps it (and so the member's job cache key), as it keeps `decoded`.
+  std::string resource_version;
+  std::vector<AssetRef> refs;  // in the member's namespace
+  bool valid = true;
+
+  std::string_view uid() const;
+  bool matches(const LabelSelector& sel) const;
+};
+
+template <class T>
+using Members = std::map<Key, Member<T>>;
+
+// The decoded member: its kept form, or its tree decoded into `scratch`
+// (decode problems were recorded when it was stored).
+template <class T>
+const T& decoded(const Member<T>& m, std::optional<T>& scratch);
+
+struct LazyMembers {};
+
 class Inventory {
  public:
+  Inventory() = default;
+  explicit Inventory(LazyMembers) : lazy_(true) {}
+  bool lazy() const { return lazy_; }
+
   // Adds one manifest (any kind; a v1 List is expanded). Objects of kinds
   // the operator does not read are ignored. Problems are appended to
   // problems_. Re-adding the same namespace/name replaces the object.
   // `origin` ("file:line") names the document in problems about it.
   void add(const Value& doc, std::string_view origin = {});
   void add(Value&& doc, std::string_view origin = {});
+  // A served object, by the pointer the caller shares: a lazy inventory
+  // keeps it as a member's tree instead of a copy.
+  void add_shared(const ValuePtr& doc);
+  // A lazy inventory's member now served as `tree` (its content unchanged
+  // but for metadata noise or status): the old tree is let go.
+  void retree(const std::string& kind, const Key& key, const ValuePtr& tree);
   // Removes an object by kind and key; returns whether it existed.
   bool remove(const std::string& kind, const Key& key);
 
@@ -61,9 +108,9 @@ class Inventory {
   Table<Integration> integrations;
   Table<MetricsIntegration> metrics_integrations;
   Table<IntegrationMonitor> integration_monitors;
-  Table<ServiceMonitor> service_monitors;
-  Table<PodMonitor> pod_monitors;
-  Table<Probe> probes;
+  Members<ServiceMonitor> service_monitors;
+  Members<PodMonitor> pod_monitors;
+  Members<Probe> probes;
   std::map<Key, Secret> secrets;
   std::map<Key, ConfigMap> config_maps;
   std::map<std::string, Namespace> namespaces;
@@ -76,10 +123,12 @@ class Inventory {
 
  private:
   std::optional<Key> normalize_metadata(Value& obj, const std::string& kind, bool namespaced);
-  void decode_and_store(const std::string& kind, const Value& obj, FieldErrors& errors);
+  void decode_and_store(const std::string& kind, const Value& obj, const ValuePtr& tree, FieldErrors& errors);
+  void add_normal(const std::string& kind, const Key& key, const Value& doc, const ValuePtr& tree);
 
   std::vector<Problem> problems_;
   std::size_t ignored_ = 0;
+  bool lazy_ = false;
 };
 
 // Kind names as they appear in manifests.

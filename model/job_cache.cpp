@@ -21,11 +21,21 @@ const std::string* current_value(const Inventory& inv, const AssetLookup& l) {
 
 std::string JobCache::key(const char* kind, const ObjectMeta& member, const ObjectMeta& agent, int flavor,
                           std::string_view scope) {
-  if (member.uid.empty() || member.resource_version.empty() || agent.uid.empty() || agent.resource_version.empty())
-    return {};
+  return key(kind, {member.ns, member.name}, member.uid, member.resource_version, agent, flavor, scope);
+}
+
+std::string JobCache::key(const char* kind, const Key& member, std::string_view uid, std::string_view resource_version,
+                          const ObjectMeta& agent, int flavor, std::string_view scope) {
+  if (uid.empty() || resource_version.empty() || agent.uid.empty() || agent.resource_version.empty()) return {};
   const char sep = '\x1f';
-  return std::string(kind) + sep + member.ns + sep + member.name + sep + member.uid + sep + member.resource_version +
-         sep + agent.uid + sep + agent.resource_version + sep + std::to_string(flavor) + sep + std::string(scope);
+  std::string out;
+  for (std::string_view part :
+       {std::string_view(kind), std::string_view(member.first), std::string_view(member.second), uid, resource_version,
+        std::string_view(agent.uid), std::string_view(agent.resource_version)}) {
+    out += part;
+    out += sep;
+  }
+  return out + std::to_string(flavor) + sep + std::string(scope);
 }
 
 std::optional<JobCache::Hit> JobCache::find(const std::string& key, const Inventory& inv) {

@@ -72,6 +72,15 @@ struct AgentRender {
 
 AgentRender render_agent(const Inventory& inv, const GrafanaAgent& agent, const RenderOptions& opts);
 
+// A lazy inventory after render_agent(inv, agent, opts) with `cache` as
+// opts.job_cache: lets go of the decoded form of every member whose jobs
+// the cache now holds, so a root keeps only trees for the members it has
+// rendered (a later miss decodes the tree again, for that render only).
+// A member whose render failed keeps it. Nothing is let go when the agent
+// uses operator SD: its allocator config renders every member every time.
+void release_cached_members(Inventory& inv, const JobCache& cache, const GrafanaAgent& agent,
+                            const RenderOptions& opts);
+
 struct RenderAll {
   std::vector<Value> objects;     // sorted by namespace, kind, name
   std::vector<Problem> problems;  // decode and render problems, sorted, unique

@@ -32,10 +32,10 @@ std::string cut_binding_message(std::string s) {
 // Instances selecting each monitor, in hierarchy order (sorted).
 using MonitorSelectors = std::map<MonitorId, std::vector<std::string>>;
 
-template <class T>
-void note_selected(MonitorSelectors& out, const char* kind, const std::vector<const T*>& monitors,
+template <class Member>
+void note_selected(MonitorSelectors& out, const char* kind, const std::vector<Member>& monitors,
                    const std::string& instance) {
-  for (const T* m : monitors) out[{kind, {m->meta.ns, m->meta.name}}].push_back(instance);
+  for (const Member& m : monitors) out[{kind, {model::ns_of(m), model::name_of(m)}}].push_back(instance);
 }
 
 std::string selected_by(const std::vector<std::string>& instances) {

@@ -43,8 +43,8 @@ bool is_member(const std::string& kind) {
 void upsert(RootState& s, const ObjectId& id, const ObjectPtr& obj) {
   model::Key inv_key = id.first == "Namespace" ? model::Key{"", id.second.second} : id.second;
   s.inventory.remove(id.first, inv_key);
-  model::Inventory scratch;
-  scratch.add(*obj);
+  model::Inventory scratch(model::LazyMembers{});
+  scratch.add_shared(obj);
   merge_into(scratch, s.inventory);
   if (scratch.problems().empty())
     s.decode_problems.erase(id);
@@ -124,6 +124,7 @@ const DesiredPtr& no_desired() {
 RootState make_root(const RootKey& root) {
   RootState s;
   s.root = root;
+  s.inventory = model::Inventory(model::LazyMembers{});
   s.job_cache = std::make_shared<model::JobCache>(/*packed=*/true);
   return s;
 }
@@ -175,8 +176,10 @@ void apply_one(RootState& s, const Event& e, Delivery d, std::vector<std::string
     changed = changed || it == s.objects.end() || !same_content(*it->second, *e.object);
     if (changed)
       upsert(s, id, e.object);
-    else
+    else {
       it->second = e.object;  // same content: keep the decoded form, skip decoding
+      s.inventory.retree(id.first, id.second, e.object);
+    }
   }
   if (changed && d == Delivery::dirty) s.dirty = true;
 }
@@ -257,7 +260,10 @@ bool render_valid(RootState& s, const model::GrafanaAgent& agent, const model::R
   model::RenderOptions cached = opts;
   cached.job_cache = s.job_cache.get();
   model::AgentRender r = model::render_agent(s.inventory, agent, cached);
-  if (s.job_cache) s.job_cache->sweep();
+  if (s.job_cache) {
+    s.job_cache->sweep();
+    model::release_cached_members(s.inventory, *s.job_cache, agent, opts);
+  }
   fx.paused = r.paused;
   fx.allocator_config = std::move(r.allocator_config);
   // Pods without serviceAccountName run as the namespace's "default".

@@ -30,15 +30,26 @@ bool matches(const std::optional<model::LabelSelector>& s, const model::Labels& 
   return !s || s->matches(labels);
 }
 
+template <class T>
+const T& stored_object(const model::Entry<T>& e) {
+  return e.obj;
+}
+
+// The collector's inventory is eager: every member is decoded.
+template <class T>
+const T& stored_object(const model::Member<T>& m) {
+  return *m.decoded;
+}
+
 // Renders the members of one table, each into its own AssetRefs; members
 // with errors are left out and reported.
-template <class T, class Render>
-void render_table(const model::Inventory& inv, const model::Table<T>& table, const char* kind, Render render,
-                  Value& jobs, std::vector<std::string>& problems) {
+template <class Table, class Render>
+void render_table(const model::Inventory& inv, const Table& table, const char* kind, Render render, Value& jobs,
+                  std::vector<std::string>& problems) {
   for (const auto& [key, entry] : table) {
     if (!entry.valid) continue;  // decode problems were reported by the inventory
     model::AssetRefs scratch(inv);
-    Value out = render(entry.obj, scratch);
+    Value out = render(stored_object(entry), scratch);
     if (!scratch.errors.empty()) {
       for (const auto& e : scratch.errors)
         problems.push_back(std::string(kind) + " " + key.first + "/" + key.second + ": " + e.path + ": " + e.message);

@@ -157,6 +157,12 @@ TEST_CASE("cached re-renders equal uncached renders after every event", "[actors
   std::uint64_t hits = 0, misses = 0;
   for (const auto& [key, root] : p.roots()) hits += root.job_cache->hits(), misses += root.job_cache->misses();
   CHECK(hits > misses);
+  // And the roots hold their cached members as trees only: every render
+  // above that missed decoded them again from the trees.
+  std::size_t trees_only = 0;
+  for (const auto& [key, root] : p.roots())
+    for (const auto& [k, m] : root.inventory.service_monitors) trees_only += m.decoded ? 0 : 1;
+  CHECK(trees_only > 0);
 }
 
 TEST_CASE("a cached monitor reports its warnings as an uncached render does", "[actors][cache]") {

@@ -117,3 +117,56 @@ spec: {name: mysqld_exporter, secrets: [{name: dsn, key: k}], configMaps: [{name
   CHECK(s.secrets == std::set<model::Key>{{"shop", "dsn"}});
   CHECK(s.config_maps == std::set<model::Key>{{"shop", "cfg"}});
 }
+
+// Every Secret a monitor's render reads must be subscribed, or the root
+// never holds it and the member fails with a missing Secret in the
+// controller only: OAuth2's TLS files and the proxy connect headers of
+// endpoints, OAuth2 and a Probe's prober were once missed.
+TEST_CASE("subscriptions cover OAuth2 TLS and proxy connect header Secrets of monitors", "[actors][routing]") {
+  model::Inventory inv;
+  for (const auto& d : actors_test::docs(R"(
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: GrafanaAgent
+metadata: {name: ga, namespace: mon}
+spec: {metrics: {instanceSelector: {}}}
+---
+apiVersion: monitoring.grafana.com/v1alpha1
+kind: MetricsInstance
+metadata: {name: mi, namespace: mon}
+spec: {serviceMonitorSelector: {}, probeSelector: {}, serviceMonitorNamespaceSelector: {}, probeNamespaceSelector: {}}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: sm, namespace: app}
+spec:
+  selector: {}
+  endpoints:
+  - port: m
+    proxyUrl: "http://proxy:3128"
+    proxyConnectHeader: {X-Auth: [{name: ep-proxy, key: k}]}
+    oauth2:
+      clientId: {secret: {name: oauth-id, key: id}}
+      clientSecret: {name: oauth-secret, key: s}
+      tokenUrl: "https://token"
+      tlsConfig: {ca: {configMap: {name: oauth-ca, key: ca}}, keySecret: {name: oauth-key, key: k}}
+      proxyUrl: "http://proxy:3128"
+      proxyConnectHeader: {X-Auth: [{name: oauth-proxy, key: k}]}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: Probe
+metadata: {name: p, namespace: app}
+spec:
+  prober: {url: "blackbox:9115", proxyUrl: "http://proxy:3128", proxyConnectHeader: {X-A: [{name: prober-proxy, key: k}]}}
+  targets: {staticConfig: {static: ["https://example.com"]}}
+)"))
+    inv.add(d);
+  REQUIRE(inv.problems().empty());
+  Subscriptions s = subscriptions_for(model::build_hierarchy(inv, inv.agents.at({"mon", "ga"}).obj));
+  CHECK(s.secrets == std::set<model::Key>{{"app", "ep-proxy"},
+                                          {"app", "oauth-id"},
+                                          {"app", "oauth-key"},
+                                          {"app", "oauth-proxy"},
+                                          {"app", "oauth-secret"},
+                                          {"app", "prober-proxy"}});
+  CHECK(s.config_maps == std::set<model::Key>{{"app", "oauth-ca"}});
+}

@@ -95,11 +95,11 @@ Outcome render_allocator(const std::string& kind, const Value& object, model::In
     auto sc = model::decode_scrape_config(object, decode);
     if (decode.empty()) out.jobs = model::scrape::scrape_config_job(ctx, sc, assets);
   } else if (kind == "ServiceMonitor") {
-    out.jobs = model::scrape::service_monitor_jobs(ctx, inv.service_monitors.at(key).obj, assets);
+    out.jobs = model::scrape::service_monitor_jobs(ctx, *inv.service_monitors.at(key).decoded, assets);
   } else if (kind == "PodMonitor") {
-    out.jobs = model::scrape::pod_monitor_jobs(ctx, inv.pod_monitors.at(key).obj, assets);
+    out.jobs = model::scrape::pod_monitor_jobs(ctx, *inv.pod_monitors.at(key).decoded, assets);
   } else {
-    out.jobs = model::scrape::probe_job(ctx, inv.probes.at(key).obj, assets);
+    out.jobs = model::scrape::probe_job(ctx, *inv.probes.at(key).decoded, assets);
   }
   for (const auto& e : decode) out.problems.push_back({kind, "app", "m", e.path, e.message});
   for (const auto& e : assets.errors) out.problems.push_back({kind, "app", "m", e.path, e.message});

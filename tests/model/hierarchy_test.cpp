@@ -78,7 +78,7 @@ spec: {name: node_exporter, config: {}}
 
 std::vector<std::string> names(const auto& list) {
   std::vector<std::string> out;
-  for (const auto* o : list) out.push_back(o->meta.ns + "/" + o->meta.name);
+  for (const auto& o : list) out.push_back(model::ns_of(o) + "/" + model::name_of(o));
   return out;
 }
 

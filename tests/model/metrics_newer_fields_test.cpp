@@ -184,7 +184,7 @@ spec:
   const model::scrape::PromOperatorSettings settings{{}, "setting"};
   const model::scrape::JobContext ctx{agent, options, 1, sd_fields, &settings};
   model::AssetRefs assets(inv);
-  Value jobs = model::scrape::pod_monitor_jobs(ctx, inv.pod_monitors.begin()->second.obj, assets);
+  Value jobs = model::scrape::pod_monitor_jobs(ctx, *inv.pod_monitors.begin()->second.decoded, assets);
   CHECK(assets.errors.empty());
   CHECK(assets.warnings.empty());
   const Value& job = at(jobs, "[0]");

@@ -143,7 +143,10 @@ TEST_CASE("D6 ignoreNamespaceSelectors enforced label and limit match upstream",
 
   SECTION("a user limit below the enforced one wins outside compat mode") {
     model::Inventory inv = std::move(rc.inventory);
-    inv.service_monitors.at({"data", "db"}).obj.limits.sample_limit = 1000;
+    auto& db = inv.service_monitors.at({"data", "db"});
+    model::ServiceMonitor edited = *db.decoded;
+    edited.limits.sample_limit = 1000;
+    db.decoded = std::make_shared<const model::ServiceMonitor>(std::move(edited));
     Value upstream = render_metrics(inv, true).config, fixed = render_metrics(inv, false).config;
     CHECK(*metrics_jobs(upstream).as_array()[0].find("sample_limit") == Value(5000));
     CHECK(*metrics_jobs(fixed).as_array()[0].find("sample_limit") == Value(1000));

@@ -68,9 +68,9 @@ Out render_with_class(const std::string& manifest, const scrape::PromOperatorSet
   Value doc = yaml(manifest);
   const std::string kind = doc.find("kind")->as_string();
   if (kind == "ServiceMonitor")
-    out.jobs = scrape::service_monitor_jobs(ctx, inv.service_monitors.begin()->second.obj, assets);
-  if (kind == "PodMonitor") out.jobs = scrape::pod_monitor_jobs(ctx, inv.pod_monitors.begin()->second.obj, assets);
-  if (kind == "Probe") out.jobs = Value::arr({scrape::probe_job(ctx, inv.probes.begin()->second.obj, assets)});
+    out.jobs = scrape::service_monitor_jobs(ctx, *inv.service_monitors.begin()->second.decoded, assets);
+  if (kind == "PodMonitor") out.jobs = scrape::pod_monitor_jobs(ctx, *inv.pod_monitors.begin()->second.decoded, assets);
+  if (kind == "Probe") out.jobs = Value::arr({scrape::probe_job(ctx, *inv.probes.begin()->second.decoded, assets)});
   if (kind == "ScrapeConfig") {
     model::FieldErrors errors;
     auto sc = model::decode_scrape_config(doc, errors);
