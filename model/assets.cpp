@@ -44,7 +44,7 @@ const std::string* AssetRefs::lookup(bool secret, const std::string& ns, const s
     if (!optional) error(path, std::string("key \"") + key + "\" not found in " + what + " " + ns + "/" + name);
     return nullptr;
   }
-  used[secret ? secret_store_key(ns, name, key) : configmap_store_key(ns, name, key)] = kv->second;
+  use(lookups.back());
   return &kv->second;
 }
 
@@ -92,6 +92,15 @@ void AssetRefs::warn(std::string path, std::string message) {
   for (const auto& w : warnings)
     if (w.path == path && w.message == message) return;
   warnings.push_back({std::move(path), std::move(message)});
+}
+
+void AssetRefs::use(const AssetLookup& l) {
+  if (l.value)
+    used[l.secret ? secret_store_key(l.ns, l.name, l.key) : configmap_store_key(l.ns, l.name, l.key)] = *l.value;
+}
+
+void AssetRefs::use_found(const std::vector<AssetLookup>& found) {
+  for (const AssetLookup& l : found) use(l);
 }
 
 void AssetRefs::absorb(AssetRefs&& other) {

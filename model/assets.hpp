@@ -56,6 +56,10 @@ class AssetRefs {
   bool record_secret(const std::string& ns, const SecretKeySelector& ref, const std::string& path);
   bool record_config_map(const std::string& ns, const ConfigMapKeySelector& ref, const std::string& path);
 
+  // Marks used every value `lookups` found, as the render that made them
+  // did: a JobCache hit replays its entry's lookups (checked against the
+  // current inventory) instead of keeping a copy of what they found.
+  void use_found(const std::vector<AssetLookup>& lookups);
   void absorb(AssetRefs&& other);
   void error(std::string path, std::string message) { errors.push_back({std::move(path), std::move(message)}); }
   // A field the render leaves out while the rest still renders; a path
@@ -66,10 +70,11 @@ class AssetRefs {
 
   FieldErrors errors;
   FieldErrors warnings;
-  std::map<std::string, std::string> used;  // store key -> value
+  std::map<std::string, std::string> used;  // store key -> value; every found lookup, as use_found gives
   std::vector<AssetLookup> lookups;         // every lookup made, in order (for JobCache)
 
  private:
+  void use(const AssetLookup& l);
   const std::string* lookup(bool secret, const std::string& ns, const std::string& name, const std::string& key,
                             bool optional, const std::string& path);
   const Inventory* inv_;

@@ -110,7 +110,7 @@ void apply_member(MetricsContext& ctx, const char* kind, const std::string& ns, 
   if (r.hit) {
     report(ctx, kind, ns, name, r.hit->entry->warnings, true);
     AssetRefs copy(ctx.assets.inventory());
-    copy.used = r.hit->entry->used;
+    copy.use_found(r.hit->entry->lookups);
     ctx.assets.absorb(std::move(copy));
     ctx.fragments.back().push_back(r.hit->yaml);
     return;
@@ -125,8 +125,8 @@ void apply_member(MetricsContext& ctx, const char* kind, const std::string& ns, 
     if (r.key.empty()) {
       ctx.fragments.back().push_back(ctx.cache->keep(std::move(r.text)));
     } else {
-      ctx.fragments.back().push_back(ctx.cache->store(
-          r.key, JobCache::Entry{std::move(r.text), scratch.used, std::move(scratch.lookups), scratch.warnings}));
+      ctx.fragments.back().push_back(
+          ctx.cache->store(r.key, JobCache::Entry{std::move(r.text), std::move(scratch.lookups), scratch.warnings}));
     }
   }
   ctx.assets.absorb(std::move(scratch));

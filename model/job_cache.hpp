@@ -35,7 +35,8 @@ class JobCache {
  public:
   struct Entry {
     std::string yaml;
-    std::map<std::string, std::string> used;  // asset store key -> value
+    // Every lookup the render made; the assets it used are the ones found
+    // (AssetRefs::use_found), so they are not kept twice.
     std::vector<AssetLookup> lookups;
     FieldErrors warnings;
   };
