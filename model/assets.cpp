@@ -1,5 +1,7 @@
 #include "model/assets.hpp"
 
+#include "model/codec.hpp"
+
 namespace model {
 
 std::string secret_store_key(const std::string& ns, const std::string& name, const std::string& key) {
@@ -19,33 +21,57 @@ std::string sanitize_label_name(const std::string& s) {
   return out;
 }
 
-const std::map<std::string, std::string>* asset_data(const Inventory& inv, bool secret, const std::string& ns,
-                                                     const std::string& name) {
+namespace {
+
+// The last string value of `key` in `obj`: decode_secret reads a map's
+// entries in order and a later duplicate replaces an earlier one.
+const std::string* last_string(const Value* obj, const std::string& key) {
+  if (!obj || !obj->is_object()) return nullptr;
+  const std::string* out = nullptr;
+  for (const auto& [k, v] : obj->as_object())
+    if (k == key && v.is_string()) out = &v.as_string();
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> secret_tree_value(const Value& secret, const std::string& key) {
+  if (const std::string* plain = last_string(secret.find("stringData"), key)) return *plain;
+  if (const std::string* encoded = last_string(secret.find("data"), key)) return base64_decode(*encoded);
+  return std::nullopt;
+}
+
+AssetFind find_asset(const Inventory& inv, bool secret, const std::string& ns, const std::string& name,
+                     const std::string& key) {
+  const std::map<std::string, std::string>* data = nullptr;
   if (secret) {
     auto it = inv.secrets.find({ns, name});
-    return it != inv.secrets.end() ? &it->second.data : nullptr;
+    if (it == inv.secrets.end()) return {};
+    if (!it->second.decoded) return {true, secret_tree_value(*it->second.tree, key)};
+    data = &it->second.decoded->data;
+  } else {
+    auto it = inv.config_maps.find({ns, name});
+    if (it == inv.config_maps.end()) return {};
+    data = &it->second.data;
   }
-  auto it = inv.config_maps.find({ns, name});
-  return it != inv.config_maps.end() ? &it->second.data : nullptr;
+  auto kv = data->find(key);
+  return {true, kv == data->end() ? std::nullopt : std::optional<std::string>(kv->second)};
 }
 
 const std::string* AssetRefs::lookup(bool secret, const std::string& ns, const std::string& name,
                                      const std::string& key, bool optional, const std::string& path) {
   const char* what = secret ? "Secret" : "ConfigMap";
-  const std::map<std::string, std::string>* data = asset_data(*inv_, secret, ns, name);
-  auto kv = data ? data->find(key) : std::map<std::string, std::string>::const_iterator{};
-  lookups.push_back(
-      {secret, ns, name, key, data && kv != data->end() ? std::optional<std::string>(kv->second) : std::nullopt});
-  if (!data) {
+  AssetFind found = find_asset(*inv_, secret, ns, name, key);
+  lookups.push_back({secret, ns, name, key, found.value});
+  if (!found.object) {
     if (!optional) error(path, std::string(what) + " " + ns + "/" + name + " not found");
     return nullptr;
   }
-  if (kv == data->end()) {
+  if (!found.value) {
     if (!optional) error(path, std::string("key \"") + key + "\" not found in " + what + " " + ns + "/" + name);
     return nullptr;
   }
-  use(lookups.back());
-  return &kv->second;
+  return use(lookups.back());
 }
 
 std::string AssetRefs::secret_value(const std::string& ns, const SecretKeySelector& ref, const std::string& path) {
@@ -94,9 +120,11 @@ void AssetRefs::warn(std::string path, std::string message) {
   warnings.push_back({std::move(path), std::move(message)});
 }
 
-void AssetRefs::use(const AssetLookup& l) {
-  if (l.value)
-    used[l.secret ? secret_store_key(l.ns, l.name, l.key) : configmap_store_key(l.ns, l.name, l.key)] = *l.value;
+const std::string* AssetRefs::use(const AssetLookup& l) {
+  if (!l.value) return nullptr;
+  std::string& slot = used[l.secret ? secret_store_key(l.ns, l.name, l.key) : configmap_store_key(l.ns, l.name, l.key)];
+  slot = *l.value;
+  return &slot;
 }
 
 void AssetRefs::use_found(const std::vector<AssetLookup>& found) {

@@ -30,9 +30,19 @@ std::string configmap_store_key(const std::string& ns, const std::string& name, 
 // Replaces every byte outside [a-zA-Z0-9_] with '_'.
 std::string sanitize_label_name(const std::string& s);
 
-// The data of Secret or ConfigMap ns/name, or null when it does not exist.
-const std::map<std::string, std::string>* asset_data(const Inventory& inv, bool secret, const std::string& ns,
-                                                     const std::string& name);
+// What the inventory holds for one key of Secret or ConfigMap ns/name:
+// whether the object exists, and the key's value. A lazy inventory's
+// Secret is read in its tree as decode_secret reads it (valid base64
+// `data`, `stringData` winning, other values skipped).
+struct AssetFind {
+  bool object = false;
+  std::optional<std::string> value;
+};
+AssetFind find_asset(const Inventory& inv, bool secret, const std::string& ns, const std::string& name,
+                     const std::string& key);
+// The value of `key` in a served Secret, exactly as decode_secret would
+// decode it; nullopt when it has none.
+std::optional<std::string> secret_tree_value(const Value& secret, const std::string& key);
 
 // One key lookup a render made, and what it found (for JobCache).
 struct AssetLookup {
@@ -74,7 +84,7 @@ class AssetRefs {
   std::vector<AssetLookup> lookups;         // every lookup made, in order (for JobCache)
 
  private:
-  void use(const AssetLookup& l);
+  const std::string* use(const AssetLookup& l);  // the value in `used`, or null
   const std::string* lookup(bool secret, const std::string& ns, const std::string& name, const std::string& key,
                             bool optional, const std::string& path);
   const Inventory* inv_;

@@ -65,8 +65,9 @@ Probe decode_as(const Value& v, FieldErrors& e, const Probe*) {
   return decode_probe(v, e);
 }
 
-bool is_member_kind(std::string_view kind) {
-  return kind == "ServiceMonitor" || kind == "PodMonitor" || kind == "Probe";
+// The kinds a lazy inventory keeps as trees.
+bool is_lazy_kind(std::string_view kind) {
+  return kind == "ServiceMonitor" || kind == "PodMonitor" || kind == "Probe" || kind == "Secret";
 }
 
 // RFC 1123 subdomain (names) or label (namespaces), as the API server checks.
@@ -190,14 +191,14 @@ std::pair<const KindInfo*, std::optional<Key>> served_kind(const Value& doc) {
 // so a copy of each would be wasted work on every routed event.
 void Inventory::add(const Value& doc, std::string_view origin) {
   auto [info, key] = served_kind(doc);
-  if (!key || (lazy_ && is_member_kind(info->kind))) return add(Value(doc), origin);
+  if (!key || (lazy_ && is_lazy_kind(info->kind))) return add(Value(doc), origin);
   add_normal(info->kind, *key, doc, nullptr);
 }
 
 void Inventory::add_shared(const ValuePtr& doc) {
   auto [info, key] = served_kind(*doc);
   if (!key) return add(Value(*doc));
-  add_normal(info->kind, *key, *doc, lazy_ && is_member_kind(info->kind) ? doc : nullptr);
+  add_normal(info->kind, *key, *doc, lazy_ && is_lazy_kind(info->kind) ? doc : nullptr);
 }
 
 void Inventory::add_normal(const std::string& kind, const Key& key, const Value& doc, const ValuePtr& tree) {
@@ -228,7 +229,7 @@ void Inventory::add(Value&& doc, std::string_view origin) {
   }
   auto key = normalize_metadata(doc, kind, info->namespaced);
   if (!key) return;
-  if (!lazy_ || !is_member_kind(kind)) return add_normal(kind, *key, doc, nullptr);
+  if (!lazy_ || !is_lazy_kind(kind)) return add_normal(kind, *key, doc, nullptr);
   ValuePtr tree = std::make_shared<const Value>(std::move(doc));
   add_normal(kind, *key, *tree, tree);
 }
@@ -301,8 +302,9 @@ void Inventory::decode_and_store(const std::string& kind, const Value& obj, cons
   if (kind == "PodMonitor") return store_member(pod_monitors, obj, tree, decode_pod_monitor, errors);
   if (kind == "Probe") return store_member(probes, obj, tree, decode_probe, errors);
   if (kind == "Secret") {
-    Secret s = decode_secret(obj, errors);
-    secrets[{s.meta.ns, s.meta.name}] = std::move(s);
+    auto s = std::make_shared<const Secret>(decode_secret(obj, errors));
+    Key key{s->meta.ns, s->meta.name};
+    secrets[std::move(key)] = tree ? StoredSecret{tree, nullptr} : StoredSecret{nullptr, std::move(s)};
   } else if (kind == "ConfigMap") {
     ConfigMap c = decode_config_map(obj, errors);
     config_maps[{c.meta.ns, c.meta.name}] = std::move(c);

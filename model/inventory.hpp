@@ -4,7 +4,8 @@
 // Contract: add() never throws; an object with decode errors is kept (so
 // its labels still route) but marked invalid, and its problems are recorded.
 // A lazy inventory (LazyMembers) stores the same members and problems and
-// renders the same output; it only holds monitors as trees (see Member).
+// renders the same output; it only holds monitors and Secrets as their
+// served trees (see Member and StoredSecret).
 #pragma once
 
 #include <map>
@@ -78,6 +79,14 @@ using Members = std::map<Key, Member<T>>;
 template <class T>
 const T& decoded(const Member<T>& m, std::optional<T>& scratch);
 
+// A Secret: decoded in an eager inventory; in a lazy one, the served tree
+// alone, and a render decodes the one key it reads (find_asset in
+// assets.hpp). Its decode problems are recorded when it is stored.
+struct StoredSecret {
+  ValuePtr tree;
+  std::shared_ptr<const Secret> decoded;
+};
+
 struct LazyMembers {};
 
 class Inventory {
@@ -111,7 +120,7 @@ class Inventory {
   Members<ServiceMonitor> service_monitors;
   Members<PodMonitor> pod_monitors;
   Members<Probe> probes;
-  std::map<Key, Secret> secrets;
+  std::map<Key, StoredSecret> secrets;
   std::map<Key, ConfigMap> config_maps;
   std::map<std::string, Namespace> namespaces;
 

@@ -8,13 +8,10 @@ namespace model {
 
 namespace {
 
-// The current value of a Secret/ConfigMap key, or null when the object or
-// key is missing.
-const std::string* current_value(const Inventory& inv, const AssetLookup& l) {
-  const auto* data = asset_data(inv, l.secret, l.ns, l.name);
-  if (!data) return nullptr;
-  auto kv = data->find(l.key);
-  return kv == data->end() ? nullptr : &kv->second;
+// The current value of a Secret/ConfigMap key, or nullopt when the object
+// or key is missing.
+std::optional<std::string> current_value(const Inventory& inv, const AssetLookup& l) {
+  return find_asset(inv, l.secret, l.ns, l.name, l.key).value;
 }
 
 }  // namespace
@@ -45,8 +42,7 @@ std::optional<JobCache::Hit> JobCache::find(const std::string& key, const Invent
     return std::nullopt;
   }
   for (const AssetLookup& l : it->second.entry.lookups) {
-    const std::string* now = current_value(inv, l);
-    if (now ? !l.value || *now != *l.value : l.value.has_value()) {
+    if (current_value(inv, l) != l.value) {
       entries_.erase(it);  // a referenced Secret or ConfigMap changed
       ++misses_;
       return std::nullopt;

@@ -170,7 +170,9 @@ ReferenceCase load_reference_case(const std::string& name) {
                                {"data", model::Value::obj({{k, model::base64_encode(value.as_string())}})}});
         auto existing = rc.inventory.secrets.find({ns, sname});
         if (existing != rc.inventory.secrets.end()) {
-          existing->second.data[k] = value.as_string();
+          model::Secret edited = *existing->second.decoded;
+          edited.data[k] = value.as_string();
+          existing->second.decoded = std::make_shared<const model::Secret>(std::move(edited));
         } else {
           rc.inventory.add(secret);
         }

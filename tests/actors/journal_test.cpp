@@ -132,7 +132,7 @@ stringData: {token: abc}
   model::Inventory inv;
   inv.add(r);
   CHECK(inv.problems().empty());
-  CHECK(inv.secrets.at({"app", "creds"}).data.at("password") == hunter2);
+  CHECK(inv.secrets.at({"app", "creds"}).decoded->data.at("password") == hunter2);
   // Stable under one key; another key (another process) gives other values.
   CHECK(redact("Secret", secret, policy) == r);
   CHECK(redact("Secret", secret, RedactionPolicy()) != r);

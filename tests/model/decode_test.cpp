@@ -86,7 +86,7 @@ metadata: {name: c, namespace: a}
 data: {k: v}
 binaryData: {k: eA==, b: eQ==}
 )");
-  const auto& s = inv.secrets.at({"a", "s"});
+  const model::Secret& s = *inv.secrets.at({"a", "s"}).decoded;
   CHECK(s.data.at("user") == "user");
   CHECK(s.data.at("token") == "plain");
   CHECK(s.data.count("bad") == 0);

@@ -6,8 +6,10 @@
 #include <catch2/catch.hpp>
 
 #include <memory>
+#include <random>
 
 #include "golden_util.hpp"
+#include "model/codec.hpp"
 #include "model/job_cache.hpp"
 #include "model/parse.hpp"
 #include "model/render.hpp"
@@ -126,6 +128,17 @@ TEST_CASE("a lazy inventory stores what an eager one stores, keeping trees", "[m
     CHECK(l.refs == e.refs);
     CHECK((l.decoded != nullptr) == e.valid);  // an invalid member is never rendered
   }
+  const model::StoredSecret& tok = p.lazy.secrets.at({"app", "tok"});
+  CHECK(tok.tree != nullptr);
+  CHECK(tok.decoded == nullptr);
+  CHECK(p.eager.secrets.at({"app", "tok"}).decoded->data.at("t") == "secret-token");
+  model::AssetFind found = model::find_asset(p.lazy, true, "app", "tok", "t");
+  CHECK(found.object);
+  CHECK(found.value == "secret-token");
+  found = model::find_asset(p.lazy, true, "app", "tok", "nope");
+  CHECK(found.object);
+  CHECK_FALSE(found.value);
+  CHECK_FALSE(model::find_asset(p.lazy, true, "app", "missing", "t").object);
   CHECK(p.lazy.service_monitors.at({"app", "web"}).refs == std::vector<model::AssetRef>{{true, "tok"}});
   // Labels read in the tree select as the decoded labels do.
   model::LabelSelector web{{{"team", "web"}}, {}};
@@ -223,4 +236,44 @@ status: {bindings: []}
   CHECK(m.resource_version == "10");  // the job cache key stays
   p.eager.retree("ServiceMonitor", {"app", "web"}, echo);
   CHECK(p.eager.service_monitors.at({"app", "web"}).tree == nullptr);  // eager inventories hold no trees
+}
+
+// Random data and stringData maps: valid and invalid base64, nulls,
+// numbers, duplicate keys, fields that are not maps.
+TEST_CASE("a Secret's key read in its tree equals its decoded value", "[model][inventory]") {
+  std::mt19937 rng(7);
+  const std::vector<std::string> keys{"a", "b", "c"};
+  auto random_value = [&]() -> model::Value {
+    switch (rng() % 5) {
+      case 0:
+        return model::Value();
+      case 1:
+        return model::Value(model::base64_encode("v" + std::to_string(rng() % 9)));
+      case 2:
+        return model::Value("!!not base64");
+      case 3:
+        return model::Value(static_cast<std::int64_t>(rng() % 9));
+      default:
+        return model::Value("plain" + std::to_string(rng() % 9));
+    }
+  };
+  for (int round = 0; round < 2000; ++round) {
+    model::Value secret = model::Value::obj({{"apiVersion", "v1"}, {"kind", "Secret"}});
+    for (const char* field : {"data", "stringData"}) {
+      const unsigned shape = rng() % 4;
+      if (shape == 1) secret.set(field, model::Value("not a map"));
+      if (shape < 2) continue;
+      model::Value map = model::Value::object();
+      for (unsigned i = rng() % 5; i > 0; --i) map.as_object().push_back({keys[rng() % keys.size()], random_value()});
+      secret.set(field, std::move(map));
+    }
+    model::FieldErrors errors;
+    const model::Secret decoded = model::decode_secret(secret, errors);
+    for (const auto& k : keys) {
+      auto it = decoded.data.find(k);
+      INFO(model::to_json(secret) << " key " << k);
+      CHECK(model::secret_tree_value(secret, k) ==
+            (it == decoded.data.end() ? std::nullopt : std::optional<std::string>(it->second)));
+    }
+  }
 }

@@ -7,6 +7,6 @@ TEST_CASE("reference cases load", "[golden]") {
   CHECK(rc.entry == "agent-metrics.libsonnet");
   CHECK(rc.inventory.agents.size() == 1);
   CHECK(rc.inventory.service_monitors.size() == 2);
-  CHECK(rc.inventory.secrets.at({"app", "web-auth"}).data.at("pass") == "s3cret");
+  CHECK(rc.inventory.secrets.at({"app", "web-auth"}).decoded->data.at("pass") == "s3cret");
   CHECK(rc.expected.find("metrics") != nullptr);
 }
