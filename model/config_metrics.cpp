@@ -137,10 +137,7 @@ void apply_member(MetricsContext& ctx, const char* kind, const std::string& ns, 
     for (auto& job : r.out.as_array()) jobs.push(std::move(job));
 }
 
-// Renders each member into its own AssetRefs, batch by batch, on up to
-// opts.render_threads threads; rendering and emitting a member touch only
-// its own RenderedMember, and results are applied in member order, so the
-// output is the same for any thread count.
+// A member's JobCache key, from either form of member list.
 std::string cache_key(const MetricsContext& ctx, const char* kind, const IntegrationMonitor* m,
                       std::string_view scope) {
   return JobCache::key(kind, m->meta, ctx.agent.meta, static_cast<int>(ctx.flavor), scope);

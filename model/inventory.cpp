@@ -243,6 +243,7 @@ void Inventory::retree(const std::string& kind, const Key& key, const ValuePtr& 
   if (kind == "ServiceMonitor") swap(service_monitors);
   if (kind == "PodMonitor") swap(pod_monitors);
   if (kind == "Probe") swap(probes);
+  if (kind == "Secret") swap(secrets);
 }
 
 namespace {

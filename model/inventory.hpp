@@ -104,8 +104,8 @@ class Inventory {
   // A served object, by the pointer the caller shares: a lazy inventory
   // keeps it as a member's tree instead of a copy.
   void add_shared(const ValuePtr& doc);
-  // A lazy inventory's member now served as `tree` (its content unchanged
-  // but for metadata noise or status): the old tree is let go.
+  // A lazy inventory's member or Secret now served as `tree` (its content
+  // unchanged but for metadata noise or status): the old tree is let go.
   void retree(const std::string& kind, const Key& key, const ValuePtr& tree);
   // Removes an object by kind and key; returns whether it existed.
   bool remove(const std::string& kind, const Key& key);

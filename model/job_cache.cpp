@@ -25,14 +25,20 @@ std::string JobCache::key(const char* kind, const Key& member, std::string_view 
                           const ObjectMeta& agent, int flavor, std::string_view scope) {
   if (uid.empty() || resource_version.empty() || agent.uid.empty() || agent.resource_version.empty()) return {};
   const char sep = '\x1f';
+  const std::string_view parts[] = {kind,      member.first,          member.second, uid, resource_version,
+                                    agent.uid, agent.resource_version};
+  std::size_t size = scope.size() + 16;
+  for (std::string_view part : parts) size += part.size() + 1;
   std::string out;
-  for (std::string_view part :
-       {std::string_view(kind), std::string_view(member.first), std::string_view(member.second), uid, resource_version,
-        std::string_view(agent.uid), std::string_view(agent.resource_version)}) {
+  out.reserve(size);
+  for (std::string_view part : parts) {
     out += part;
     out += sep;
   }
-  return out + std::to_string(flavor) + sep + std::string(scope);
+  out += std::to_string(flavor);
+  out += sep;
+  out += scope;
+  return out;
 }
 
 std::optional<JobCache::Hit> JobCache::find(const std::string& key, const Inventory& inv) {

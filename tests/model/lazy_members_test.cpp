@@ -234,6 +234,15 @@ status: {bindings: []}
   const auto& m = p.lazy.service_monitors.at({"app", "web"});
   CHECK(m.tree == echo);
   CHECK(m.resource_version == "10");  // the job cache key stays
+  auto secret = std::make_shared<const model::Value>(
+      model::parse_documents(
+          "{apiVersion: v1, kind: Secret, metadata: {name: tok, namespace: app, resourceVersion: '5'}, "
+          "stringData: {t: secret-token}}",
+          "test")
+          .at(0)
+          .value);
+  p.lazy.retree("Secret", {"app", "tok"}, secret);
+  CHECK(p.lazy.secrets.at({"app", "tok"}).tree == secret);
   p.eager.retree("ServiceMonitor", {"app", "web"}, echo);
   CHECK(p.eager.service_monitors.at({"app", "web"}).tree == nullptr);  // eager inventories hold no trees
 }
