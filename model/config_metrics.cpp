@@ -145,7 +145,7 @@ std::string cache_key(const MetricsContext& ctx, const char* kind, const Integra
 
 template <class T>
 std::string cache_key(const MetricsContext& ctx, const char* kind, const Selected<T>& s, std::string_view scope) {
-  return JobCache::key(kind, *s.key, s.member->uid(), s.member->resource_version, ctx.agent.meta,
+  return JobCache::key(kind, s.ns(), s.name(), s.member->uid(), s.member->resource_version, ctx.agent.meta,
                        static_cast<int>(ctx.flavor), scope);
 }
 

@@ -3,35 +3,6 @@
 namespace model {
 namespace {
 
-// A member is selected when its labels match the selector (nil matches
-// nothing) and its namespace passes the namespace selector.
-template <class T>
-bool selects(const Inventory& inv, const std::optional<LabelSelector>& sel, const std::optional<LabelSelector>& ns_sel,
-             const std::string& parent_ns, const T& obj) {
-  return selector_matches(sel, obj.meta.labels) && namespace_selected(inv, ns_sel, parent_ns, obj.meta.ns);
-}
-
-template <class T>
-std::vector<const T*> select_all(const Inventory& inv, const Table<T>& table, const std::optional<LabelSelector>& sel,
-                                 const std::optional<LabelSelector>& ns_sel, const std::string& parent_ns) {
-  std::vector<const T*> out;
-  if (!sel) return out;  // nil selects nothing; skip the scan
-  for (const auto& [key, entry] : table)
-    if (entry.valid && selects(inv, sel, ns_sel, parent_ns, entry.obj)) out.push_back(&entry.obj);
-  return out;
-}
-
-template <class T>
-std::vector<Selected<T>> select_all(const Inventory& inv, const Members<T>& table,
-                                    const std::optional<LabelSelector>& sel, const std::optional<LabelSelector>& ns_sel,
-                                    const std::string& parent_ns) {
-  std::vector<Selected<T>> out;
-  if (!sel) return out;
-  for (const auto& [key, m] : table)
-    if (m.valid && m.matches(*sel) && namespace_selected(inv, ns_sel, parent_ns, key.first)) out.push_back({&key, &m});
-  return out;
-}
-
 template <class T>
 bool labels_match(const LabelSelector& sel, const Entry<T>& e) {
   return sel.matches(e.obj.meta.labels);
@@ -40,6 +11,30 @@ bool labels_match(const LabelSelector& sel, const Entry<T>& e) {
 template <class T>
 bool labels_match(const LabelSelector& sel, const Member<T>& m) {
   return m.matches(sel);
+}
+
+// What a node holds of a selected entry: the decoded object, or the member.
+template <class T>
+const T* selected(const Key& /*key*/, const Entry<T>& e) {
+  return &e.obj;
+}
+
+template <class T>
+Selected<T> selected(const Key& key, const Member<T>& m) {
+  return {&key, &m};
+}
+
+// A member is selected when its labels match the selector (nil matches
+// nothing) and its namespace passes the namespace selector.
+template <class Table>
+auto select_all(const Inventory& inv, const Table& table, const std::optional<LabelSelector>& sel,
+                const std::optional<LabelSelector>& ns_sel, const std::string& parent_ns) {
+  std::vector<decltype(selected(table.begin()->first, table.begin()->second))> out;
+  if (!sel) return out;  // nil selects nothing; skip the scan
+  for (const auto& [key, entry] : table)
+    if (entry.valid && labels_match(*sel, entry) && namespace_selected(inv, ns_sel, parent_ns, key.first))
+      out.push_back(selected(key, entry));
+  return out;
 }
 
 template <class Table>

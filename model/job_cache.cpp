@@ -6,27 +6,17 @@
 
 namespace model {
 
-namespace {
-
-// The current value of a Secret/ConfigMap key, or nullopt when the object
-// or key is missing.
-std::optional<std::string> current_value(const Inventory& inv, const AssetLookup& l) {
-  return find_asset(inv, l.secret, l.ns, l.name, l.key).value;
-}
-
-}  // namespace
-
 std::string JobCache::key(const char* kind, const ObjectMeta& member, const ObjectMeta& agent, int flavor,
                           std::string_view scope) {
-  return key(kind, {member.ns, member.name}, member.uid, member.resource_version, agent, flavor, scope);
+  return key(kind, member.ns, member.name, member.uid, member.resource_version, agent, flavor, scope);
 }
 
-std::string JobCache::key(const char* kind, const Key& member, std::string_view uid, std::string_view resource_version,
-                          const ObjectMeta& agent, int flavor, std::string_view scope) {
+std::string JobCache::key(const char* kind, std::string_view ns, std::string_view name, std::string_view uid,
+                          std::string_view resource_version, const ObjectMeta& agent, int flavor,
+                          std::string_view scope) {
   if (uid.empty() || resource_version.empty() || agent.uid.empty() || agent.resource_version.empty()) return {};
   const char sep = '\x1f';
-  const std::string_view parts[] = {kind,      member.first,          member.second, uid, resource_version,
-                                    agent.uid, agent.resource_version};
+  const std::string_view parts[] = {kind, ns, name, uid, resource_version, agent.uid, agent.resource_version};
   std::size_t size = scope.size() + 16;
   for (std::string_view part : parts) size += part.size() + 1;
   std::string out;
@@ -48,8 +38,8 @@ std::optional<JobCache::Hit> JobCache::find(const std::string& key, const Invent
     return std::nullopt;
   }
   for (const AssetLookup& l : it->second.entry.lookups) {
-    if (current_value(inv, l) != l.value) {
-      entries_.erase(it);  // a referenced Secret or ConfigMap changed
+    if (find_asset(inv, l.secret, l.ns, l.name, l.key).value != l.value) {
+      entries_.erase(it);  // a referenced Secret or ConfigMap changed (or came, or went)
       ++misses_;
       return std::nullopt;
     }

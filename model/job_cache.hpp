@@ -54,8 +54,9 @@ class JobCache {
   static std::string key(const char* kind, const ObjectMeta& member, const ObjectMeta& agent, int flavor,
                          std::string_view scope = {});
   // The same key from a member's parts (a lazy inventory's Member).
-  static std::string key(const char* kind, const Key& member, std::string_view uid, std::string_view resource_version,
-                         const ObjectMeta& agent, int flavor, std::string_view scope = {});
+  static std::string key(const char* kind, std::string_view ns, std::string_view name, std::string_view uid,
+                         std::string_view resource_version, const ObjectMeta& agent, int flavor,
+                         std::string_view scope = {});
   // Whether `key` has an entry (not checking its lookups, and not marking
   // it used).
   bool contains(const std::string& key) const { return entries_.count(key) > 0; }

@@ -9,7 +9,7 @@ void release(Members<T>& table, const char* kind, const JobCache& cache, const O
   const int flavor = static_cast<int>(ConfigFlavor::full);  // monitors render in the full flavor only
   for (auto& [key, m] : table) {
     if (!m.decoded || !m.tree) continue;
-    std::string k = JobCache::key(kind, key, m.uid(), m.resource_version, agent, flavor);
+    std::string k = JobCache::key(kind, key.first, key.second, m.uid(), m.resource_version, agent, flavor);
     if (!k.empty() && cache.contains(k)) m.decoded.reset();
   }
 }
