@@ -73,7 +73,7 @@ using explain_atom = caf::atom_constant<caf::atom("explain")>;
 using gone_atom = caf::atom_constant<caf::atom("gone")>;
 // writer internal: the owner GrafanaAgent was re-read.
 using owner_atom = caf::atom_constant<caf::atom("owner")>;
-// writer internal: a status patch failed.
+// writer internal: a status patch answered (its tag, whether it succeeded).
 using status_atom = caf::atom_constant<caf::atom("status")>;
 // member selector -> journal: the ConfigMaps to redact as secrets.
 using redact_atom = caf::atom_constant<caf::atom("redact")>;
@@ -151,12 +151,14 @@ using journal_actor = caf::typed_actor<reacts_to<ingest_atom, std::string, core:
 // What the journal forwards to: every selector is one.
 using event_sink_actor = caf::typed_actor<reacts_to<event_atom, EventPtr>, reacts_to<synced_atom>>;
 
-using writer_actor = caf::typed_actor<
-    reacts_to<desired_atom, RootOutputPtr>, reacts_to<observed_atom, EventPtr, KeySet>, reacts_to<gone_atom, EventPtr>,
-    reacts_to<synced_atom>, reacts_to<leader_atom, bool>, reacts_to<done_atom, core::RootKey, std::uint64_t, ResultPtr>,
-    reacts_to<reread_atom, core::RootKey, core::Identity, ResultPtr>,
-    reacts_to<owner_atom, core::RootKey, std::string, ResultPtr>, reacts_to<status_atom, core::RootKey>,
-    reacts_to<retry_atom, core::RootKey>, replies_to<stats_atom>::with<WriterStats>>;
+using writer_actor =
+    caf::typed_actor<reacts_to<desired_atom, RootOutputPtr>, reacts_to<observed_atom, EventPtr, KeySet>,
+                     reacts_to<gone_atom, EventPtr>, reacts_to<synced_atom>, reacts_to<leader_atom, bool>,
+                     reacts_to<done_atom, core::RootKey, std::uint64_t, ResultPtr>,
+                     reacts_to<reread_atom, core::RootKey, core::Identity, ResultPtr>,
+                     reacts_to<owner_atom, core::RootKey, std::string, ResultPtr>,
+                     reacts_to<status_atom, core::RootKey, std::uint64_t, bool>, reacts_to<retry_atom, core::RootKey>,
+                     replies_to<stats_atom>::with<WriterStats>>;
 
 using root_actor =
     caf::typed_actor<reacts_to<routed_atom, EventPtr, bool>, reacts_to<absorb_atom, DeltaPtr>, reacts_to<synced_atom>,

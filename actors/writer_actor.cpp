@@ -43,9 +43,9 @@ void patch_status(Writer self, const core::WriterEffect& fx) {
   self->state.cfg.client->patch(
       *k8s::resource_for_kind("GrafanaAgent"), fx.root.first, fx.root.second, k8s::PatchType::merge,
       model::to_json(fx.body),
-      [on_write, me, key = fx.root](k8s::Result r) {
+      [on_write, me, key = fx.root, tag = fx.batch](k8s::Result r) {
         if (on_write) on_write("GrafanaAgent", "status", r.status);
-        if (!r.ok()) caf::anon_send(me, status_atom::value, key);
+        caf::anon_send(me, status_atom::value, key, tag, r.ok());
       },
       "status");
 }
@@ -122,7 +122,9 @@ writer_actor::behavior_type writer_behavior(Writer self, WriterConfig cfg) {
       [=, &m](owner_atom, const core::RootKey& key, const std::string& uid, const ResultPtr& r) {
         perform(self, core::on_owner(m, key, uid, answer_of(*r)));
       },
-      [=, &m](status_atom, const core::RootKey& key) { perform(self, core::on_status_failed(m, key)); },
+      [=, &m](status_atom, const core::RootKey& key, std::uint64_t tag, bool ok) {
+        perform(self, core::on_status(m, key, tag, ok));
+      },
       [=, &m](retry_atom, const core::RootKey& key) { perform(self, core::on_retry(m, key)); },
       [=, &m](stats_atom) { return core::writer_stats(m); },
   };

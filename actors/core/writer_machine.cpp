@@ -1,6 +1,7 @@
 #include "actors/core/writer_machine.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "actors/core/status.hpp"
 #include "model/object_fields.hpp"
@@ -143,6 +144,10 @@ void report_failure(Ctx& c, const RootKey& key, RootWrites& rw, const model::Val
 void report_status(Ctx& c, const RootKey& key, RootWrites& rw) {
   WriterState& st = c.st;
   if (!rw.out || !rw.out->effects.root_present || !st.settings.write_status || !st.leader || !fence_holds(c)) return;
+  if (rw.status_tag) {
+    rw.status_waiting = true;
+    return;
+  }
   const model::Value& base = rw.written_status.is_null() ? rw.out->previous_status : rw.written_status;
   std::string now = st.settings.now_rfc3339 ? st.settings.now_rfc3339() : "";
   model::Value status = agent_status(status_input(rw), base, now);
@@ -153,7 +158,9 @@ void report_status(Ctx& c, const RootKey& key, RootWrites& rw) {
   // A merge patch keeps what it omits: problems that are fixed must be
   // deleted explicitly, or they stay beside Reconciled=True.
   if (!status.find("problems")) patch.find("status")->set("problems", model::Value());
-  c.add(WriterEffect::Type::status_patch, key).body = std::move(patch);
+  WriterEffect& fx = c.add(WriterEffect::Type::status_patch, key);
+  fx.body = std::move(patch);
+  fx.batch = rw.status_tag = ++st.batches;
   ++st.stats.status_writes;
   if (!st.settings.emit_events) return;
   report_pause(c, key, rw, before, now);
@@ -441,7 +448,8 @@ WriterEffects on_owner(WriterState& st, const RootKey& key, const std::string& a
   bool current = it->second.out && it->second.out->uid == asked;
   if (gone && !asked.empty()) st.deleted_uids.insert(asked);
   if (gone && current) {
-    st.roots.erase(it);
+    // Objects of a newer generation (made by another leader) stay known.
+    forget_generation(st, key, asked);
     return {};
   }
   if (it->second.out) plan_root(c, key);  // the owner lives (or the read failed): restore what was deleted
@@ -479,12 +487,19 @@ WriterEffects on_gone(WriterState& st, const Event& e) {
   return {};
 }
 
-WriterEffects on_status_failed(WriterState& st, const RootKey& key) {
+WriterEffects on_status(WriterState& st, const RootKey& key, std::uint64_t tag, bool ok) {
   Ctx c{st, {}};
   auto it = st.roots.find(key);
-  if (it == st.roots.end()) return {};
-  it->second.written_status = model::Value();  // so the next report tries again
-  schedule_retry(c, key, it->second);
+  if (it == st.roots.end() || it->second.status_tag != tag) return {};
+  RootWrites& rw = it->second;
+  rw.status_tag = 0;
+  bool waiting = std::exchange(rw.status_waiting, false);
+  if (!ok) {
+    rw.written_status = model::Value();  // so the next report tries again
+    schedule_retry(c, key, rw);
+  } else if (waiting) {
+    report_status(c, key, rw);
+  }
   return std::move(c.fx);
 }
 

@@ -71,7 +71,7 @@ struct WriterEffect {
     reread,         // GET `id`, answer with on_reread
     confirm_owner,  // GET the GrafanaAgent, answer with on_owner (with `uid`)
     retry,          // on_retry after `delay` (the backoff for `attempt`)
-    status_patch,   // merge-patch `body` into the GrafanaAgent's status subresource
+    status_patch,   // merge-patch `body` into the GrafanaAgent's status subresource; answer with on_status (`batch`)
     event,          // create the Event `body`
     wrote,          // metrics: `action` answered with `status`
     log,            // `entry`
@@ -121,6 +121,11 @@ struct RootWrites {
   // wrote as last observed (the base of the next report).
   model::Value written_status;
   std::string last_event;  // reason+message of the last Event emitted
+  // One status patch in flight at a time: two could land in either order
+  // and leave an older status last. A report while one is in flight waits
+  // and is computed afresh when the answer comes.
+  std::uint64_t status_tag = 0;  // the patch in flight (0: none); answers of others are ignored
+  bool status_waiting = false;   // a report came while the patch was in flight
 };
 
 struct WriterState {
@@ -148,7 +153,9 @@ WriterEffects on_reread(WriterState& st, const RootKey& root, const Identity& id
 // The answer to confirm_owner for generation `uid`. It judges only that
 // generation: a root re-created since (a newer uid) is left alone.
 WriterEffects on_owner(WriterState& st, const RootKey& root, const std::string& uid, const CallAnswer& a);
-WriterEffects on_status_failed(WriterState& st, const RootKey& root);
+// The answer to status_patch `tag`: on success a report that waited is made
+// now; on failure the status is patched again after a backoff.
+WriterEffects on_status(WriterState& st, const RootKey& root, std::uint64_t tag, bool ok);
 WriterEffects on_retry(WriterState& st, const RootKey& root);
 WriterStats writer_stats(const WriterState& st);
 

@@ -65,6 +65,14 @@ CallAnswer written_at(const WriterEffect& call, const std::string& rv) {
   return CallAnswer{201, k8s::ErrorClass::ok, model::to_json(obj), ""};
 }
 
+// The tag of the status patch among `fx`, to answer it with on_status.
+std::uint64_t status_tag(const WriterEffects& fx) {
+  for (const auto& e : fx)
+    if (e.type == WriterEffect::Type::status_patch) return e.batch;
+  FAIL("no status patch");
+  return 0;
+}
+
 CallAnswer answer(int status, k8s::ErrorClass error_class, std::string body = "{}") {
   return CallAnswer{status, error_class, std::move(body), ""};
 }
@@ -264,6 +272,35 @@ TEST_CASE("the writer machine judges a late owner answer by the generation it as
   CHECK(types(on_desired(st, output("Yw=="))).empty());
 }
 
+// Found by the chaos soak (seed 1, CI): a leader resumed after SIGSTOP
+// finds, in one burst, the old generation's Service deleted (it asks
+// whether the owner lives) and the Service the other leader made for the
+// re-created GrafanaAgent. The answer (a newer uid) dropped the whole root,
+// that Service with it, so when the new generation stopped wanting it
+// nothing pruned it until a restart.
+TEST_CASE("the writer machine keeps a newer generation's objects when the owner answer drops the old one",
+          "[actors][writer]") {
+  WriterState st = make_writer({.write_status = false, .emit_events = false});
+  on_synced(st);
+  auto old_output = std::const_pointer_cast<RootOutput>(output("YQ=="));
+  old_output->uid = "uid-old";
+  run_batch(st, on_desired(st, old_output));
+  on_observed(st, event(EventType::added, "Service", operated_service("uid-old")), {kAlpha});
+  WriterEffects fx = on_observed(st, event(EventType::deleted, "Service", operated_service("uid-old")), {kAlpha});
+  REQUIRE(types(fx) == std::vector<T>{T::confirm_owner});
+  model::Value newer = operated_service("uid-alpha");
+  newer.find("metadata")->set("resourceVersion", "1200");
+  CHECK(types(on_observed(st, event(EventType::added, "Service", newer), {kAlpha})).empty());  // not uid-old's
+  model::Value agent = actors_test::doc(
+      "apiVersion: monitoring.grafana.com/v1alpha1\nkind: GrafanaAgent\n"
+      "metadata: {name: alpha, namespace: mon, uid: uid-alpha}\n");
+  on_owner(st, kAlpha, "uid-old", answer(200, k8s::ErrorClass::ok, model::to_json(agent)));
+  // The new generation wants its config Secret and no Service.
+  std::vector<std::string> calls = run_batch(st, on_desired(st, output("YQ==")));
+  REQUIRE(!calls.empty());
+  CHECK(calls.back() == "Service alpha-operated delete");
+}
+
 // A root forgotten with a batch in flight (its GrafanaAgent deleted) and
 // created again (the agent re-created) must not take the old batch's late
 // answers for its own: per-root batch numbers started again at the same
@@ -346,6 +383,7 @@ TEST_CASE("the Warning Event names the failing resources, within 1 KiB", "[actor
   CHECK(model::string_at(ev[0], {"message"}) ==
         "2 resources have problems: ServiceMonitor app/sm-0: spec.endpoints[0].port: port is not a name; "
         "ServiceMonitor app/sm-1: spec.endpoints[0].port: port is not a name");
+  CHECK(on_status(st, kAlpha, status_tag(fx), true).empty());
   // Many: as many as fit, then how many more.
   fx = on_desired(st, with_problems(100, 2));
   ev = events(fx);
@@ -390,6 +428,7 @@ TEST_CASE("spec.paused raises a Normal Event once, and its end another", "[actor
   REQUIRE(patch);
   model::Value status = *patch->body.find("status");
   if (status.find("problems") && status.find("problems")->is_null()) status.erase("problems");  // as stored
+  CHECK(on_status(st, kAlpha, status_tag(fx), true).empty());
   // Still paused: no second Event; a new leader that reads this status raises none either.
   CHECK(events(on_desired(st, paused(true, 1, status))).empty());
   WriterState next_leader = make_writer({.emit_events = true});
@@ -489,4 +528,46 @@ TEST_CASE("a new leader keeps the lastTransitionTime another leader wrote", "[ac
     REQUIRE(status_patches(fx).size() == 1);
     CHECK(model::to_json(status_patches(fx)[0]).find(now) != std::string::npos);
   }
+}
+
+// Found by the chaos soak (seed 3): status patches were sent as soon as
+// each batch ended, so under injected latency an older one (an earlier
+// observedGeneration) could land after a newer one and stay, and the next
+// leader patched it again. One patch is in flight at a time; a report made
+// meanwhile is computed afresh when it answers.
+TEST_CASE("the writer machine keeps one status patch in flight, and the newest lands last", "[actors][writer]") {
+  WriterState st = make_writer({.emit_events = false});
+  on_synced(st);
+  auto at_generation = [](const std::string& value, std::int64_t generation) {
+    auto out = std::const_pointer_cast<RootOutput>(output(value));
+    out->generation = generation;
+    return RootOutputPtr(out);
+  };
+  auto observed_generation = [](const WriterEffects& fx) {
+    auto patches = status_patches(fx);
+    REQUIRE(patches.size() == 1);
+    return model::find_path(patches[0], {"status", "observedGeneration"})->as_int();
+  };
+  WriterEffects fx = on_desired(st, at_generation("YQ==", 1));
+  fx = on_call_done(st, kAlpha, fx.back().batch, written_at(fx.back(), "5"));
+  CHECK(observed_generation(fx) == 1);
+  std::uint64_t first = status_tag(fx);
+
+  fx = on_desired(st, at_generation("Yg==", 2));
+  fx = on_call_done(st, kAlpha, fx.back().batch, written_at(fx.back(), "6"));
+  CHECK(status_patches(fx).empty());                        // waits for the first answer
+  CHECK(on_status(st, kAlpha, first + 100, true).empty());  // not the patch in flight
+
+  fx = on_status(st, kAlpha, first, true);
+  CHECK(observed_generation(fx) == 2);
+  std::uint64_t second = status_tag(fx);
+  CHECK(on_status(st, kAlpha, first, true).empty());  // a repeated answer is ignored
+
+  // A failed patch is sent again after a backoff, as it is now.
+  fx = on_status(st, kAlpha, second, false);
+  REQUIRE(types(fx) == std::vector<T>{T::retry});
+  fx = on_retry(st, kAlpha);
+  CHECK(observed_generation(fx) == 2);
+  // Nothing waited and nothing changed: a success sends nothing more.
+  CHECK(on_status(st, kAlpha, status_tag(fx), true).empty());
 }
