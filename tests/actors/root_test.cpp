@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "actors/core/journal.hpp"
@@ -5,6 +7,7 @@
 #include "actors/core/pipeline.hpp"
 #include "actors/core/redact.hpp"
 #include "actors_fixtures.hpp"
+#include "model/yaml_emit.hpp"
 
 using namespace actors::core;
 using actors_test::doc;
@@ -177,6 +180,58 @@ status: {anything: 1}
   REQUIRE(fx.subscribe);  // the namespace selector changed: resubscribe before rendering
   CHECK_FALSE(fx.rendered);
   CHECK(s.dirty);
+}
+
+namespace {
+
+// same_content as first written: copy both, strip the noise, compare.
+bool stripped_equal(const model::Value& a, const model::Value& b) {
+  auto strip = [](model::Value v) {
+    v.erase("status");
+    if (model::Value* meta = v.find("metadata"))
+      for (std::string_view k : {"resourceVersion", "generation", "managedFields"}) meta->erase(k);
+    return v;
+  };
+  return strip(a) == strip(b);
+}
+
+// A small object whose members are drawn from `bits`, so pairs of them
+// differ in noise, in content, in member order or in shape.
+model::Value variant_object(std::uint32_t bits) {
+  model::Value meta = model::Value::object();
+  if (bits & 1) meta.set("name", "a");
+  if (bits & 2) meta.set("resourceVersion", (bits & 4) ? "1" : "2");
+  if (bits & 8) meta.set("generation", (bits & 4) ? 1 : 2);
+  if (bits & 16) meta.set("labels", model::Value::obj({{"x", (bits & 32) ? "1" : "2"}}));
+  model::Value v = model::Value::object();
+  if (bits & 64) v.set("status", model::Value::obj({{"s", (bits & 4) ? 1 : 2}}));
+  if (bits & 128) v.set("metadata", (bits & 256) ? model::Value("not an object") : std::move(meta));
+  if (bits & 512) v.set("spec", model::Value::obj({{"k", (bits & 1024) ? 1 : 2}}));
+  if (bits & 2048) v.set("kind", "Secret");
+  if (bits & 4096) return model::Value::arr({1});                             // not an object at all
+  if (bits & 8192) std::reverse(v.as_object().begin(), v.as_object().end());  // order is not content
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("same_content equals comparing copies stripped of noise and status", "[actors][root]") {
+  std::uint64_t state = 7;
+  auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<std::uint32_t>(state >> 33);
+  };
+  std::size_t equal = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::uint32_t x = next() & 16383, y = (next() & 1) ? x ^ (1u << (next() % 14)) : next() & 16383;
+    model::Value a = variant_object(x), b = variant_object(y);
+    INFO(model::to_json(a) << " vs " << model::to_json(b));
+    REQUIRE(same_content(a, b) == stripped_equal(a, b));
+    REQUIRE(same_content(b, a) == stripped_equal(a, b));
+    equal += stripped_equal(a, b) ? 1 : 0;
+  }
+  CHECK(equal > 1000);  // both answers are well represented
+  CHECK(equal < 19000);
 }
 
 TEST_CASE("an invalid root renders nothing and asks the writer not to prune", "[actors][root]") {
