@@ -202,9 +202,10 @@ std::pair<std::int64_t, std::int64_t> replicas(const Value& obj) {
 
 }  // namespace
 
-std::string workloads_not_ready(const std::vector<Value>& observed) {
+std::string workloads_not_ready(const std::vector<const Value*>& observed) {
   std::vector<std::string> waiting;
-  for (const Value& o : observed) {
+  for (const Value* object : observed) {
+    const Value& o = *object;
     auto [want, have] = replicas(o);
     if (want < 0 || have >= want) continue;
     std::string kind = o.find("kind")->as_string();

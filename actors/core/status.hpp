@@ -48,8 +48,9 @@ std::string failure_event_message(const StatusInput& in, const std::string& reas
 
 // Why owned workloads are not ready ("" when all are), read from the status
 // the API server (or kubelet) reports on observed StatefulSets, DaemonSets
-// and Deployments.
-std::string workloads_not_ready(const std::vector<model::Value>& observed);
+// and Deployments. Pointers: the writer's observed objects include the
+// config Secrets, too large to copy for a status report.
+std::string workloads_not_ready(const std::vector<const model::Value*>& observed);
 
 // The condition of `type` in a status object (null when absent).
 const model::Value* find_condition(const model::Value& status, const std::string& type);

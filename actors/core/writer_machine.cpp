@@ -76,8 +76,9 @@ StatusInput status_input(const RootWrites& rw) {
   in.counts = fx.counts;
   in.problems = fx.problems;
   in.write_error = rw.write_error;
-  std::vector<model::Value> observed;
-  for (const auto& [id, obj] : rw.observed) observed.push_back(obj);
+  std::vector<const model::Value*> observed;
+  observed.reserve(rw.observed.size());
+  for (const auto& [id, obj] : rw.observed) observed.push_back(&obj);
   in.not_ready = workloads_not_ready(observed);
   return in;
 }
@@ -370,10 +371,11 @@ WriterEffects on_call_done(WriterState& st, const RootKey& key, std::uint64_t ba
   auto it = st.roots.find(key);
   if (it == st.roots.end() || it->second.batch != batch || it->second.queue.empty()) return {};
   RootWrites& rw = it->second;
-  Action a = rw.queue.front();
+  Action a = std::move(rw.queue.front());
   rw.queue.erase(rw.queue.begin());
   WriterEffect& wrote = c.add(WriterEffect::Type::wrote, key);
-  wrote.action = a;
+  // Metrics read the kind and the verb; the object stays out of the copy.
+  wrote.action = Action{a.type, a.kind, a.ns, a.name, {}, {}};
   wrote.status = r.status;
   if (r.error_class != k8s::ErrorClass::ok) {
     on_failure(c, key, rw, a, r);

@@ -73,7 +73,7 @@ struct WriterEffect {
     retry,          // on_retry after `delay` (the backoff for `attempt`)
     status_patch,   // merge-patch `body` into the GrafanaAgent's status subresource; answer with on_status (`batch`)
     event,          // create the Event `body`
-    wrote,          // metrics: `action` answered with `status`
+    wrote,          // metrics: `action` (without its object) answered with `status`
     log,            // `entry`
     reconciled,     // metrics: a reconcile ended with `outcome`; its render took `seconds`
   };

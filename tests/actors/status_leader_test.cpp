@@ -100,9 +100,11 @@ TEST_CASE("workloads without ready replicas make Ready False", "[actors][status]
       model::parse_json(
           R"({"kind":"DaemonSet","metadata":{"name":"d"},"status":{"desiredNumberScheduled":3,"numberReady":3}})"),
       model::parse_json(R"({"kind":"Secret","metadata":{"name":"s"}})")};
-  CHECK(workloads_not_ready(observed) == "StatefulSet a 1/2 ready");
+  std::vector<const Value*> pointers;
+  for (const Value& o : observed) pointers.push_back(&o);
+  CHECK(workloads_not_ready(pointers) == "StatefulSet a 1/2 ready");
   StatusInput in;
-  in.not_ready = workloads_not_ready(observed);
+  in.not_ready = workloads_not_ready(pointers);
   CHECK(field(cond(agent_status(in, Value(), "t"), "Ready"), "status") == "False");
 }
 
