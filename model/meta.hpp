@@ -44,6 +44,9 @@ struct LabelSelector {
   // The same test on an object's metadata.labels read in place (string
   // values only, as object_labels() reads them), without copying them.
   bool matches_object(const Value& object) const;
+  // The same test on a labels object already found in a tree (null: the
+  // object has none), for callers that test many selectors on one object.
+  bool matches_labels_value(const Value* labels) const;
   bool empty() const { return match_labels.empty() && match_expressions.empty(); }
 };
 std::optional<LabelSelector> decode_selector(const Reader& parent, std::string_view key);

@@ -35,7 +35,10 @@ bool LabelSelector::matches(const Labels& labels) const {
 }
 
 bool LabelSelector::matches_object(const Value& object) const {
-  const Value* labels = find_path(object, {"metadata", "labels"});  // find() on a non-object gives nullptr
+  return matches_labels_value(find_path(object, {"metadata", "labels"}));  // find() on a non-object gives nullptr
+}
+
+bool LabelSelector::matches_labels_value(const Value* labels) const {
   return selector_matches_with(*this, [&](const std::string& k) -> const std::string* {
     const Value* v = labels ? labels->find(k) : nullptr;
     return v && v->is_string() ? &v->as_string() : nullptr;

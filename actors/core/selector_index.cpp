@@ -53,20 +53,25 @@ std::vector<std::string> canonical_list(const std::vector<const SelectorSubscrip
 
 }  // namespace
 
-bool SelectorIndex::selects(const Slot& s, const model::Key& key, const model::Value& object,
+StoredObject stored_object(ObjectPtr object) {
+  const model::Value* labels = object ? model::find_path(*object, {"metadata", "labels"}) : nullptr;
+  return StoredObject{std::move(object), labels};
+}
+
+bool SelectorIndex::selects(const Slot& s, const model::Key& key, const model::Value* labels,
                             const NamespaceLabels& ns) const {
-  return s.sub.selector.matches_object(object) && s.sub.selects_namespace(key.first, labels_of(ns, key.first));
+  return s.sub.selector.matches_labels_value(labels) && s.sub.selects_namespace(key.first, labels_of(ns, key.first));
 }
 
 void SelectorIndex::interested(const model::Key& key, const model::Value& object, const NamespaceLabels& ns,
                                std::set<RootKey>& out) const {
+  const model::Value* labels = model::find_path(object, {"metadata", "labels"});
   auto examine = [&](std::size_t id) {
     ++examined_;
     const Slot& s = subs_[id];
-    if (selects(s, key, object, ns)) out.insert(s.root);
+    if (selects(s, key, labels, ns)) out.insert(s.root);
   };
   static const model::Value::Object kNoLabels;
-  const model::Value* labels = model::find_path(object, {"metadata", "labels"});
   const model::Value::Object& members = labels && labels->is_object() ? labels->as_object() : kNoLabels;
   for (const auto& [k, v] : members) {
     if (!v.is_string()) continue;
@@ -90,7 +95,7 @@ void SelectorIndex::route(const Event& e, const NamespaceLabels& ns, KindRouting
     out.roots.insert(before.begin(), before.end());
     return;
   }
-  StoredObject stored{e.object};
+  StoredObject stored = stored_object(e.object);
   interested(key, *e.object, ns, after);
   // A root that selected only the old version forgets the object: a copy it
   // kept would linger unrouted (its deletion would not reach the root) and
@@ -159,9 +164,9 @@ void SelectorIndex::free_slot(std::size_t id) {
   free_.push_back(id);
 }
 
-bool SelectorIndex::root_selects(const std::vector<std::size_t>& ids, const model::Key& key, const model::Value& object,
+bool SelectorIndex::root_selects(const std::vector<std::size_t>& ids, const model::Key& key, const model::Value* labels,
                                  const NamespaceLabels& ns) const {
-  return std::any_of(ids.begin(), ids.end(), [&](std::size_t id) { return selects(subs_[id], key, object, ns); });
+  return std::any_of(ids.begin(), ids.end(), [&](std::size_t id) { return selects(subs_[id], key, labels, ns); });
 }
 
 std::optional<std::set<std::string>> SelectorIndex::scope(const std::vector<std::size_t>& ids,
@@ -195,7 +200,7 @@ KindDelta SelectorIndex::set_subscriptions(const RootKey& root, const std::vecto
   for (const auto* s : mine) new_ids.push_back(add_slot(root, *s));
   KindDelta delta;
   auto visit = [&](const model::Key& key, const StoredObject& o) {
-    bool was = root_selects(old_ids, key, *o.object, ns), is = root_selects(new_ids, key, *o.object, ns);
+    bool was = root_selects(old_ids, key, o.labels, ns), is = root_selects(new_ids, key, o.labels, ns);
     if (is && !was) {
       delta.gained.push_back(o.object);
       if (hold(root, key.first)) delta.first_in.insert(key.first);
@@ -235,11 +240,11 @@ void SelectorIndex::remove_root(const RootKey& root) {
   by_root_.erase(it);
 }
 
-bool SelectorIndex::any_selects(const std::vector<std::size_t>& ids, const model::Value& object,
+bool SelectorIndex::any_selects(const std::vector<std::size_t>& ids, const model::Value* labels,
                                 const std::string& ns_name, const model::Labels& ns_labels) const {
   return std::any_of(ids.begin(), ids.end(), [&](std::size_t id) {
     const SelectorSubscription& sub = subs_[id].sub;
-    return sub.selector.matches_object(object) && sub.selects_namespace(ns_name, ns_labels);
+    return sub.selector.matches_labels_value(labels) && sub.selects_namespace(ns_name, ns_labels);
   });
 }
 
@@ -261,12 +266,12 @@ void SelectorIndex::namespace_changed(const std::string& ns_name, const model::L
   for (const auto& [root, ids] : flipped) {
     const std::vector<std::size_t>& mine = by_root_.at(root);
     for (auto it = first; it != objects_.end() && it->first.first == ns_name; ++it) {
-      const model::Value& object = *it->second.object;
+      const model::Value* labels = it->second.labels;
       if (std::none_of(ids.begin(), ids.end(),
-                       [&](std::size_t id) { return subs_[id].sub.selector.matches_object(object); }))
+                       [&](std::size_t id) { return subs_[id].sub.selector.matches_labels_value(labels); }))
         continue;
       KindDelta& d = out[root];
-      bool was = any_selects(mine, object, ns_name, before), is = any_selects(mine, object, ns_name, after);
+      bool was = any_selects(mine, labels, ns_name, before), is = any_selects(mine, labels, ns_name, after);
       if (is && !was) {
         d.gained.push_back(it->second.object);
         if (hold(root, ns_name)) d.first_in.insert(ns_name);
