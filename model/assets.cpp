@@ -1,6 +1,7 @@
 #include "model/assets.hpp"
 
 #include "model/codec.hpp"
+#include "model/packed_lookups.hpp"
 
 namespace model {
 
@@ -71,7 +72,7 @@ const std::string* AssetRefs::lookup(bool secret, const std::string& ns, const s
     if (!optional) error(path, std::string("key \"") + key + "\" not found in " + what + " " + ns + "/" + name);
     return nullptr;
   }
-  return use(lookups.back());
+  return use(secret, ns, name, key, *found.value);
 }
 
 std::string AssetRefs::secret_value(const std::string& ns, const SecretKeySelector& ref, const std::string& path) {
@@ -120,15 +121,18 @@ void AssetRefs::warn(std::string path, std::string message) {
   warnings.push_back({std::move(path), std::move(message)});
 }
 
-const std::string* AssetRefs::use(const AssetLookup& l) {
-  if (!l.value) return nullptr;
-  std::string& slot = used[l.secret ? secret_store_key(l.ns, l.name, l.key) : configmap_store_key(l.ns, l.name, l.key)];
-  slot = *l.value;
+const std::string* AssetRefs::use(bool secret, const std::string& ns, const std::string& name, const std::string& key,
+                                  std::string_view value) {
+  std::string& slot = used[secret ? secret_store_key(ns, name, key) : configmap_store_key(ns, name, key)];
+  slot = value;
   return &slot;
 }
 
-void AssetRefs::use_found(const std::vector<AssetLookup>& found) {
-  for (const AssetLookup& l : found) use(l);
+void AssetRefs::use_found(const PackedLookups& found) {
+  found.all_of([&](const LookupView& l) {
+    if (l.value) use(l.secret, std::string(l.ns), std::string(l.name), std::string(l.key), *l.value);
+    return true;
+  });
 }
 
 void AssetRefs::absorb(AssetRefs&& other) {

@@ -15,12 +15,15 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/decode.hpp"
 #include "model/inventory.hpp"
 
 namespace model {
+
+class PackedLookups;
 
 inline constexpr const char* kSecretsMountPath = "/var/lib/grafana-agent/secrets";
 
@@ -69,7 +72,7 @@ class AssetRefs {
   // Marks used every value `lookups` found, as the render that made them
   // did: a JobCache hit replays its entry's lookups (checked against the
   // current inventory) instead of keeping a copy of what they found.
-  void use_found(const std::vector<AssetLookup>& lookups);
+  void use_found(const PackedLookups& lookups);
   void absorb(AssetRefs&& other);
   void error(std::string path, std::string message) { errors.push_back({std::move(path), std::move(message)}); }
   // A field the render leaves out while the rest still renders; a path
@@ -84,7 +87,9 @@ class AssetRefs {
   std::vector<AssetLookup> lookups;         // every lookup made, in order (for JobCache)
 
  private:
-  const std::string* use(const AssetLookup& l);  // the value in `used`, or null
+  // Records `value` as used; returns its copy in `used`.
+  const std::string* use(bool secret, const std::string& ns, const std::string& name, const std::string& key,
+                         std::string_view value);
   const std::string* lookup(bool secret, const std::string& ns, const std::string& name, const std::string& key,
                             bool optional, const std::string& path);
   const Inventory* inv_;

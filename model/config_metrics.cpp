@@ -125,8 +125,8 @@ void apply_member(MetricsContext& ctx, const char* kind, const std::string& ns, 
     if (r.key.empty()) {
       ctx.fragments.back().push_back(ctx.cache->keep(std::move(r.text)));
     } else {
-      ctx.fragments.back().push_back(
-          ctx.cache->store(r.key, JobCache::Entry{std::move(r.text), std::move(scratch.lookups), scratch.warnings}));
+      ctx.fragments.back().push_back(ctx.cache->store(
+          r.key, JobCache::Entry{std::move(r.text), PackedLookups(scratch.lookups), scratch.warnings}));
     }
   }
   ctx.assets.absorb(std::move(scratch));

@@ -37,12 +37,14 @@ std::optional<JobCache::Hit> JobCache::find(const std::string& key, const Invent
     ++misses_;
     return std::nullopt;
   }
-  for (const AssetLookup& l : it->second.entry.lookups) {
-    if (find_asset(inv, l.secret, l.ns, l.name, l.key).value != l.value) {
-      entries_.erase(it);  // a referenced Secret or ConfigMap changed (or came, or went)
-      ++misses_;
-      return std::nullopt;
-    }
+  bool current = it->second.entry.lookups.all_of([&](const LookupView& l) {
+    AssetFind found = find_asset(inv, l.secret, std::string(l.ns), std::string(l.name), std::string(l.key));
+    return found.value ? l.value == std::string_view(*found.value) : !l.value;
+  });
+  if (!current) {
+    entries_.erase(it);  // a referenced Secret or ConfigMap changed (or came, or went)
+    ++misses_;
+    return std::nullopt;
   }
   it->second.used = true;
   ++hits_;

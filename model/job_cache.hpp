@@ -28,6 +28,7 @@
 
 #include "model/assets.hpp"
 #include "model/inventory.hpp"
+#include "model/packed_lookups.hpp"
 
 namespace model {
 
@@ -37,7 +38,7 @@ class JobCache {
     std::string yaml;
     // Every lookup the render made; the assets it used are the ones found
     // (AssetRefs::use_found), so they are not kept twice.
-    std::vector<AssetLookup> lookups;
+    PackedLookups lookups;
     FieldErrors warnings;
   };
   // A reused entry: its text, and the assets and warnings it recorded.

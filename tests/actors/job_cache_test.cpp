@@ -203,7 +203,7 @@ TEST_CASE("a changed referenced Secret invalidates the cached job", "[actors][ca
   a.resource_version = "1";
   std::string key = model::JobCache::key("ServiceMonitor", m, a, 0);
   REQUIRE_FALSE(key.empty());
-  cache.store(key, {"- job_name: x\n", {{true, "n", "s", "k", std::string("one")}}});
+  cache.store(key, {"- job_name: x\n", model::PackedLookups({{true, "n", "s", "k", std::string("one")}})});
   REQUIRE(cache.find(key, inv).has_value());
   CHECK(cache.find(key, inv)->yaml == "- job_name: x\n");
   model::Inventory changed;
