@@ -63,9 +63,9 @@ bool SelectorIndex::selects(const Slot& s, const model::Key& key, const model::V
   return s.sub.selector.matches_labels_value(labels) && s.sub.selects_namespace(key.first, labels_of(ns, key.first));
 }
 
-void SelectorIndex::interested(const model::Key& key, const model::Value& object, const NamespaceLabels& ns,
+void SelectorIndex::interested(const model::Key& key, const StoredObject& object, const NamespaceLabels& ns,
                                std::set<RootKey>& out) const {
-  const model::Value* labels = model::find_path(object, {"metadata", "labels"});
+  const model::Value* labels = object.labels;
   auto examine = [&](std::size_t id) {
     ++examined_;
     const Slot& s = subs_[id];
@@ -88,7 +88,7 @@ void SelectorIndex::route(const Event& e, const NamespaceLabels& ns, KindRouting
   model::Key key = object_key(*e.object);
   auto it = objects_.find(key);
   std::set<RootKey> before, after;
-  if (it != objects_.end()) interested(key, *it->second.object, ns, before);
+  if (it != objects_.end()) interested(key, it->second, ns, before);
   if (e.type == EventType::deleted) {
     if (it != objects_.end()) objects_.erase(it);
     for (const RootKey& root : before) release(root, key.first);
@@ -96,7 +96,7 @@ void SelectorIndex::route(const Event& e, const NamespaceLabels& ns, KindRouting
     return;
   }
   StoredObject stored = stored_object(e.object);
-  interested(key, *e.object, ns, after);
+  interested(key, stored, ns, after);
   // A root that selected only the old version forgets the object: a copy it
   // kept would linger unrouted (its deletion would not reach the root) and
   // would keep the object's namespace counted.

@@ -78,7 +78,7 @@ class SelectorIndex {
   // Adds the roots that hold an object of this kind in namespace `ns_name`.
   void holders(const std::string& ns_name, std::set<RootKey>& out) const;
   // Roots selecting `object` (by its labels) in namespace key.first.
-  void interested(const model::Key& key, const model::Value& object, const NamespaceLabels& ns,
+  void interested(const model::Key& key, const StoredObject& object, const NamespaceLabels& ns,
                   std::set<RootKey>& out) const;
 
   const std::map<model::Key, StoredObject>& objects() const { return objects_; }
