@@ -1,6 +1,7 @@
 #include "actors/core/selector_index.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace actors::core {
 namespace {
@@ -25,23 +26,22 @@ void erase_id(std::vector<std::size_t>& ids, std::size_t id) {
   }
 }
 
-// The index entries of a selector: one matchLabels pair, else the values of
-// its narrowest In expression (an object has one value per key, so it hits
-// at most one entry), else none (always checked).
-std::vector<std::string> index_pairs(const model::LabelSelector& sel) {
-  std::vector<std::string> out(1);
+// The label a selector is filed under: one matchLabels pair, else the
+// values of its narrowest In expression (an object has one value per key,
+// so it hits at most one entry), else none (always checked).
+void index_label(const model::LabelSelector& sel, std::string& key, std::vector<std::string>& values) {
   if (!sel.match_labels.empty()) {
-    pair_key(out[0], sel.match_labels.begin()->first, sel.match_labels.begin()->second);
-    return out;
+    key = sel.match_labels.begin()->first;
+    values = {sel.match_labels.begin()->second};
+    return;
   }
   const model::Requirement* best = nullptr;
   for (const auto& r : sel.match_expressions)
     if (r.op == "In" && (!best || r.values.size() < best->values.size())) best = &r;
-  out.clear();
-  if (!best) return out;
-  std::set<std::string> values(best->values.begin(), best->values.end());
-  for (const auto& v : values) pair_key(out.emplace_back(), best->key, v);
-  return out;
+  if (!best) return;
+  key = best->key;
+  std::set<std::string> unique(best->values.begin(), best->values.end());
+  values.assign(unique.begin(), unique.end());
 }
 
 std::vector<std::string> canonical_list(const std::vector<const SelectorSubscription*>& subs) {
@@ -52,11 +52,6 @@ std::vector<std::string> canonical_list(const std::vector<const SelectorSubscrip
 }
 
 }  // namespace
-
-StoredObject stored_object(ObjectPtr object) {
-  const model::Value* labels = object ? model::find_path(*object, {"metadata", "labels"}) : nullptr;
-  return StoredObject{std::move(object), labels};
-}
 
 bool SelectorIndex::selects(const Slot& s, const model::Key& key, const model::Value* labels,
                             const NamespaceLabels& ns) const {
@@ -90,7 +85,11 @@ void SelectorIndex::route(const Event& e, const NamespaceLabels& ns, KindRouting
   std::set<RootKey> before, after;
   if (it != objects_.end()) interested(key, it->second, ns, before);
   if (e.type == EventType::deleted) {
-    if (it != objects_.end()) objects_.erase(it);
+    if (it != objects_.end()) {
+      buckets_.erase(*it);
+      if (--per_ns_[key.first] == 0) per_ns_.erase(key.first);
+      objects_.erase(it);
+    }
     for (const RootKey& root : before) release(root, key.first);
     out.roots.insert(before.begin(), before.end());
     return;
@@ -109,10 +108,13 @@ void SelectorIndex::route(const Event& e, const NamespaceLabels& ns, KindRouting
     if (!before.count(root) && hold(root, key.first)) out.first.insert(root);
   out.roots.insert(before.begin(), before.end());
   out.roots.insert(after.begin(), after.end());
-  if (it != objects_.end())
-    it->second = std::move(stored);
-  else
-    objects_.emplace(std::move(key), std::move(stored));
+  if (it != objects_.end()) {
+    StoredObject old = std::exchange(it->second, std::move(stored));  // keeps the old labels alive for update()
+    buckets_.update(*it, old.labels);
+    return;
+  }
+  ++per_ns_[key.first];
+  buckets_.insert(*objects_.emplace(std::move(key), std::move(stored)).first);
 }
 
 bool SelectorIndex::hold(const RootKey& root, const std::string& ns_name) {
@@ -144,16 +146,26 @@ std::size_t SelectorIndex::add_slot(const RootKey& root, const SelectorSubscript
     free_.pop_back();
   }
   Slot& s = subs_[id];
-  s = Slot{root, sub, index_pairs(sub.selector)};
-  for (const auto& p : s.pairs) by_pair_[p].push_back(id);
-  if (s.pairs.empty()) always_.push_back(id);
+  s = Slot{root, sub, {}, {}, {}};
+  index_label(sub.selector, s.index_key, s.index_values);
+  for (const auto& v : s.index_values) {
+    pair_key(s.pairs.emplace_back(), s.index_key, v);
+    by_pair_[s.pairs.back()].push_back(id);
+  }
+  if (s.pairs.empty())
+    always_.push_back(id);
+  else
+    buckets_.add_key(s.index_key, objects_);
   if (sub.uses_namespace_labels()) ns_label_subs_.push_back(id);
   return id;
 }
 
 void SelectorIndex::free_slot(std::size_t id) {
   Slot& s = subs_[id];
-  if (s.pairs.empty()) erase_id(always_, id);
+  if (s.pairs.empty())
+    erase_id(always_, id);
+  else
+    buckets_.remove_key(s.index_key);
   for (const auto& p : s.pairs) {
     auto it = by_pair_.find(p);
     erase_id(it->second, id);
@@ -167,6 +179,38 @@ void SelectorIndex::free_slot(std::size_t id) {
 bool SelectorIndex::root_selects(const std::vector<std::size_t>& ids, const model::Key& key, const model::Value* labels,
                                  const NamespaceLabels& ns) const {
   return std::any_of(ids.begin(), ids.end(), [&](std::size_t id) { return selects(subs_[id], key, labels, ns); });
+}
+
+std::optional<std::vector<const StoredEntry*>> SelectorIndex::candidates(const std::vector<std::size_t>& ids,
+                                                                         std::size_t limit) const {
+  std::vector<const std::vector<const StoredEntry*>*> buckets;
+  std::size_t total = 0;
+  for (std::size_t id : ids) {
+    const Slot& s = subs_[id];
+    if (s.index_values.empty()) return std::nullopt;
+    for (const auto& v : s.index_values)
+      if (const auto* bucket = buckets_.find(s.index_key, v)) {
+        buckets.push_back(bucket);
+        total += bucket->size();
+      }
+  }
+  if (total > limit) return std::nullopt;
+  std::vector<const StoredEntry*> out;
+  out.reserve(total);
+  for (const auto* bucket : buckets) out.insert(out.end(), bucket->begin(), bucket->end());
+  std::sort(out.begin(), out.end(), [](const StoredEntry* a, const StoredEntry* b) { return a->first < b->first; });
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::size_t SelectorIndex::scan_size(const std::optional<std::set<std::string>>& names) const {
+  if (!names) return objects_.size();
+  std::size_t n = 0;
+  for (const auto& name : *names) {
+    auto it = per_ns_.find(name);
+    if (it != per_ns_.end()) n += it->second;
+  }
+  return n;
 }
 
 std::optional<std::set<std::string>> SelectorIndex::scope(const std::vector<std::size_t>& ids,
@@ -212,9 +256,13 @@ KindDelta SelectorIndex::set_subscriptions(const RootKey& root, const std::vecto
   };
   std::vector<std::size_t> all_ids = old_ids;
   all_ids.insert(all_ids.end(), new_ids.begin(), new_ids.end());
-  // Namespaces in name order, each one's objects in key order: the same
-  // order as a scan of every object.
-  if (auto names = scope(all_ids, ns)) {
+  // Objects no slot can select are neither gained nor lost, so visiting
+  // only candidates, in key order, gives what a scan gives. Namespaces in
+  // name order, each one's objects in key order, is the scan's order too.
+  auto names = scope(all_ids, ns);
+  if (auto picked = candidates(all_ids, scan_size(names))) {
+    for (const StoredEntry* e : *picked) visit(e->first, e->second);
+  } else if (names) {
     for (const std::string& name : *names)
       for (auto it = objects_.lower_bound({name, ""}); it != objects_.end() && it->first.first == name; ++it)
         visit(it->first, it->second);

@@ -23,23 +23,13 @@
 #include <vector>
 
 #include "actors/core/event.hpp"
+#include "actors/core/label_buckets.hpp"
 #include "actors/core/subscriptions.hpp"
 
 namespace actors::core {
 
 using RootKey = model::Key;  // the GrafanaAgent's namespace/name
 using NamespaceLabels = std::map<std::string, model::Labels>;
-
-// The current version of an object. Selectors read its labels in the tree
-// (a copied labels map per object cost about 4% of the controller's heap),
-// found once: a subscription change tests every object in its namespaces
-// against each subscription, and walking to metadata.labels for every test
-// was a sixth of a 10x cold start.
-struct StoredObject {
-  ObjectPtr object;
-  const model::Value* labels = nullptr;  // metadata.labels inside `object`; null when absent
-};
-StoredObject stored_object(ObjectPtr object);
 
 // What a root gains and loses when its subscriptions are replaced.
 struct KindDelta {
@@ -91,7 +81,11 @@ class SelectorIndex {
   struct Slot {
     RootKey root;
     SelectorSubscription sub;
-    std::vector<std::string> pairs;  // "key\0value" entries it is filed under; none = always-check
+    // The label it is filed under: one matchLabels pair, or the values of
+    // its narrowest In expression; no values = always-check.
+    std::string index_key;
+    std::vector<std::string> index_values;
+    std::vector<std::string> pairs;  // "key\0value" for each value, by_pair_'s keys
   };
 
   // `labels`: the object's metadata.labels (null: none).
@@ -104,6 +98,12 @@ class SelectorIndex {
   // these namespaces' objects: scanning every object for every root made a
   // cold start quadratic (roots x objects).
   std::optional<std::set<std::string>> scope(const std::vector<std::size_t>& ids, const NamespaceLabels& ns) const;
+  // The objects the slots `ids` can select, in key order, when each slot is
+  // filed under a label and they number at most `limit`; else nullopt.
+  std::optional<std::vector<const StoredEntry*>> candidates(const std::vector<std::size_t>& ids,
+                                                            std::size_t limit) const;
+  // How many stored objects a scan of `names` (nullopt: all) visits.
+  std::size_t scan_size(const std::optional<std::set<std::string>>& names) const;
   bool root_selects(const std::vector<std::size_t>& ids, const model::Key& key, const model::Value* labels,
                     const NamespaceLabels& ns) const;
   std::size_t add_slot(const RootKey& root, const SelectorSubscription& sub);
@@ -113,7 +113,9 @@ class SelectorIndex {
   void release(const RootKey& root, const std::string& ns_name);
 
   std::string kind_;
-  std::map<model::Key, StoredObject> objects_;
+  StoredMap objects_;
+  LabelBuckets buckets_;
+  std::unordered_map<std::string, std::size_t> per_ns_;  // stored objects per namespace
   std::vector<Slot> subs_;
   std::vector<std::size_t> free_;
   std::map<RootKey, std::vector<std::size_t>> by_root_;
