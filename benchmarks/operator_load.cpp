@@ -210,6 +210,12 @@ int main(int argc, char** argv) {
   std::printf("RSS after cold start, free heap returned: %.0f MiB = %.2f KB per watched object (%llu)\n", rss_now,
               rss_now * 1024 / std::max<double>(1, stats.journal_seq),
               static_cast<unsigned long long>(stats.journal_seq));
+  // malloc's own count of the bytes in use: the live heap, without the
+  // free chunks, arenas and pages the RSS above still counts.
+  struct mallinfo2 mi = mallinfo2();
+  double in_use = static_cast<double>(mi.uordblks + mi.hblkhd) / (1024 * 1024);
+  std::printf("heap in use: %.0f MiB = %.2f KB per watched object\n", in_use,
+              in_use * 1024 / std::max<double>(1, stats.journal_seq));
   std::fflush(stdout);
   while (flags.hold) std::this_thread::sleep_for(std::chrono::seconds(1));
 

@@ -35,7 +35,7 @@ struct Reference {
 
   // What replacing `root`'s subscriptions by `next` gains and loses, by scan.
   Delta replace(const core::RootKey& root, const std::vector<core::SelectorSubscription>& next,
-                          const core::NamespaceLabels& ns) {
+                const core::NamespaceLabels& ns) {
     const auto& prev = subs[root];
     std::map<std::string, int> held;
     for (const auto& [key, l] : labels)
@@ -75,9 +75,14 @@ class Generator {
   model::LabelSelector selector() {
     model::LabelSelector s;
     switch (pick(6)) {
-      case 0: break;  // empty: selects everything
-      case 1: s.match_expressions.push_back({key(), "In", {value(), value()}}); break;
-      case 2: s.match_expressions.push_back({key(), pick(2) ? "NotIn" : "Exists", {}}); break;
+      case 0:
+        break;  // empty: selects everything
+      case 1:
+        s.match_expressions.push_back({key(), "In", {value(), value()}});
+        break;
+      case 2:
+        s.match_expressions.push_back({key(), pick(2) ? "NotIn" : "Exists", {}});
+        break;
       default:
         s.match_labels[key()] = value();
         if (pick(3) == 0) s.match_labels[key()] = value();
@@ -116,10 +121,10 @@ class Generator {
 core::Event monitor_event(std::uint64_t seq, core::EventType type, const model::Key& key, model::Value labels) {
   model::Value meta = model::Value::obj({{"name", key.second}, {"namespace", key.first}});
   if (!labels.is_null()) meta.set("labels", std::move(labels));
-  return core::make_event(seq, 0, type,
-                          model::Value::obj({{"apiVersion", "monitoring.coreos.com/v1"},
-                                             {"kind", "ServiceMonitor"},
-                                             {"metadata", std::move(meta)}}));
+  return core::make_event(
+      seq, 0, type,
+      model::Value::obj(
+          {{"apiVersion", "monitoring.coreos.com/v1"}, {"kind", "ServiceMonitor"}, {"metadata", std::move(meta)}}));
 }
 
 std::vector<model::Key> keys_of(const std::vector<core::ObjectPtr>& objects) {
