@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <future>
+#include <iterator>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -46,6 +47,7 @@ struct Reflector::Impl : std::enable_shared_from_this<Reflector::Impl> {
   void failed(const Result& r, void (Impl::*next)());
   void emit(model::Change type, ValuePtr object);
   void apply(model::Change type, model::Value object);
+  void prepare(model::Value& object) const;
   void transport_after(std::chrono::milliseconds delay, void (Impl::*next)()) {
     client.transport().post_after(delay, [self = shared_from_this(), next] { (self.get()->*next)(); });
   }
@@ -112,8 +114,7 @@ void Reflector::Impl::listed(Result r, const std::shared_ptr<KeySet>& seen) {
   }
   if (model::Value* items = list.find("items"); items && items->is_array()) {
     for (model::Value& item : items->as_array()) {
-      if (!item.find("kind")) item.set("kind", resource->kind);
-      if (!item.find("apiVersion")) item.set("apiVersion", resource->api_version());
+      prepare(item);
       auto object = std::make_shared<const model::Value>(std::move(item));
       std::string key = model::namespaced_name(*object);
       auto old = known.find(key);
@@ -202,9 +203,26 @@ void Reflector::Impl::on_line(std::string_view line) {
   }
 }
 
+// What the cache keeps. List items of built-in kinds come without kind and
+// apiVersion; adding them with set() would double the capacity of the
+// members vector the parser sized exactly, so the vector is rebuilt once.
+void Reflector::Impl::prepare(model::Value& object) const {
+  if (!object.is_object()) object = model::Value::object();
+  if (options.strip_managed_fields)
+    if (model::Value* meta = object.find("metadata")) meta->erase("managedFields");
+  const bool has_kind = object.find("kind"), has_api = object.find("apiVersion");
+  if (has_kind && has_api) return;
+  model::Value::Object& members = object.as_object();
+  model::Value::Object out;
+  out.reserve(members.size() + !has_kind + !has_api);
+  std::move(members.begin(), members.end(), std::back_inserter(out));
+  if (!has_kind) out.emplace_back("kind", resource->kind);
+  if (!has_api) out.emplace_back("apiVersion", resource->api_version());
+  members = std::move(out);
+}
+
 void Reflector::Impl::apply(model::Change type, model::Value object) {
-  if (!object.find("kind")) object.set("kind", resource->kind);
-  if (!object.find("apiVersion")) object.set("apiVersion", resource->api_version());
+  prepare(object);
   std::string key = model::namespaced_name(object);
   auto it = known.find(key);
   if (type == model::Change::deleted) {

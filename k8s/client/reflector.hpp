@@ -36,6 +36,10 @@ struct ReflectorOptions {
   std::size_t page_size = 500;
   int watch_timeout_seconds = 300;  // server-side timeoutSeconds, then re-watch
   Backoff backoff{std::chrono::milliseconds(200), std::chrono::milliseconds(30'000)};
+  // Drop metadata.managedFields before an object is cached and told: the
+  // server's field-ownership records, often larger than the rest of the
+  // metadata, and read by no one here (client-go's TransformStripManagedFields).
+  bool strip_managed_fields = false;
 };
 
 struct ReflectorStats {

@@ -7,6 +7,8 @@
 
 #include "client_fixture.hpp"
 #include "k8s/client/reflector.hpp"
+#include "model/object_fields.hpp"
+#include "scripted_transport.hpp"
 
 using namespace k8s;
 using clienttest::eventually;
@@ -242,4 +244,33 @@ TEST_CASE("two hundred watches share the one transport thread", "[client][reflec
   std::lock_guard lock(mutex);
   CHECK(threads.size() == 1);
   CHECK(*threads.begin() != std::this_thread::get_id());
+}
+
+TEST_CASE("the cache keeps list items sized exactly, kinds filled in, managedFields dropped when asked",
+          "[client][reflector]") {
+  // A real API server's list items of built-in kinds carry no kind or
+  // apiVersion, and every object carries managedFields.
+  const std::string list =
+      R"({"kind":"SecretList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[)"
+      R"({"metadata":{"name":"a","namespace":"d","resourceVersion":"4",)"
+      R"("managedFields":[{"manager":"kubectl","operation":"Update"}]},"type":"Opaque","data":{"k":"dg=="}}]})";
+  for (bool strip : {false, true}) {
+    auto transport = std::make_shared<testutil::ScriptedTransport>();
+    transport->script("GET", "/secrets", testutil::ScriptedTransport::ok(list));
+    Client client(transport);
+    std::vector<std::shared_ptr<const model::Value>> got;
+    ReflectorOptions o;
+    o.strip_managed_fields = strip;
+    Reflector r(client, *resource_for_kind("Secret"), o, [&](ObjectEvent e) { got.push_back(e.object); });
+    r.start();
+    REQUIRE(got.size() == 1);
+    const model::Value& obj = *got[0];
+    CHECK(model::string_at(obj, {"kind"}) == "Secret");
+    CHECK(model::string_at(obj, {"apiVersion"}) == "v1");
+    CHECK(model::string_at(obj, {"data", "k"}) == "dg==");
+    CHECK(obj.as_object().capacity() == obj.as_object().size());
+    CHECK((model::find_path(obj, {"metadata", "managedFields"}) != nullptr) == !strip);
+    CHECK(model::meta_string(obj, "resourceVersion") == "4");
+    r.stop();
+  }
 }
