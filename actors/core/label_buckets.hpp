@@ -39,7 +39,6 @@ class LabelBuckets {
   void add_key(const std::string& key, const StoredMap& objects);
   // One fewer; the last drops the key's buckets.
   void remove_key(const std::string& key);
-  bool has_key(const std::string& key) const { return keys_.count(key) > 0; }
 
   void insert(const StoredEntry& e);
   void erase(const StoredEntry& e);
