@@ -146,13 +146,13 @@ std::size_t SelectorIndex::add_slot(const RootKey& root, const SelectorSubscript
     free_.pop_back();
   }
   Slot& s = subs_[id];
-  s = Slot{root, sub, {}, {}, {}};
+  s = Slot{root, sub, {}, {}};
   index_label(sub.selector, s.index_key, s.index_values);
   for (const auto& v : s.index_values) {
-    pair_key(s.pairs.emplace_back(), s.index_key, v);
-    by_pair_[s.pairs.back()].push_back(id);
+    pair_key(scratch_, s.index_key, v);
+    by_pair_[scratch_].push_back(id);
   }
-  if (s.pairs.empty())
+  if (s.index_values.empty())
     always_.push_back(id);
   else
     buckets_.add_key(s.index_key, objects_);
@@ -162,12 +162,13 @@ std::size_t SelectorIndex::add_slot(const RootKey& root, const SelectorSubscript
 
 void SelectorIndex::free_slot(std::size_t id) {
   Slot& s = subs_[id];
-  if (s.pairs.empty())
+  if (s.index_values.empty())
     erase_id(always_, id);
   else
     buckets_.remove_key(s.index_key);
-  for (const auto& p : s.pairs) {
-    auto it = by_pair_.find(p);
+  for (const auto& v : s.index_values) {
+    pair_key(scratch_, s.index_key, v);
+    auto it = by_pair_.find(scratch_);
     erase_id(it->second, id);
     if (it->second.empty()) by_pair_.erase(it);
   }

@@ -71,7 +71,7 @@ class SelectorIndex {
   void interested(const model::Key& key, const StoredObject& object, const NamespaceLabels& ns,
                   std::set<RootKey>& out) const;
 
-  const std::map<model::Key, StoredObject>& objects() const { return objects_; }
+  const StoredMap& objects() const { return objects_; }
   std::size_t subscription_count() const { return subs_.size() - free_.size(); }
   std::size_t always_check_count() const { return always_.size(); }
   std::uint64_t examined() const { return examined_; }
@@ -82,10 +82,10 @@ class SelectorIndex {
     RootKey root;
     SelectorSubscription sub;
     // The label it is filed under: one matchLabels pair, or the values of
-    // its narrowest In expression; no values = always-check.
+    // its narrowest In expression; no values = always-check. by_pair_ files
+    // it under "key\0value" for each value.
     std::string index_key;
     std::vector<std::string> index_values;
-    std::vector<std::string> pairs;  // "key\0value" for each value, by_pair_'s keys
   };
 
   // `labels`: the object's metadata.labels (null: none).
