@@ -22,7 +22,7 @@ class JsonBuilder {
         simdjson::dom::object obj;
         if (el.get(obj)) return Value();
         o.reserve(obj.size());
-        for (auto field : obj) o.emplace_back(std::string(field.key), build(field.value, depth + 1));
+        for (auto field : obj) o.emplace_back(std::string_view(field.key), build(field.value, depth + 1));
         check_unique_keys(o);
         return Value(std::move(o));
       }
@@ -64,7 +64,7 @@ class JsonBuilder {
   // The API server would keep the last duplicate and our lookups the first;
   // refuse rather than guess, as the YAML path does.
   void check_unique_keys(const Value::Object& o) const {
-    if (const std::string* key = duplicate_key(o)) duplicate(*key);
+    if (const MemberKey* key = duplicate_key(o)) duplicate(key->str());
   }
   [[noreturn]] void duplicate(std::string_view key) const {
     throw ParseError(std::string(source_), 0, "duplicate key \"" + std::string(key) + "\"");

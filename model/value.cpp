@@ -46,7 +46,7 @@ Value& Value::set(std::string_view key, Value v) {
   auto& o = as_object();
   for (auto& [k, existing] : o)
     if (k == key) return existing = std::move(v);
-  o.emplace_back(std::string(key), std::move(v));
+  o.emplace_back(key, std::move(v));
   return o.back().second;
 }
 
@@ -131,7 +131,7 @@ const char* Value::type_name(Type t) {
   return "unknown";
 }
 
-const std::string* duplicate_key(const Value::Object& members) {
+const MemberKey* duplicate_key(const Value::Object& members) {
   // Most objects have a handful of members, where comparing pairs beats
   // hashing or sorting the keys.
   if (members.size() <= 16) {
@@ -140,12 +140,11 @@ const std::string* duplicate_key(const Value::Object& members) {
         if (members[i].first == members[j].first) return &members[i].first;
     return nullptr;
   }
-  std::vector<const std::string*> keys;
+  std::vector<const MemberKey*> keys;
   keys.reserve(members.size());
   for (const auto& m : members) keys.push_back(&m.first);
-  std::sort(keys.begin(), keys.end(), [](const std::string* a, const std::string* b) { return *a < *b; });
-  auto it =
-      std::adjacent_find(keys.begin(), keys.end(), [](const std::string* a, const std::string* b) { return *a == *b; });
+  std::sort(keys.begin(), keys.end(), [](const MemberKey* a, const MemberKey* b) { return *a < *b; });
+  auto it = std::adjacent_find(keys.begin(), keys.end(), [](const MemberKey* a, const MemberKey* b) { return *a == *b; });
   return it == keys.end() ? nullptr : *it;
 }
 

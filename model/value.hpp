@@ -12,6 +12,8 @@
 #include <variant>
 #include <vector>
 
+#include "model/member_key.hpp"
+
 namespace model {
 
 struct ValueInit;
@@ -21,7 +23,7 @@ class Value {
  public:
   enum class Type : std::uint8_t { null, boolean, integer, number, string, array, object };
   using Array = std::vector<Value>;
-  using Member = std::pair<std::string, Value>;
+  using Member = std::pair<MemberKey, Value>;
   using Object = std::vector<Member>;
 
   Value() = default;
@@ -92,7 +94,7 @@ class Value {
 // The first key `members` holds twice, or nullptr. Objects do not check
 // their keys themselves; the readers refuse duplicates (the API server
 // would keep the last, our lookups find the first).
-const std::string* duplicate_key(const Value::Object& members);
+const MemberKey* duplicate_key(const Value::Object& members);
 
 // One element of a braced list given to Value::obj() or Value::arr(). The
 // elements of an initializer_list are const, so a plain Member would be
@@ -106,7 +108,7 @@ struct ValueInit {
 struct ValueMemberInit {
   template <class T>
   ValueMemberInit(std::string_view k, T&& v) : key(k), value(std::forward<T>(v)) {}
-  mutable std::string key;
+  mutable MemberKey key;
   mutable Value value;
 };
 

@@ -138,7 +138,7 @@ void slice_target(LabelDraft& t, const std::string& addr, const Value& ep, const
   }
   if (const Value* topo = ep.find("deprecatedTopology"); topo && topo->is_object())
     for (const auto& [k, v] : topo->as_object()) {
-      const std::string name = sanitize_label_name(k);
+      const std::string name = sanitize_label_name(k.view());
       const std::string topology = "__meta_kubernetes_endpointslice_endpoint_topology_";
       t.set(Name::intern(topology + name), v.is_string() ? std::string_view(v.as_string()) : std::string_view());
       t.set(Name::intern(topology + "present_" + name), "true");

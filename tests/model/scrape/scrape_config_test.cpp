@@ -136,7 +136,7 @@ std::string with_spec(const std::string& spec) {
 void leaf_paths(const Value& v, const std::string& path, std::vector<std::string>& out) {
   if (!path.empty()) out.push_back(path);
   if (v.is_object())
-    for (const auto& [k, child] : v.as_object()) leaf_paths(child, path.empty() ? k : path + "." + k, out);
+    for (const auto& [k, child] : v.as_object()) leaf_paths(child, path.empty() ? k.str() : path + "." + k, out);
   else if (v.is_array())
     for (std::size_t i = 0; i < v.as_array().size(); ++i)
       leaf_paths(v.as_array()[i], path + "[" + std::to_string(i) + "]", out);
