@@ -42,7 +42,7 @@ void add_prunes(const KubeletState& st, const std::vector<model::Value>& desired
   for (const auto& [id, obj] : st.observed)
     if (std::get<0>(id) == "EndpointSlice" && !wanted.count(id))
       plan.actions.push_back(
-          Action{ActionType::remove, std::get<0>(id), std::get<1>(id), std::get<2>(id), obj, "no longer desired"});
+          Action{ActionType::remove, std::get<0>(id), std::get<1>(id), std::get<2>(id), *obj, "no longer desired"});
 }
 
 void run_next(KubeletCtx& c);
@@ -186,7 +186,7 @@ bool fold_object(KubeletState& st, const Event& e) {
   auto w = st.written_rv.find(id);
   if (w != st.written_rv.end() && numeric_resource_version(obj) < w->second) return false;
   if (e.type == EventType::deleted) return st.observed.erase(id) > 0;
-  st.observed[id] = obj;
+  st.observed[id] = e.object;
   return true;
 }
 
@@ -238,13 +238,15 @@ WriterEffects on_kubelet_call_done(KubeletState& st, std::uint64_t batch, const 
     st.observed.erase(id);
     st.written.erase(id);  // re-created later, it is new, not "deleted by someone else"
   } else {
+    SharedObject answer;
     try {
-      st.observed[id] = model::parse_json(r.body, "response");
+      answer = make_object(model::parse_json(r.body, "response"));
     } catch (const model::ParseError&) {
-      st.observed[id] = a.object;
+      answer = make_object(a.object);
     }
-    st.written_rv[id] = numeric_resource_version(st.observed[id]);
-    st.written[id] = without_server_fields(st.observed[id]);
+    st.written_rv[id] = numeric_resource_version(*answer);
+    st.written[id] = written_record(*answer, a.object);
+    observe_answer(st.observed, id, std::move(answer));
   }
   const char* done = a.type == ActionType::create ? "created" : a.type == ActionType::remove ? "deleted" : "updated";
   model::LogEntry entry = model::log_info(kKubeletComponent, done).object(a.kind, a.ns, a.name);
@@ -258,8 +260,9 @@ WriterEffects on_kubelet_reread(KubeletState& st, const Identity& id, const Call
   KubeletCtx c{st, {}};
   if (r.error_class == k8s::ErrorClass::ok) {
     try {
-      st.observed[id] = model::parse_json(r.body, "response");
-      st.written_rv[id] = numeric_resource_version(st.observed[id]);  // older informer events are stale now
+      SharedObject answer = make_object(model::parse_json(r.body, "response"));
+      st.written_rv[id] = numeric_resource_version(*answer);  // older informer events are stale now
+      observe_answer(st.observed, id, std::move(answer));
     } catch (const model::ParseError&) {
     }
   } else if (r.status == 404) {

@@ -78,7 +78,7 @@ StatusInput status_input(const RootWrites& rw) {
   in.write_error = rw.write_error;
   std::vector<const model::Value*> observed;
   observed.reserve(rw.observed.size());
-  for (const auto& [id, obj] : rw.observed) observed.push_back(&obj);
+  for (const auto& [id, obj] : rw.observed) observed.push_back(obj.get());
   in.not_ready = workloads_not_ready(observed);
   return in;
 }
@@ -299,13 +299,13 @@ void forget_generation(WriterState& st, const RootKey& key, const std::string& u
   if (it == st.roots.end()) return;
   auto& observed = it->second.observed;
   if (!uid.empty() && it->second.out && it->second.out->uid != uid) {  // the newer one's output is here
-    std::erase_if(observed, [&](const auto& o) { return owned_by_uid(o.second, uid); });
+    std::erase_if(observed, [&](const auto& o) { return owned_by_uid(*o.second, uid); });
     return;
   }
   RootWrites newer;
   if (!uid.empty())
     for (auto& [id, obj] : observed)
-      if (!owned_by_uid(obj, uid)) newer.observed.emplace(id, std::move(obj));
+      if (!owned_by_uid(*obj, uid)) newer.observed.emplace(id, std::move(obj));
   if (newer.observed.empty())
     st.roots.erase(it);
   else
@@ -387,13 +387,17 @@ WriterEffects on_call_done(WriterState& st, const RootKey& key, std::uint64_t ba
     rw.observed.erase(id);
     rw.written.erase(id);  // re-created later, it is new, not "deleted by someone else"
   } else {
+    // The answer stands for the object until the informer's echo replaces
+    // it with the shared tree.
+    SharedObject answer;
     try {
-      rw.observed[id] = model::parse_json(r.body, "response");
+      answer = make_object(model::parse_json(r.body, "response"));
     } catch (const model::ParseError&) {
-      rw.observed[id] = a.object;
+      answer = make_object(a.object);
     }
-    rw.written_rv[id] = numeric_resource_version(rw.observed[id]);
-    rw.written[id] = without_server_fields(rw.observed[id]);
+    rw.written_rv[id] = numeric_resource_version(*answer);
+    rw.written[id] = written_record(*answer, a.object);
+    observe_answer(rw.observed, id, std::move(answer));
   }
   model::LogEntry done = write_entry(model::LogLevel::info, done_name(a.type), key, a);
   if (!a.reason.empty()) done.with("reason", a.reason);
@@ -423,7 +427,7 @@ WriterEffects on_observed(WriterState& st, const Event& e, const std::set<RootKe
     std::uint64_t rv = numeric_resource_version(*e.object);
     if (w != rw.written_rv.end() && rv > 0 && rv < w->second) continue;
     if (e.type != EventType::deleted) {
-      rw.observed[id] = *e.object;
+      rw.observed[id] = e.object;
       plan_root(c, key);
     } else if (rw.observed.erase(id) && rw.out && st.synced && st.leader) {
       c.add(WriterEffect::Type::confirm_owner, key).uid = rw.out->uid;
@@ -465,8 +469,9 @@ WriterEffects on_reread(WriterState& st, const RootKey& key, const Identity& id,
   RootWrites& rw = it->second;
   if (r.error_class == k8s::ErrorClass::ok) {
     try {
-      rw.observed[id] = model::parse_json(r.body, "response");
-      rw.written_rv[id] = numeric_resource_version(rw.observed[id]);  // older informer events are stale now
+      SharedObject answer = make_object(model::parse_json(r.body, "response"));
+      rw.written_rv[id] = numeric_resource_version(*answer);  // older informer events are stale now
+      observe_answer(rw.observed, id, std::move(answer));
     } catch (const model::ParseError&) {
     }
   } else if (r.status == 404) {

@@ -105,10 +105,10 @@ struct WriterSettings {
 struct RootWrites {
   RootOutputPtr out;
   std::vector<std::string> hashes;            // config_hash of each of out's desired objects
-  std::map<Identity, model::Value> observed;  // owned objects, as last seen
+  ObservedObjects observed;  // owned objects, as last seen
   // Each object as our last write left it (server fields stripped): the
   // planner's drift baseline, server defaults included.
-  std::map<Identity, model::Value> written;
+  WrittenObjects written;
   std::map<Identity, std::uint64_t> written_rv;  // events older than our write are ignored
   std::vector<Action> queue;                     // the rest of the batch in flight
   std::uint64_t batch = 0;                       // tags answers of the current batch

@@ -151,16 +151,21 @@ const Value& baseline(const PlanInput& in, const Identity& id, const Value& want
                       Value& scratch) {
   if (!in.written) return want;
   auto it = in.written->find(id);
-  if (it == in.written->end() ||
-      model::string_at(it->second, {"metadata", "annotations", kConfigHashAnnotation}) != hash)
-    return want;
-  const Value* base = &it->second;
+  if (it == in.written->end() || it->second.hash != hash) return want;
+  if (it->second.answer.is_null()) {
+    if (it->second.extras.is_null()) return want;
+    scratch = want;
+    apply_extras(scratch, it->second.extras);
+    return scratch;
+  }
+  const Value& answer = it->second.answer;
+  const Value* base = &answer;
   for (Path path :
        {Path{"metadata", "labels"}, Path{"metadata", "annotations"}, Path{"spec", "template", "metadata", "labels"},
         Path{"spec", "template", "metadata", "annotations"}}) {
     std::vector<std::string> foreign = foreign_keys(*base, want, path);
     if (foreign.empty()) continue;
-    if (base != &scratch) base = &(scratch = it->second);
+    if (base != &scratch) base = &(scratch = answer);
     Value* keys = &scratch;
     for (std::string_view p : path) keys = keys->find(p);
     for (const auto& k : foreign) keys->erase(k);
@@ -273,7 +278,7 @@ Plan plan_writes(const PlanInput& in) {
   Plan plan;
   std::map<Identity, const Value*> observed;
   if (in.observed_by_id)
-    for (const auto& [id, o] : *in.observed_by_id) observed.emplace_hint(observed.end(), id, &o);
+    for (const auto& [id, o] : *in.observed_by_id) observed.emplace_hint(observed.end(), id, o.get());
   else
     for (const auto& o : *in.observed) observed.emplace(identity(o), &o);
   const std::vector<Value>& desired = *in.desired;

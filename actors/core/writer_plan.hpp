@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -42,6 +43,34 @@ std::string config_hash(const model::Value& obj);
 model::Value with_config_hash(model::Value obj);
 // `obj` with the hash annotation set to `hash` (its config_hash, known).
 model::Value with_hash_annotation(model::Value obj, const std::string& hash);
+
+// Owned objects as last seen, by identity. The pointers are the informer's
+// own trees (or a parsed write answer until its echo comes), not copies.
+using SharedObject = std::shared_ptr<const model::Value>;
+using ObservedObjects = std::map<Identity, SharedObject>;
+
+// Our last write of an object, the planner's drift baseline: the hash it
+// carried and what the server answered, without server fields. When the
+// server only added to what we sent (defaults), only the additions are kept
+// (`extras`; null when it added nothing, as for most Secrets, the largest
+// objects): the baseline is the desired object of `hash` plus them. Only an
+// answer that changed or dropped something we sent is kept whole.
+struct WrittenObject {
+  std::string hash;
+  model::Value answer;  // the whole answer, or null
+  model::Value extras;  // what the answer added, or null
+};
+using WrittenObjects = std::map<Identity, WrittenObject>;
+// The record of a write whose answer was `answer` for the object `sent`.
+// Additions to labels and annotations are others' and never baseline
+// (update_body keeps them): they are not recorded.
+WrittenObject written_record(const model::Value& answer, const model::Value& sent);
+// Adds `extras` (written_record's) to `base`, member by member.
+void apply_extras(model::Value& base, const model::Value& extras);
+// Records a write's (or re-read's) answer as observed, unless the informer
+// already delivered this version or a later one: its echo can come first,
+// and it is the shared tree, where the answer is a copy.
+void observe_answer(ObservedObjects& observed, const Identity& id, SharedObject answer);
 
 enum class ActionType { create, update, recreate, remove };
 const char* action_name(ActionType t);
@@ -69,7 +98,7 @@ struct PlanInput {
   bool prune = true;                                    // false while the root is invalid: never delete on bad input
   // Each object as our last write in this process left it (the server's
   // answer without server fields); absent after a restart.
-  const std::map<Identity, model::Value>* written = nullptr;
+  const WrittenObjects* written = nullptr;
   // Objects withheld from `desired` (too large to write) that must not be
   // pruned either.
   const std::vector<Identity>* held = nullptr;
@@ -79,7 +108,7 @@ struct PlanInput {
   const std::vector<std::string>* hashes = nullptr;
   // When set, used instead of `observed`: the observed objects by identity,
   // so they are neither copied nor re-keyed for each plan.
-  const std::map<Identity, model::Value>* observed_by_id = nullptr;
+  const ObservedObjects* observed_by_id = nullptr;
 };
 
 // config_hash of each of `desired`: PlanInput::hashes.

@@ -150,6 +150,16 @@ model::Value* find_kind(std::vector<model::Value>& objs, const std::string& kind
   return nullptr;
 }
 
+// What the writer records for each write of `plan` the server answered
+// with the object of the same identity in `answers`.
+WrittenObjects written_for(const Plan& plan, const std::vector<model::Value>& answers) {
+  WrittenObjects out;
+  for (const Action& a : plan.actions)
+    for (const auto& o : answers)
+      if (identity(o) == Identity{a.kind, a.ns, a.name}) out[identity(o)] = written_record(o, a.object);
+  return out;
+}
+
 }  // namespace
 
 // After a restart the writer has no record of its own writes: the planner
@@ -224,18 +234,101 @@ TEST_CASE("tampered objects with an intact hash are drift, also without a record
 TEST_CASE("the last write, when known, is the drift baseline", "[actors][writer]") {
   std::vector<model::Value> desired = render_alpha("1");
   std::vector<model::Value> none;
-  std::vector<model::Value> observed = apply_plan(plan_writes({kAlpha, "uid-alpha", &desired, &none, true}));
+  Plan first = plan_writes({kAlpha, "uid-alpha", &desired, &none, true});
+  std::vector<model::Value> observed = apply_plan(first);
   model::Value* sts = find_kind(observed, "StatefulSet");
   REQUIRE(sts);
   sts->find("spec")->set("revisionHistoryLimit", 10);  // a server default
-  std::map<Identity, model::Value> written;
-  for (const auto& o : observed) written[identity(o)] = without_server_fields(o);
+  WrittenObjects written = written_for(first, observed);
+  // Only what the server added is kept, and nothing for a Secret it kept as sent.
+  CHECK(written.at(identity(*sts)).answer.is_null());
+  CHECK(model::to_json(written.at(identity(*sts)).extras) == R"({"spec":{"revisionHistoryLimit":10}})");
+  const WrittenObject& secret = written.at(identity(*find_kind(observed, "Secret")));
+  CHECK((secret.answer.is_null() && secret.extras.is_null()));
+  CHECK(written.at(identity(*sts)).hash == model::string_at(*sts, {"metadata", "annotations", kConfigHashAnnotation}));
   sts->find("spec")->set("revisionHistoryLimit", 3);
   Plan plan = plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written});
   REQUIRE(plan.actions.size() == 1);
   CHECK(plan.actions[0].reason == "drift: spec.revisionHistoryLimit changed by someone else (want 10, have 3)");
-  written[identity(*sts)].find("metadata")->find("annotations")->set(kConfigHashAnnotation, "older");
+  written[identity(*sts)].hash = "older";
   CHECK(plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written}).empty());
+}
+
+// Defaults inside a list (a container's) are recorded element by element,
+// and changing one is drift; an answer that changed a value we sent is kept
+// whole and is the baseline itself.
+TEST_CASE("the last write's additions in lists, and answers that changed what was sent", "[actors][writer]") {
+  std::vector<model::Value> desired = render_alpha("1");
+  std::vector<model::Value> none;
+  Plan first = plan_writes({kAlpha, "uid-alpha", &desired, &none, true});
+  std::vector<model::Value> observed = apply_plan(first);
+  model::Value* sts = find_kind(observed, "StatefulSet");
+  REQUIRE(sts);
+  model::Value& containers = *sts->find("spec")->find("template")->find("spec")->find("containers");
+  REQUIRE(containers.size() >= 2);
+  containers.as_array()[1].set("terminationMessagePath", "/dev/termination-log");
+  WrittenObjects written = written_for(first, observed);
+  const model::Value* listed = model::find_path(written.at(identity(*sts)).extras, {"spec", "template", "spec", "containers"});
+  REQUIRE(listed);
+  CHECK(listed->as_array()[0].is_null());
+  CHECK(plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written}).empty());
+  containers.as_array()[1].set("terminationMessagePath", "/tmp/log");
+  Plan drift = plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written});
+  REQUIRE(drift.actions.size() == 1);
+  CHECK(drift.actions[0].reason.find("terminationMessagePath") != std::string::npos);
+
+  // The server rewrote a value we sent: the whole answer is the baseline.
+  containers.as_array()[1].erase("terminationMessagePath");
+  sts->find("spec")->set("replicas", 5);
+  written = written_for(first, observed);
+  CHECK_FALSE(written.at(identity(*sts)).answer.is_null());
+  CHECK(plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written}).empty());
+  sts->find("spec")->set("replicas", 6);
+  Plan changed = plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written});
+  REQUIRE(changed.actions.size() == 1);
+  CHECK(changed.actions[0].reason == "drift: spec.replicas changed by someone else (want 5, have 6)");
+}
+
+// The informer's echo of a write can come before the write's answer; the
+// newer observation stays (it is the shared tree).
+TEST_CASE("an answer no newer than the informer's echo does not replace it", "[actors][writer]") {
+  auto at = [](const char* rv) {
+    return std::make_shared<const model::Value>(
+        doc(std::string("{kind: Secret, metadata: {name: x, namespace: mon, resourceVersion: '") + rv + "'}}"));
+  };
+  Identity id{"Secret", "mon", "x"};
+  ObservedObjects observed;
+  SharedObject echo = at("8"), newer = at("9");
+  observe_answer(observed, id, echo);
+  CHECK(observed.at(id) == echo);
+  observe_answer(observed, id, at("7"));
+  CHECK(observed.at(id) == echo);
+  observe_answer(observed, id, at("8"));
+  CHECK(observed.at(id) == echo);
+  observe_answer(observed, id, newer);
+  CHECK(observed.at(id) == newer);
+}
+
+// A write the server answered verbatim keeps no copy; drift of it is still
+// found, against the desired object of the same hash.
+TEST_CASE("a write answered as sent is recorded by its hash alone", "[actors][writer]") {
+  std::vector<model::Value> desired = render_alpha("1");
+  std::vector<model::Value> none;
+  Plan first = plan_writes({kAlpha, "uid-alpha", &desired, &none, true});
+  std::vector<model::Value> observed = apply_plan(first);
+  WrittenObjects written = written_for(first, observed);
+  for (const auto& [id, w] : written) {
+    CHECK((w.answer.is_null() && w.extras.is_null()));
+    CHECK(w.hash.size() == 64);
+  }
+  CHECK(plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written}).empty());
+  model::Value* secret = find_kind(observed, "Secret");
+  REQUIRE((secret && secret->find("data") && secret->find("data")->size() > 0));
+  secret->find("data")->as_object().front().second = model::Value("dGFtcGVyZWQ=");
+  Plan plan = plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written});
+  REQUIRE(plan.actions.size() == 1);
+  CHECK(plan.actions[0].type == ActionType::update);
+  CHECK(plan.actions[0].reason.rfind("drift: data", 0) == 0);
 }
 
 // Labels and annotations others added ride along in our updates; their
@@ -244,12 +337,12 @@ TEST_CASE("the last write, when known, is the drift baseline", "[actors][writer]
 TEST_CASE("others' labels and annotations in our last write are not the drift baseline", "[actors][writer]") {
   std::vector<model::Value> desired = render_alpha("1");
   std::vector<model::Value> none;
-  std::vector<model::Value> observed = apply_plan(plan_writes({kAlpha, "uid-alpha", &desired, &none, true}));
+  Plan first = plan_writes({kAlpha, "uid-alpha", &desired, &none, true});
+  std::vector<model::Value> observed = apply_plan(first);
   model::Value* sts = find_kind(observed, "StatefulSet");
   REQUIRE(sts);
   sts->find("metadata")->find("annotations")->set("deployment.kubernetes.io/revision", "1");
-  std::map<Identity, model::Value> written;
-  for (const auto& o : observed) written[identity(o)] = without_server_fields(o);
+  WrittenObjects written = written_for(first, observed);
   sts->find("metadata")->find("annotations")->set("deployment.kubernetes.io/revision", "2");
   CHECK(plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written}).empty());
   sts->find("metadata")->find("annotations")->erase("deployment.kubernetes.io/revision");
@@ -270,8 +363,7 @@ TEST_CASE("a create says why only when it restores an object we wrote", "[actors
   REQUIRE_FALSE(first.empty());
   for (const Action& a : first.actions) CHECK(a.reason.empty());
   std::vector<model::Value> observed = apply_plan(first);
-  std::map<Identity, model::Value> written;
-  for (const auto& o : observed) written[identity(o)] = without_server_fields(o);
+  WrittenObjects written = written_for(first, observed);
   std::erase_if(observed, [](const model::Value& o) { return model::string_at(o, {"kind"}) == "Service"; });
   Plan restore = plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written});
   REQUIRE_FALSE(restore.empty());
@@ -349,8 +441,8 @@ std::string plan_text(const Plan& p) {
 // The writer's way: hashes computed once, observed objects keyed by identity.
 Plan plan_precomputed(const std::vector<model::Value>& desired, const std::vector<model::Value>& observed) {
   std::vector<std::string> hashes = config_hashes(desired);
-  std::map<Identity, model::Value> by_id;
-  for (const auto& o : observed) by_id.emplace(identity(o), o);
+  ObservedObjects by_id;
+  for (const auto& o : observed) by_id.emplace(identity(o), std::make_shared<const model::Value>(o));
   return plan_writes({kAlpha, "uid-alpha", &desired, nullptr, true, nullptr, nullptr, &hashes, &by_id});
 }
 
