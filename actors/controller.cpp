@@ -60,6 +60,10 @@ void tune_actor_system(caf::actor_system_config& cfg) {
 
 void tune_process_memory() {
   if (!std::getenv("MALLOC_ARENA_MAX")) mallopt(M_ARENA_MAX, 2);
+  // A fixed threshold turns off glibc's sliding one, which after the first
+  // large free moves multi-MB list bodies and render buffers into the heap,
+  // where they leave holes between long-lived trees.
+  if (!std::getenv("MALLOC_MMAP_THRESHOLD_")) mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 }
 
 const std::vector<std::string>& member_selector_kinds() {
