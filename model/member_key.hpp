@@ -18,7 +18,7 @@ namespace model {
 class MemberKey {
  public:
   MemberKey() : bits_(reinterpret_cast<std::uintptr_t>(&empty_text())) {}
-  MemberKey(std::string_view text) : bits_(make(text)) {}        // NOLINT(google-explicit-constructor): pairs
+  MemberKey(std::string_view text) : bits_(make(text)) {}  // NOLINT(google-explicit-constructor): pairs
   MemberKey(const std::string& text) : MemberKey(std::string_view(text)) {}  // NOLINT(google-explicit-constructor)
   MemberKey(const char* text) : MemberKey(std::string_view(text)) {}         // NOLINT(google-explicit-constructor)
   MemberKey(const MemberKey& other) : bits_(other.owned() ? make_owned(other.str()) : other.bits_) {}

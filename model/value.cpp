@@ -144,7 +144,8 @@ const MemberKey* duplicate_key(const Value::Object& members) {
   keys.reserve(members.size());
   for (const auto& m : members) keys.push_back(&m.first);
   std::sort(keys.begin(), keys.end(), [](const MemberKey* a, const MemberKey* b) { return *a < *b; });
-  auto it = std::adjacent_find(keys.begin(), keys.end(), [](const MemberKey* a, const MemberKey* b) { return *a == *b; });
+  auto it =
+      std::adjacent_find(keys.begin(), keys.end(), [](const MemberKey* a, const MemberKey* b) { return *a == *b; });
   return it == keys.end() ? nullptr : *it;
 }
 

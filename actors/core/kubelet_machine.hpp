@@ -53,8 +53,8 @@ struct KubeletStats {
 struct KubeletState {
   KubeletSettings settings;
   std::map<std::string, model::Value> nodes;  // by name, model::trim_node'd without resourceVersion
-  ObservedObjects observed;  // our objects as last seen
-  WrittenObjects written;    // our last writes (server fields stripped)
+  ObservedObjects observed;                   // our objects as last seen
+  WrittenObjects written;                     // our last writes (server fields stripped)
   std::map<Identity, std::uint64_t> written_rv;
   std::vector<Action> queue;  // the rest of the batch in flight
   std::uint64_t batch = 0;

@@ -104,8 +104,8 @@ struct WriterSettings {
 
 struct RootWrites {
   RootOutputPtr out;
-  std::vector<std::string> hashes;            // config_hash of each of out's desired objects
-  ObservedObjects observed;  // owned objects, as last seen
+  std::vector<std::string> hashes;  // config_hash of each of out's desired objects
+  ObservedObjects observed;         // owned objects, as last seen
   // Each object as our last write left it (server fields stripped): the
   // planner's drift baseline, server defaults included.
   WrittenObjects written;

@@ -77,7 +77,8 @@ WrittenObject written_record(const Value& answer, const Value& sent) {
     w.answer = std::move(have);
     return w;
   }
-  static constexpr std::array<std::string_view, 2> kLabels{"metadata", "labels"}, kAnnotations{"metadata", "annotations"};
+  static constexpr std::array<std::string_view, 2> kLabels{"metadata", "labels"},
+      kAnnotations{"metadata", "annotations"};
   static constexpr std::array<std::string_view, 4> kTemplateLabels{"spec", "template", "metadata", "labels"},
       kTemplateAnnotations{"spec", "template", "metadata", "annotations"};
   drop_path(*added, kLabels);

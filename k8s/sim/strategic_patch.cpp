@@ -150,7 +150,8 @@ bool Merger::merge_map(Value& original, const Value& patch, const Value* schema)
     return true;
   }
   if (const Value* retain = patch.find("$retainKeys"); retain && retain->is_array())
-    std::erase_if(original.as_object(), [&](const Value::Member& m) { return index_of(*retain, Value(m.first.view()), "") < 0; });
+    std::erase_if(original.as_object(),
+                  [&](const Value::Member& m) { return index_of(*retain, Value(m.first.view()), "") < 0; });
   std::map<std::string, std::pair<const Value*, Value>> orders;  // field -> (order, server list)
   for (const auto& [k, v] : patch.as_object()) {
     if (starts_with(k, kOrder)) {

@@ -268,7 +268,8 @@ TEST_CASE("the last write's additions in lists, and answers that changed what wa
   REQUIRE(containers.size() >= 2);
   containers.as_array()[1].set("terminationMessagePath", "/dev/termination-log");
   WrittenObjects written = written_for(first, observed);
-  const model::Value* listed = model::find_path(written.at(identity(*sts)).extras, {"spec", "template", "spec", "containers"});
+  const model::Value* listed =
+      model::find_path(written.at(identity(*sts)).extras, {"spec", "template", "spec", "containers"});
   REQUIRE(listed);
   CHECK(listed->as_array()[0].is_null());
   CHECK(plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written}).empty());
