@@ -160,6 +160,15 @@ WrittenObjects written_for(const Plan& plan, const std::vector<model::Value>& an
   return out;
 }
 
+// Alpha's objects, planned and written once, as the API server holds them.
+struct FirstWrite {
+  std::vector<model::Value> desired = render_alpha("1");
+  std::vector<model::Value> none;
+  Plan plan = plan_writes({kAlpha, "uid-alpha", &desired, &none, true});
+  std::vector<model::Value> observed = apply_plan(plan);
+  model::Value* sts = find_kind(observed, "StatefulSet");
+};
+
 }  // namespace
 
 // After a restart the writer has no record of its own writes: the planner
@@ -232,10 +241,10 @@ TEST_CASE("tampered objects with an intact hash are drift, also without a record
 // defaulted, so changing a defaulted field is drift too; a record of
 // another hash is not used.
 TEST_CASE("the last write, when known, is the drift baseline", "[actors][writer]") {
-  std::vector<model::Value> desired = render_alpha("1");
-  std::vector<model::Value> none;
-  Plan first = plan_writes({kAlpha, "uid-alpha", &desired, &none, true});
-  std::vector<model::Value> observed = apply_plan(first);
+  FirstWrite fw;
+  const std::vector<model::Value>& desired = fw.desired;
+  const Plan& first = fw.plan;
+  std::vector<model::Value>& observed = fw.observed;
   model::Value* sts = find_kind(observed, "StatefulSet");
   REQUIRE(sts);
   sts->find("spec")->set("revisionHistoryLimit", 10);  // a server default
@@ -258,34 +267,31 @@ TEST_CASE("the last write, when known, is the drift baseline", "[actors][writer]
 // and changing one is drift; an answer that changed a value we sent is kept
 // whole and is the baseline itself.
 TEST_CASE("the last write's additions in lists, and answers that changed what was sent", "[actors][writer]") {
-  std::vector<model::Value> desired = render_alpha("1");
-  std::vector<model::Value> none;
-  Plan first = plan_writes({kAlpha, "uid-alpha", &desired, &none, true});
-  std::vector<model::Value> observed = apply_plan(first);
-  model::Value* sts = find_kind(observed, "StatefulSet");
+  FirstWrite fw;
+  model::Value* sts = fw.sts;
   REQUIRE(sts);
   model::Value& containers = *sts->find("spec")->find("template")->find("spec")->find("containers");
   REQUIRE(containers.size() >= 2);
   containers.as_array()[1].set("terminationMessagePath", "/dev/termination-log");
-  WrittenObjects written = written_for(first, observed);
+  WrittenObjects written = written_for(fw.plan, fw.observed);
   const model::Value* listed =
       model::find_path(written.at(identity(*sts)).extras, {"spec", "template", "spec", "containers"});
   REQUIRE(listed);
   CHECK(listed->as_array()[0].is_null());
-  CHECK(plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written}).empty());
+  CHECK(plan_writes({kAlpha, "uid-alpha", &fw.desired, &fw.observed, true, &written}).empty());
   containers.as_array()[1].set("terminationMessagePath", "/tmp/log");
-  Plan drift = plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written});
+  Plan drift = plan_writes({kAlpha, "uid-alpha", &fw.desired, &fw.observed, true, &written});
   REQUIRE(drift.actions.size() == 1);
   CHECK(drift.actions[0].reason.find("terminationMessagePath") != std::string::npos);
 
   // The server rewrote a value we sent: the whole answer is the baseline.
   containers.as_array()[1].erase("terminationMessagePath");
   sts->find("spec")->set("replicas", 5);
-  written = written_for(first, observed);
+  written = written_for(fw.plan, fw.observed);
   CHECK_FALSE(written.at(identity(*sts)).answer.is_null());
-  CHECK(plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written}).empty());
+  CHECK(plan_writes({kAlpha, "uid-alpha", &fw.desired, &fw.observed, true, &written}).empty());
   sts->find("spec")->set("replicas", 6);
-  Plan changed = plan_writes({kAlpha, "uid-alpha", &desired, &observed, true, &written});
+  Plan changed = plan_writes({kAlpha, "uid-alpha", &fw.desired, &fw.observed, true, &written});
   REQUIRE(changed.actions.size() == 1);
   CHECK(changed.actions[0].reason == "drift: spec.replicas changed by someone else (want 5, have 6)");
 }
@@ -313,10 +319,10 @@ TEST_CASE("an answer no newer than the informer's echo does not replace it", "[a
 // A write the server answered verbatim keeps no copy; drift of it is still
 // found, against the desired object of the same hash.
 TEST_CASE("a write answered as sent is recorded by its hash alone", "[actors][writer]") {
-  std::vector<model::Value> desired = render_alpha("1");
-  std::vector<model::Value> none;
-  Plan first = plan_writes({kAlpha, "uid-alpha", &desired, &none, true});
-  std::vector<model::Value> observed = apply_plan(first);
+  FirstWrite fw;
+  const std::vector<model::Value>& desired = fw.desired;
+  const Plan& first = fw.plan;
+  std::vector<model::Value>& observed = fw.observed;
   WrittenObjects written = written_for(first, observed);
   for (const auto& [id, w] : written) {
     CHECK((w.answer.is_null() && w.extras.is_null()));
