@@ -95,8 +95,4 @@ MemberKey& MemberKey::operator=(MemberKey&& other) noexcept {
   return *this;
 }
 
-std::size_t MemberKey::interned_count() {
-  return table().count.load(std::memory_order_relaxed);
-}
-
 }  // namespace model

@@ -1,10 +1,11 @@
 // An object member's key. Keys come from a small vocabulary (field names,
-// label keys, data keys), so a MemberKey is one pointer to a process-wide interned
-// copy of its text: 8 bytes in a member instead of a std::string's 32, and no
-// heap block per key. Contract: a MemberKey reads like a const std::string; equal
-// interned keys share one address; interning is thread-safe and bounded
-// (long keys, and any key once the table is full, are owned by the MemberKey
-// instead, so hostile input costs memory per object, never forever).
+// label keys, data keys), so a MemberKey is one pointer to a process-wide
+// interned copy of its text: 8 bytes in a member instead of a std::string's
+// 32, and no heap block per key. Contract: a MemberKey reads like a const
+// std::string; equal interned keys share one address; interning is
+// thread-safe and bounded (long keys, and any new key once the table is
+// full, are owned by their MemberKey instead, so hostile input costs memory
+// per object, never forever).
 #pragma once
 
 #include <compare>
@@ -72,9 +73,6 @@ class MemberKey {
   friend std::string operator+(const char* a, const MemberKey& b) { return std::string(a) += b.view(); }
   friend std::string operator+(const MemberKey& a, const std::string& b) { return std::string(a.view()) += b; }
   friend std::string operator+(const std::string& a, const MemberKey& b) { return std::string(a) += b.view(); }
-
-  // How many distinct texts are interned now (the table only grows).
-  static std::size_t interned_count();
 
  private:
   bool owned() const { return (bits_ & 1) != 0; }
