@@ -22,7 +22,7 @@ struct TextHash {
 
 struct Shard {
   std::mutex mutex;
-  // Node-based: an element's address survives rehashing, and Keys hold it.
+  // Node-based: an element's address survives rehashing, and MemberKeys hold it.
   std::unordered_set<std::string, TextHash, std::equal_to<>> texts;
 };
 
@@ -32,8 +32,14 @@ struct Table {
 };
 
 // Never destroyed: Values in static storage may outlive any destructor order.
+// "" is interned first, so a default key never depends on the table's room.
 Table& table() {
-  static Table* t = new Table;
+  static Table* t = [] {
+    auto* made = new Table;
+    made->shards[TextHash{}(std::string_view()) % kShards].texts.emplace();
+    made->count = 1;
+    return made;
+  }();
   return *t;
 }
 
