@@ -105,8 +105,9 @@ void tune_actor_system(caf::actor_system_config& cfg);
 // MiB, change latency unchanged. It limits arenas created afterwards, so
 // call it before the actor system starts. It also fixes the mmap threshold
 // at 256 KiB (unless MALLOC_MMAP_THRESHOLD_ is set), so large transient
-// buffers never land in the heap: RSS after a 10x cold start 3.34-3.38 ->
-// 3.20-3.27 KB per object (benchmarks/README, session 31).
+// buffers never land in the heap: RSS after a 10x cold start 3.20-3.27 KB
+// per object with it, 3.22-3.38 without (within the spread in a direct
+// pair; never worse; benchmarks/README, session 31).
 void tune_process_memory();
 
 // The kinds the controller watches: members, Namespaces, Secrets,
