@@ -1,8 +1,9 @@
 // An object member's key. Keys come from a small vocabulary (field names,
 // label keys, data keys), so a MemberKey is one pointer to a process-wide
 // interned copy of its text: 8 bytes in a member instead of a std::string's
-// 32, and no heap block per key. Contract: a MemberKey reads like a const
-// std::string; equal interned keys share one address; interning is
+// 32, and no heap block per key. Contract: a MemberKey reads as a const
+// std::string (str(), view(), size(), empty(), implicit conversions to
+// both, comparisons); equal interned keys share one address; interning is
 // thread-safe and bounded (long keys, and any new key once the table is
 // full, are owned by their MemberKey instead, so hostile input costs memory
 // per object, never forever).
@@ -33,24 +34,8 @@ class MemberKey {
   operator std::string_view() const { return str(); }    // NOLINT(google-explicit-constructor)
   std::string_view view() const { return str(); }
 
-  const char* data() const { return str().data(); }
-  const char* c_str() const { return str().c_str(); }
   std::size_t size() const { return str().size(); }
-  std::size_t length() const { return str().size(); }
   bool empty() const { return str().empty(); }
-  char operator[](std::size_t i) const { return str()[i]; }
-  char front() const { return str().front(); }
-  char back() const { return str().back(); }
-  std::string::const_iterator begin() const { return str().begin(); }
-  std::string::const_iterator end() const { return str().end(); }
-  std::size_t find(std::string_view s, std::size_t pos = 0) const { return view().find(s, pos); }
-  std::size_t find(char c, std::size_t pos = 0) const { return view().find(c, pos); }
-  std::size_t rfind(std::string_view s, std::size_t pos = std::string::npos) const { return view().rfind(s, pos); }
-  std::size_t rfind(char c, std::size_t pos = std::string::npos) const { return view().rfind(c, pos); }
-  std::string substr(std::size_t pos, std::size_t n = std::string::npos) const { return str().substr(pos, n); }
-  int compare(std::string_view s) const { return view().compare(s); }
-  bool starts_with(std::string_view s) const { return view().starts_with(s); }
-  bool ends_with(std::string_view s) const { return view().ends_with(s); }
 
   // True when this key shares the interned copy (for tests and accounting).
   bool interned() const { return !owned(); }

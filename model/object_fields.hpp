@@ -52,5 +52,11 @@ std::string namespaced_name(const Value& object);
 std::string describe_object(std::string_view kind, std::string_view ns, std::string_view name);
 // metadata.labels, string values only.
 Labels object_labels(const Value& object);
+// The string member `key` of a labels object, or nullptr when `labels` is
+// null, the key is absent or its value is not a string.
+inline const std::string* label_string(const Value* labels, std::string_view key) {
+  const Value* v = labels ? labels->find(key) : nullptr;
+  return v && v->is_string() ? &v->as_string() : nullptr;
+}
 
 }  // namespace model

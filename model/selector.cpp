@@ -39,10 +39,7 @@ bool LabelSelector::matches_object(const Value& object) const {
 }
 
 bool LabelSelector::matches_labels_value(const Value* labels) const {
-  return selector_matches_with(*this, [&](const std::string& k) -> const std::string* {
-    const Value* v = labels ? labels->find(k) : nullptr;
-    return v && v->is_string() ? &v->as_string() : nullptr;
-  });
+  return selector_matches_with(*this, [&](const std::string& k) { return label_string(labels, k); });
 }
 
 bool selector_matches(const std::optional<LabelSelector>& sel, const Labels& labels) {

@@ -43,8 +43,8 @@ std::string standin_sd_body_for(const model::Value& config, const std::string& h
   const model::Value* integrations = config.find("integrations");
   if (!integrations || !integrations->is_object()) return "[]";
   for (const auto& [key, list] : integrations->as_object()) {
-    if (key.size() < 9 || key.substr(key.size() - 8) != "_configs" || !list.is_array()) continue;
-    std::string name = key.substr(0, key.size() - 8);
+    if (key.size() < 9 || key.view().substr(key.size() - 8) != "_configs" || !list.is_array()) continue;
+    std::string name = key.str().substr(0, key.size() - 8);
     for (const model::Value& item : list.as_array()) {
       groups.push_back(standin_group(host, name));
       if (const model::Value* extra = item.find("extra_labels"); extra && extra->is_object())

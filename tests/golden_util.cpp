@@ -161,8 +161,9 @@ ReferenceCase load_reference_case(const std::string& name) {
       model::Value store = model::parse_json(line.substr(16));
       for (const auto& [key, value] : store.as_object()) {
         // "/secrets/<ns>/<name>/<key>" becomes a Secret with that key.
-        auto p1 = key.find('/', 9), p2 = key.find('/', p1 + 1);
-        std::string ns = key.substr(9, p1 - 9), sname = key.substr(p1 + 1, p2 - p1 - 1), k = key.substr(p2 + 1);
+        auto p1 = key.view().find('/', 9), p2 = key.view().find('/', p1 + 1);
+        std::string ns = key.str().substr(9, p1 - 9), sname = key.str().substr(p1 + 1, p2 - p1 - 1),
+                    k = key.str().substr(p2 + 1);
         model::Value secret =
             model::Value::obj({{"apiVersion", "v1"},
                                {"kind", "Secret"},

@@ -5,13 +5,6 @@
 namespace actors::core {
 namespace {
 
-// The same reading as LabelSelector::matches_labels_value: a non-string
-// value counts as absent, so no selector filed under the key selects it.
-const std::string* label_value(const model::Value* labels, const std::string& key) {
-  const model::Value* v = labels ? labels->find(key) : nullptr;
-  return v && v->is_string() ? &v->as_string() : nullptr;
-}
-
 bool before_key(const StoredEntry* a, const model::Key& key) {
   return a->first < key;
 }
@@ -46,7 +39,7 @@ void LabelBuckets::add_key(const std::string& key, const StoredMap& objects) {
   KeyBuckets& k = keys_[key];
   if (k.slots++ > 0) return;
   for (const auto& e : objects)
-    if (const std::string* v = label_value(e.second.labels, key)) k.by_value[*v].push_back(&e);
+    if (const std::string* v = model::label_string(e.second.labels, key)) k.by_value[*v].push_back(&e);
 }
 
 void LabelBuckets::remove_key(const std::string& key) {
@@ -54,20 +47,23 @@ void LabelBuckets::remove_key(const std::string& key) {
   if (it != keys_.end() && --it->second.slots == 0) keys_.erase(it);
 }
 
+// label_string reads labels as LabelSelector::matches_labels_value does: a
+// non-string value counts as absent, so no selector filed under the key
+// selects it.
 void LabelBuckets::insert(const StoredEntry& e) {
   for (auto& [key, k] : keys_)
-    if (const std::string* v = label_value(e.second.labels, key)) put(k, *v, e);
+    if (const std::string* v = model::label_string(e.second.labels, key)) put(k, *v, e);
 }
 
 void LabelBuckets::erase(const StoredEntry& e) {
   for (auto& [key, k] : keys_)
-    if (const std::string* v = label_value(e.second.labels, key)) take(k, *v, e);
+    if (const std::string* v = model::label_string(e.second.labels, key)) take(k, *v, e);
 }
 
 void LabelBuckets::update(const StoredEntry& e, const model::Value* before) {
   for (auto& [key, k] : keys_) {
-    const std::string* was = label_value(before, key);
-    const std::string* is = label_value(e.second.labels, key);
+    const std::string* was = model::label_string(before, key);
+    const std::string* is = model::label_string(e.second.labels, key);
     if (was && is && *was == *is) continue;
     if (was) take(k, *was, e);
     if (is) put(k, *is, e);

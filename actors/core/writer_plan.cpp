@@ -89,6 +89,15 @@ bool covered(const Value& want, const Value& have) {
   return !first_difference(want, have);
 }
 
+const Value* find_field(const Value& v, FieldPath path) {
+  const Value* cur = &v;
+  for (std::string_view step : path) {
+    cur = cur->find(step);
+    if (!cur) return nullptr;
+  }
+  return cur;
+}
+
 Value without_server_fields(Value obj) {
   obj.erase("status");
   if (Value* meta = obj.find("metadata"))
@@ -126,15 +135,13 @@ const ImmutableField kImmutable[] = {
     {"Service", "clusterIP", "spec.clusterIP"},
 };
 
-using Path = std::initializer_list<std::string_view>;
-
 // The keys of `written`'s labels or annotations at `path` that `want` does
 // not set.
-std::vector<std::string> foreign_keys(const Value& written, const Value& want, Path path) {
+std::vector<std::string> foreign_keys(const Value& written, const Value& want, FieldPath path) {
   std::vector<std::string> out;
-  const Value* have = model::find_path(written, path);
+  const Value* have = find_field(written, path);
   if (!have || !have->is_object()) return out;
-  const Value* ours = model::find_path(want, path);
+  const Value* ours = find_field(want, path);
   for (const auto& [k, v] : have->as_object())
     if (!ours || !ours->is_object() || !ours->find(k)) out.push_back(k);
   return out;
@@ -160,9 +167,7 @@ const Value& baseline(const PlanInput& in, const Identity& id, const Value& want
   }
   const Value& answer = it->second.answer;
   const Value* base = &answer;
-  for (Path path :
-       {Path{"metadata", "labels"}, Path{"metadata", "annotations"}, Path{"spec", "template", "metadata", "labels"},
-        Path{"spec", "template", "metadata", "annotations"}}) {
+  for (FieldPath path : kForeignKeyPaths) {
     std::vector<std::string> foreign = foreign_keys(*base, want, path);
     if (foreign.empty()) continue;
     if (base != &scratch) base = &(scratch = answer);
@@ -175,8 +180,8 @@ const Value& baseline(const PlanInput& in, const Identity& id, const Value& want
 
 // Labels and annotations others added stay (a `kubectl rollout restart`
 // stamp, another controller's marker); ours win where both set a key.
-void keep_foreign_keys(Value& want, const Value& have, std::initializer_list<std::string_view> path) {
-  const Value* theirs = model::find_path(have, path);
+void keep_foreign_keys(Value& want, const Value& have, FieldPath path) {
+  const Value* theirs = find_field(have, path);
   if (!theirs || !theirs->is_object()) return;
   Value* cur = &want;
   for (std::string_view p : path) {
@@ -189,14 +194,11 @@ void keep_foreign_keys(Value& want, const Value& have, std::initializer_list<std
 }
 
 // The update body: the desired object fenced by the resourceVersion it was
-// planned from, keeping what others added to labels and annotations.
+// planned from, keeping what others added to labels and annotations (in a
+// pod template only where the desired object has its metadata).
 Value update_body(Value want, const Value& have) {
-  for (auto path : {std::initializer_list<std::string_view>{"metadata", "labels"}, {"metadata", "annotations"}})
-    keep_foreign_keys(want, have, path);
-  if (model::find_path(want, {"spec", "template", "metadata"}))
-    for (auto path : {std::initializer_list<std::string_view>{"spec", "template", "metadata", "labels"},
-                      {"spec", "template", "metadata", "annotations"}})
-      keep_foreign_keys(want, have, path);
+  for (FieldPath path : kForeignKeyPaths)
+    if (find_field(want, path.first(path.size() - 1))) keep_foreign_keys(want, have, path);
   std::string rv = model::string_at(have, {"metadata", "resourceVersion"});
   if (!rv.empty()) want.find("metadata")->set("resourceVersion", rv);
   return want;

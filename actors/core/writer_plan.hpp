@@ -18,12 +18,15 @@
 // becomes a recreate instead of an update the API server would reject.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -61,6 +64,19 @@ struct WrittenObject {
   model::Value extras;  // what the answer added, or null
 };
 using WrittenObjects = std::map<Identity, WrittenObject>;
+// Where others' labels and annotations live on the objects we write: an
+// update keeps what others added there (update_body), and neither the
+// baseline nor the record of a write counts it.
+using FieldPath = std::span<const std::string_view>;
+inline constexpr std::string_view kMetaLabels[] = {"metadata", "labels"};
+inline constexpr std::string_view kMetaAnnotations[] = {"metadata", "annotations"};
+inline constexpr std::string_view kTemplateLabels[] = {"spec", "template", "metadata", "labels"};
+inline constexpr std::string_view kTemplateAnnotations[] = {"spec", "template", "metadata", "annotations"};
+inline constexpr std::array<FieldPath, 4> kForeignKeyPaths = {kMetaLabels, kMetaAnnotations, kTemplateLabels,
+                                                              kTemplateAnnotations};
+// The member at `path`, or nullptr.
+const model::Value* find_field(const model::Value& v, FieldPath path);
+
 // The record of a write whose answer was `answer` for the object `sent`.
 // Additions to labels and annotations are others' and never baseline
 // (update_body keeps them): they are not recorded.

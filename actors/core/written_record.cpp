@@ -1,9 +1,8 @@
 // The writer's record of its last write (writer_plan.hpp: WrittenObject):
 // what the server added to the object we sent, kept instead of a whole
 // copy of the answer.
-#include <array>
+#include <algorithm>
 #include <optional>
-#include <span>
 
 #include "actors/core/writer_plan.hpp"
 #include "model/object_fields.hpp"
@@ -14,35 +13,61 @@ using model::Value;
 
 namespace {
 
-// What `answer` holds beyond `sent`: the members `sent` lacks, recursively,
-// arrays element by element (null where an element gained nothing). Null
-// when nothing was added; nullopt when the answer changed or dropped
-// something sent, which additions cannot express.
-std::optional<Value> additions(const Value& answer, const Value& sent) {
-  if (answer.is_object() && sent.is_object()) {
-    Value::Object out;
-    std::size_t matched = 0;
-    for (const auto& [k, v] : answer.as_object()) {
-      const Value* s = sent.find(k);
-      if (!s) {
-        out.emplace_back(k, v);
-        continue;
-      }
-      ++matched;
-      std::optional<Value> sub = additions(v, *s);
-      if (!sub) return std::nullopt;
-      if (!sub->is_null()) out.emplace_back(k, std::move(*sub));
+// Where a member sits, for skipping what the server maintains (status and
+// the server-set metadata: without_server_fields' fields) in place.
+enum class Level { top, metadata, inner };
+
+bool server_field(Level level, std::string_view key) {
+  if (level == Level::top) return key == "status";
+  if (level != Level::metadata) return false;
+  const auto& set = model::kServerSetMetadata;
+  return std::find(set.begin(), set.end(), key) != set.end();
+}
+
+Level below(Level level, std::string_view key) {
+  return level == Level::top && key == "metadata" ? Level::metadata : Level::inner;
+}
+
+Value without_server_metadata(Value meta) {
+  for (std::string_view k : model::kServerSetMetadata) meta.erase(k);
+  return meta;
+}
+
+std::optional<Value> additions(const Value& answer, const Value& sent, Level level);
+
+std::optional<Value> object_additions(const Value& answer, const Value& sent, Level level) {
+  Value::Object out;
+  std::size_t matched = 0, compared = 0;
+  for (const auto& [k, v] : answer.as_object()) {
+    if (server_field(level, k)) continue;
+    const Value* s = sent.find(k);
+    if (!s) {
+      out.emplace_back(k, below(level, k) == Level::metadata ? without_server_metadata(v) : v);
+      continue;
     }
-    if (matched != sent.size()) return std::nullopt;
-    return out.empty() ? Value() : Value(std::move(out));
+    ++matched;
+    std::optional<Value> sub = additions(v, *s, below(level, k));
+    if (!sub) return std::nullopt;
+    if (!sub->is_null()) out.emplace_back(k, std::move(*sub));
   }
+  for (const auto& [k, v] : sent.as_object()) compared += server_field(level, k) ? 0 : 1;
+  if (matched != compared) return std::nullopt;
+  return out.empty() ? Value() : Value(std::move(out));
+}
+
+// What `answer` holds beyond `sent`, server-maintained fields aside: the
+// members `sent` lacks, recursively, arrays element by element (null where
+// an element gained nothing). Null when nothing was added; nullopt when the
+// answer changed or dropped something sent, which additions cannot express.
+std::optional<Value> additions(const Value& answer, const Value& sent, Level level) {
+  if (answer.is_object() && sent.is_object()) return object_additions(answer, sent, level);
   if (answer.is_array() && sent.is_array()) {
     if (answer.size() != sent.size()) return std::nullopt;
     Value::Array out;
     out.reserve(answer.size());
     bool any = false;
     for (std::size_t i = 0; i < answer.size(); ++i) {
-      std::optional<Value> sub = additions(answer.as_array()[i], sent.as_array()[i]);
+      std::optional<Value> sub = additions(answer.as_array()[i], sent.as_array()[i], Level::inner);
       if (!sub) return std::nullopt;
       any = any || !sub->is_null();
       out.push_back(std::move(*sub));
@@ -54,7 +79,7 @@ std::optional<Value> additions(const Value& answer, const Value& sent) {
 }
 
 // Drops the additions at `path` and any object left empty above them.
-void drop_path(Value& v, std::span<const std::string_view> path) {
+void drop_path(Value& v, FieldPath path) {
   if (path.empty() || !v.is_object()) return;
   if (path.size() == 1) {
     v.erase(path.front());
@@ -71,20 +96,12 @@ void drop_path(Value& v, std::span<const std::string_view> path) {
 WrittenObject written_record(const Value& answer, const Value& sent) {
   WrittenObject w;
   w.hash = model::string_at(answer, {"metadata", "annotations", kConfigHashAnnotation});
-  Value have = without_server_fields(answer);
-  std::optional<Value> added = additions(have, without_server_fields(sent));
+  std::optional<Value> added = additions(answer, sent, Level::top);
   if (!added) {
-    w.answer = std::move(have);
+    w.answer = without_server_fields(answer);
     return w;
   }
-  static constexpr std::array<std::string_view, 2> kLabels{"metadata", "labels"},
-      kAnnotations{"metadata", "annotations"};
-  static constexpr std::array<std::string_view, 4> kTemplateLabels{"spec", "template", "metadata", "labels"},
-      kTemplateAnnotations{"spec", "template", "metadata", "annotations"};
-  drop_path(*added, kLabels);
-  drop_path(*added, kAnnotations);
-  drop_path(*added, kTemplateLabels);
-  drop_path(*added, kTemplateAnnotations);
+  for (FieldPath path : kForeignKeyPaths) drop_path(*added, path);
   if (added->is_object() && added->size() == 0) *added = Value();
   w.extras = std::move(*added);
   return w;

@@ -130,7 +130,7 @@ void read_job(const Value& job, const Value* global, const std::string& field, C
     } else if (key == "file_sd_configs") {
       if (!value.is_null() && !value.is_array()) fail(field + "." + key, "must be a list");
       read_sd_list(value, field + "." + key, name, out.file_sd, allocation::discovery::parse_file_sd_config);
-    } else if (key.ends_with("_sd_configs")) {
+    } else if (key.view().ends_with("_sd_configs")) {
       fail(field + "." + key,
            "not supported yet (only static_configs, file_sd_configs, http_sd_configs and kubernetes_sd_configs)");
     }

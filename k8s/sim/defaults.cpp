@@ -71,7 +71,7 @@ void default_pod(Value& spec) {
         Value* limits = resources ? resources->find("limits") : nullptr;
         if (!limits || !limits->is_object()) continue;
         Value& requests = child(*resources, "requests");
-        for (const auto& [name, quantity] : limits->as_object()) set_default(requests, name.c_str(), quantity);
+        for (const auto& [name, quantity] : limits->as_object()) set_default(requests, name.str().c_str(), quantity);
       }
 }
 

@@ -31,7 +31,7 @@ Value strip(const Value& v) {
   if (v.is_object()) {
     Value out = Value::object();
     for (const auto& [k, e] : v.as_object())
-      if (!e.is_null() && k[0] != '$') out.set(k, strip(e));
+      if (!e.is_null() && k.str()[0] != '$') out.set(k, strip(e));
     return out;
   }
   if (v.is_array()) {
@@ -155,10 +155,10 @@ bool Merger::merge_map(Value& original, const Value& patch, const Value* schema)
   std::map<std::string, std::pair<const Value*, Value>> orders;  // field -> (order, server list)
   for (const auto& [k, v] : patch.as_object()) {
     if (starts_with(k, kOrder)) {
-      const Value* server = original.find(k.substr(kOrder.size()));
-      orders[k.substr(kOrder.size())] = {&v, server ? *server : Value()};
+      const Value* server = original.find(k.str().substr(kOrder.size()));
+      orders[k.str().substr(kOrder.size())] = {&v, server ? *server : Value()};
     } else if (starts_with(k, kDeletePrimitive)) {
-      Value* list = original.find(k.substr(kDeletePrimitive.size()));
+      Value* list = original.find(k.str().substr(kDeletePrimitive.size()));
       if (list && list->is_array() && v.is_array())
         std::erase_if(list->as_array(), [&](const Value& e) { return index_of(v, e, "") >= 0; });
     } else if (k != "$patch" && k != "$retainKeys") {
