@@ -176,9 +176,7 @@ void Controller::start_informer(const std::string& kind) {
 void Controller::start_informer(const std::string& kind, k8s::ReflectorOptions ro, const std::string& label) {
   const k8s::Resource* res = k8s::resource_for_kind(kind);
   if (!res) throw std::logic_error("no API resource for watched kind " + kind);
-  // Nothing here reads managedFields (the writer's drift check ignores them
-  // too); kept, they would swell every cached, journaled and shared tree.
-  ro.strip_managed_fields = true;
+  ro.drop_metadata.assign(kUnreadMetadata.begin(), kUnreadMetadata.end());
   journal_actor journal = journal_;
   auto sink = [journal, kind](k8s::ObjectEvent ev) {
     core::ObjectPtr obj = std::move(ev.object);

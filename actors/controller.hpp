@@ -13,12 +13,14 @@
 // (never call them from an actor).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "actors/bindings_actor.hpp"
@@ -35,6 +37,14 @@
 #include "k8s/client/reflector.hpp"
 
 namespace actors {
+
+// The metadata the controller's informers drop before caching
+// (ReflectorOptions::drop_metadata): nothing here reads it (the writer's
+// drift check ignores both too), and kept it would swell every cached,
+// journaled and shared tree (creationTimestamp alone ~70 bytes each).
+// Whoever feeds the journal directly drops it too, or every object differs
+// from the store's.
+inline constexpr std::array<std::string_view, 2> kUnreadMetadata = {"managedFields", "creationTimestamp"};
 
 struct ControllerOptions {
   std::string journal_path;                         // "" = keep no journal file

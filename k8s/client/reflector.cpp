@@ -1,10 +1,12 @@
 #include "k8s/client/reflector.hpp"
 
 #include <atomic>
+#include <functional>
 #include <future>
 #include <iterator>
 #include <mutex>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -20,6 +22,37 @@ using ValuePtr = std::shared_ptr<const model::Value>;
 // A watch that ends cleanly this soon without any event counts as a
 // failure, so a server that keeps closing streams is not hammered.
 constexpr std::chrono::seconds kShortWatch{1};
+
+// An object's metadata.namespace and metadata.name ("" when absent or not
+// strings), viewing its tree: a key of `known` views the tree stored
+// beside it, so the cache copies neither string.
+struct NameRef {
+  std::string_view ns, name;
+  friend bool operator==(const NameRef&, const NameRef&) = default;
+};
+
+struct NameRefHash {
+  std::size_t operator()(const NameRef& r) const noexcept {
+    std::hash<std::string_view> h;
+    return h(r.ns) * 0x9e3779b97f4a7c15ULL ^ h(r.name);
+  }
+};
+
+NameRef name_ref(const model::Value& object) {
+  const model::Value* meta = object.find("metadata");
+  auto text = [meta](std::string_view field) {
+    const model::Value* v = meta ? meta->find(field) : nullptr;
+    return v && v->is_string() ? std::string_view(v->as_string()) : std::string_view();
+  };
+  return {text("namespace"), text("name")};
+}
+
+// The key a relist's KeySet holds: "namespace/name", as namespaced_name.
+std::string joined(const NameRef& r) {
+  std::string out;
+  out.reserve(r.ns.size() + 1 + r.name.size());
+  return out.append(r.ns).append(1, '/').append(r.name);
+}
 
 }  // namespace
 
@@ -48,6 +81,7 @@ struct Reflector::Impl : std::enable_shared_from_this<Reflector::Impl> {
   void emit(model::Change type, ValuePtr object);
   void apply(model::Change type, model::Value object);
   void prepare(model::Value& object) const;
+  void remember(ValuePtr object);
   void transport_after(std::chrono::milliseconds delay, void (Impl::*next)()) {
     client.transport().post_after(delay, [self = shared_from_this(), next] { (self.get()->*next)(); });
   }
@@ -64,8 +98,8 @@ struct Reflector::Impl : std::enable_shared_from_this<Reflector::Impl> {
   ErrorSink on_error;
   std::atomic<bool> stopped{false};
 
-  std::unordered_map<std::string, ValuePtr> known;  // what the sink has been told, by namespace/name
-  std::shared_ptr<KeySet> relisting;                // keys seen by the relist under way
+  std::unordered_map<NameRef, ValuePtr, NameRefHash> known;  // what the sink has been told
+  std::shared_ptr<KeySet> relisting;                         // keys seen by the relist under way
   std::string last_rv;
   std::optional<StreamId> watch_id;
   bool gone = false;  // the current watch reported 410
@@ -116,14 +150,16 @@ void Reflector::Impl::listed(Result r, const std::shared_ptr<KeySet>& seen) {
     for (model::Value& item : items->as_array()) {
       prepare(item);
       auto object = std::make_shared<const model::Value>(std::move(item));
-      std::string key = model::namespaced_name(*object);
-      auto old = known.find(key);
-      if (old == known.end())
+      seen->insert(joined(name_ref(*object)));
+      auto old = known.find(name_ref(*object));
+      if (old == known.end()) {
         emit(model::Change::added, object);
-      else if (model::meta_string(*old->second, "resourceVersion") != model::meta_string(*object, "resourceVersion"))
+        remember(std::move(object));
+      } else if (model::meta_string(*old->second, "resourceVersion") !=
+                 model::meta_string(*object, "resourceVersion")) {
         emit(model::Change::modified, object);
-      known[key] = std::move(object);
-      seen->insert(std::move(key));
+        remember(std::move(object));
+      }  // else the sink keeps the tree it was told; holding this equal one too would double it
     }
   }
   if (r.continue_token.empty()) relisted(r.resource_version);
@@ -131,7 +167,7 @@ void Reflector::Impl::listed(Result r, const std::shared_ptr<KeySet>& seen) {
 
 void Reflector::Impl::relisted(const std::string& rv) {
   for (auto it = known.begin(); it != known.end();) {
-    if (relisting->count(it->first)) {
+    if (relisting->count(joined(it->first))) {
       ++it;
       continue;
     }
@@ -208,8 +244,9 @@ void Reflector::Impl::on_line(std::string_view line) {
 // members vector the parser sized exactly, so the vector is rebuilt once.
 void Reflector::Impl::prepare(model::Value& object) const {
   if (!object.is_object()) object = model::Value::object();
-  if (options.strip_managed_fields)
-    if (model::Value* meta = object.find("metadata")) meta->erase("managedFields");
+  if (model::Value* meta = options.drop_metadata.empty() ? nullptr : object.find("metadata"))
+    for (const std::string& field : options.drop_metadata)
+      if (field != "resourceVersion" && field != "name" && field != "namespace") meta->erase(field);
   const bool has_kind = object.find("kind"), has_api = object.find("apiVersion");
   if (has_kind && has_api) return;
   model::Value::Object& members = object.as_object();
@@ -223,8 +260,7 @@ void Reflector::Impl::prepare(model::Value& object) const {
 
 void Reflector::Impl::apply(model::Change type, model::Value object) {
   prepare(object);
-  std::string key = model::namespaced_name(object);
-  auto it = known.find(key);
+  auto it = known.find(name_ref(object));
   if (type == model::Change::deleted) {
     if (it == known.end()) return;
     known.erase(it);
@@ -235,7 +271,22 @@ void Reflector::Impl::apply(model::Change type, model::Value object) {
   if (it != known.end() && model::meta_string(*it->second, "resourceVersion") == rv) return;  // already told
   auto ptr = std::make_shared<const model::Value>(std::move(object));
   emit(it == known.end() ? model::Change::added : model::Change::modified, ptr);
-  known[key] = std::move(ptr);
+  remember(std::move(ptr));
+}
+
+// Stores `object` as told, its key viewing its own tree (a replaced
+// entry's key is re-pointed at the new tree before the old one can go).
+void Reflector::Impl::remember(ValuePtr object) {
+  auto it = known.find(name_ref(*object));
+  if (it == known.end()) {
+    NameRef key = name_ref(*object);
+    known.emplace(key, std::move(object));
+    return;
+  }
+  auto node = known.extract(it);
+  node.mapped() = std::move(object);
+  node.key() = name_ref(*node.mapped());
+  known.insert(std::move(node));
 }
 
 void Reflector::Impl::watch_ended(Result r) {

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "k8s/client/client.hpp"
 #include "model/change.hpp"
@@ -36,10 +37,12 @@ struct ReflectorOptions {
   std::size_t page_size = 500;
   int watch_timeout_seconds = 300;  // server-side timeoutSeconds, then re-watch
   Backoff backoff{std::chrono::milliseconds(200), std::chrono::milliseconds(30'000)};
-  // Drop metadata.managedFields before an object is cached and told: the
-  // server's field-ownership records, often larger than the rest of the
-  // metadata, and read by no one here (client-go's TransformStripManagedFields).
-  bool strip_managed_fields = false;
+  // Metadata fields dropped before an object is cached and told, for a
+  // caller that never reads them: managedFields (the server's
+  // field-ownership records, often larger than the rest of the metadata;
+  // client-go's TransformStripManagedFields), creationTimestamp. A
+  // resourceVersion or name here is ignored: the reflector needs them.
+  std::vector<std::string> drop_metadata;
 };
 
 struct ReflectorStats {
