@@ -50,9 +50,9 @@ std::shared_ptr<RootOutput> make_output(const core::RootState& s, core::Effects 
   auto out = std::make_shared<RootOutput>();
   out->root = s.root;
   out->seq = s.last_seq;
-  auto it = s.objects.find({"GrafanaAgent", s.root});
-  if (it != s.objects.end() && it->second) {
-    const model::Value& ga = *it->second;
+  const core::ObjectPtr* held = core::held_object(s, {"GrafanaAgent", s.root});
+  if (held && *held) {
+    const model::Value& ga = **held;
     if (const model::Value* md = ga.find("metadata")) {
       if (const model::Value* uid = md->find("uid"); uid && uid->is_string()) out->uid = uid->as_string();
       if (const model::Value* g = md->find("generation"); g && g->is_int()) out->generation = g->as_int();

@@ -40,9 +40,22 @@ bool is_member(const std::string& kind) {
 
 // Decoding goes through a one-object scratch Inventory, so each object's
 // decode problems are known and replaced (never accumulated) on update.
+// The inventory's own tree for `id` (monitors and Secrets), or nullptr.
+const ObjectPtr* inventory_tree(const model::Inventory& inv, const ObjectId& id) {
+  auto tree = [&](const auto& table) -> const ObjectPtr* {
+    auto it = table.find(id.second);
+    return it != table.end() && it->second.tree ? &it->second.tree : nullptr;
+  };
+  if (id.first == "ServiceMonitor") return tree(inv.service_monitors);
+  if (id.first == "PodMonitor") return tree(inv.pod_monitors);
+  if (id.first == "Probe") return tree(inv.probes);
+  if (id.first == "Secret") return tree(inv.secrets);
+  return nullptr;
+}
+
 void upsert(RootState& s, const ObjectId& id, const ObjectPtr& obj) {
-  model::Key inv_key = id.first == "Namespace" ? model::Key{"", id.second.second} : id.second;
-  s.inventory.remove(id.first, inv_key);
+  const bool added = !held_object(s, id);
+  s.inventory.remove(id.first, id.second);
   model::Inventory scratch(model::LazyMembers{});
   scratch.add_shared(obj);
   merge_into(scratch, s.inventory);
@@ -50,22 +63,27 @@ void upsert(RootState& s, const ObjectId& id, const ObjectPtr& obj) {
     s.decode_problems.erase(id);
   else
     s.decode_problems[id] = scratch.problems();
-  auto [it, added] = s.objects.insert_or_assign(id, obj);
+  // Kept aside unless the inventory holds this very tree under this id (it
+  // holds a copy, or nothing, when it had to normalise or reject it).
+  const ObjectPtr* tree = inventory_tree(s.inventory, id);
+  if (tree && *tree == obj)
+    s.other_objects.erase(id);
+  else
+    s.other_objects.insert_or_assign(id, obj);
   if (added && is_member(id.first)) ++s.members_in[id.second.first];
 }
 
 void erase_object(RootState& s, const ObjectId& id) {
-  model::Key inv_key = id.first == "Namespace" ? model::Key{"", id.second.second} : id.second;
-  s.inventory.remove(id.first, inv_key);
+  s.inventory.remove(id.first, id.second);
   s.decode_problems.erase(id);
-  s.objects.erase(id);
+  s.other_objects.erase(id);
   s.tombstones.erase(id);
 }
 
 // Erases `id`; a member that was the last one in its namespace adds that
 // namespace to `emptied`, whose Namespace drop_namespaces() then forgets.
 void erase(RootState& s, const ObjectId& id, std::vector<std::string>& emptied) {
-  if (is_member(id.first) && s.objects.count(id)) {
+  if (is_member(id.first) && held_object(s, id)) {
     auto n = s.members_in.find(id.second.first);
     if (n != s.members_in.end() && --n->second == 0) {
       s.members_in.erase(n);
@@ -80,7 +98,7 @@ void erase(RootState& s, const ObjectId& id, std::vector<std::string>& emptied) 
 void drop_namespaces(RootState& s, const std::vector<std::string>& emptied) {
   for (const std::string& name : emptied) {
     if (s.members_in.count(name)) continue;
-    erase_object(s, {"Namespace", {"", name}});
+    erase_object(s, object_id("Namespace", {"", name}));
     s.namespace_seq.erase(name);
   }
 }
@@ -140,6 +158,16 @@ const DesiredPtr& no_desired() {
   return empty;
 }
 
+ObjectId object_id(const std::string& kind, const model::Key& key) {
+  if (kind == "Namespace") return {kind, {"", key.second}};
+  return {kind, {key.first.empty() ? "default" : key.first, key.second}};
+}
+
+const ObjectPtr* held_object(const RootState& s, const ObjectId& id) {
+  auto it = s.other_objects.find(id);
+  return it != s.other_objects.end() ? &it->second : inventory_tree(s.inventory, id);
+}
+
 RootState make_root(const RootKey& root) {
   RootState s;
   s.root = root;
@@ -169,7 +197,7 @@ namespace {
 // tombstone until its grace expiry event: a delete-and-recreate rotation
 // then changes nothing but the value. Returns whether the store changed.
 bool apply_delete(RootState& s, const ObjectId& id, const Event& e, std::vector<std::string>& emptied) {
-  bool present = s.objects.count(id) > 0;
+  bool present = held_object(s, id) != nullptr;
   bool member_data = id.first == "Secret" || id.first == "ConfigMap";
   if (member_data && is_grace_expiry(*e.object)) {
     if (!s.tombstones.erase(id)) return false;  // re-created meanwhile: the expiry is void
@@ -184,19 +212,19 @@ bool apply_delete(RootState& s, const ObjectId& id, const Event& e, std::vector<
 void apply_one(RootState& s, const Event& e, Delivery d, std::vector<std::string>& emptied) {
   if (!e.object) return;
   if (e.kind == "Namespace" && !newest_namespace(s, e)) return;
-  ObjectId id{e.kind, object_key(*e.object)};
+  const ObjectId id = object_id(e.kind, object_key(*e.object));
   s.last_seq = std::max(s.last_seq, e.seq);
-  auto it = s.objects.find(id);
   bool changed;
   if (e.type == EventType::deleted) {
     changed = apply_delete(s, id, e, emptied);
   } else {
+    const ObjectPtr* held = held_object(s, id);
     changed = s.tombstones.erase(id) > 0;
-    changed = changed || it == s.objects.end() || !same_content(*it->second, *e.object);
-    if (changed)
+    changed = changed || !held || !same_content(**held, *e.object);
+    if (changed) {
       upsert(s, id, e.object);
-    else {
-      it->second = e.object;  // same content: keep the decoded form, skip decoding
+    } else {  // same content: keep the decoded form, skip decoding
+      if (auto it = s.other_objects.find(id); it != s.other_objects.end()) it->second = e.object;
       s.inventory.retree(id.first, id.second, e.object);
     }
   }
@@ -220,10 +248,11 @@ void absorb(RootState& s, const SubscriptionDelta& delta) {
   std::vector<std::string> emptied;
   for (const Event& ns : delta.namespaces) apply_one(s, ns, Delivery::quiet, emptied);
   for (const auto& [kind, key] : delta.lost) {
-    erase(s, {kind, key}, emptied);
-    s.tombstones.erase({kind, key});
+    const ObjectId id = object_id(kind, key);
+    erase(s, id, emptied);
+    s.tombstones.erase(id);
   }
-  for (const auto& [kind, obj] : delta.gained) upsert(s, {kind, object_key(*obj)}, obj);
+  for (const auto& [kind, obj] : delta.gained) upsert(s, object_id(kind, object_key(*obj)), obj);
   drop_namespaces(s, emptied);
   s.dirty = true;
 }
@@ -258,7 +287,7 @@ RootBindings monitor_verdicts(const RootState& s, const model::Hierarchy& h,
   std::vector<MonitorId> invalid;
   std::vector<model::Problem> problems = render_problems;
   for (const auto& [id, ps] : s.decode_problems)
-    if (is_binding_kind(id.first) && s.objects.contains(id)) {
+    if (is_binding_kind(id.first) && held_object(s, id)) {
       invalid.push_back(id);
       problems.insert(problems.end(), ps.begin(), ps.end());
     }

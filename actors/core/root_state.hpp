@@ -45,7 +45,11 @@ const DesiredPtr& no_desired();
 
 struct RootState {
   RootKey root;
-  std::map<ObjectId, ObjectPtr> objects;  // the raw objects behind `inventory`
+  // The raw objects behind `inventory` that it does not hold itself: it
+  // holds monitors and Secrets (the kinds a root holds by the thousand) as
+  // the very trees it was given, so they are not indexed twice
+  // (held_object() reads both).
+  std::map<ObjectId, ObjectPtr> other_objects;
   model::Inventory inventory;
   std::map<ObjectId, std::vector<model::Problem>> decode_problems;
   // Deleted Secrets/ConfigMaps still in `objects` for their grace period
@@ -84,6 +88,13 @@ bool is_grace_expiry(const model::Value& obj);
 model::Value grace_expiry(model::Value obj);
 
 RootState make_root(const RootKey& root);
+
+// How the store names an object: its kind and namespace/name, the
+// namespace defaulted as the inventory defaults it ("default" for a
+// namespaced kind), so the two never key one object apart.
+ObjectId object_id(const std::string& kind, const model::Key& key);
+// The raw object held for `id`, or nullptr.
+const ObjectPtr* held_object(const RootState& s, const ObjectId& id);
 
 // Updates the store with `e`. Delivery::quiet stores without marking dirty
 // (Namespace events the router did not flag for this root). A Namespace

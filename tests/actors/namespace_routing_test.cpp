@@ -222,9 +222,15 @@ struct RandomCluster {
 // The Namespaces a root must hold: those of its members that exist.
 std::set<std::string> needed_namespaces(const RootState& s, const std::set<std::string>& existing) {
   std::set<std::string> out;
-  for (const auto& [id, obj] : s.objects)
-    if (id.first != "Namespace" && id.first != "GrafanaAgent" && existing.count(id.second.first))
-      out.insert(id.second.first);
+  auto note = [&](const model::Key& key) {
+    if (existing.count(key.first)) out.insert(key.first);
+  };
+  for (const auto& [id, obj] : s.other_objects)
+    if (id.first != "Namespace" && id.first != "GrafanaAgent") note(id.second);
+  for (const auto& [key, m] : s.inventory.service_monitors) note(key);
+  for (const auto& [key, m] : s.inventory.pod_monitors) note(key);
+  for (const auto& [key, m] : s.inventory.probes) note(key);
+  for (const auto& [key, m] : s.inventory.secrets) note(key);
   return out;
 }
 

@@ -182,6 +182,57 @@ status: {anything: 1}
   CHECK(s.dirty);
 }
 
+TEST_CASE("a root holds monitors and Secrets once, as the inventory's own trees", "[actors][root]") {
+  actors_test::Cluster c;
+  c.apply_yaml(actors_test::kScenario);
+  Pipeline p;
+  for (const auto& e : c.events()) p.feed(e);
+  p.settle();
+  RootState s = p.roots().at(kBeta);
+  REQUIRE_FALSE(s.inventory.service_monitors.empty());
+  REQUIRE_FALSE(s.inventory.secrets.empty());
+  for (const auto& [key, m] : s.inventory.service_monitors) {
+    const ObjectId id{"ServiceMonitor", key};
+    REQUIRE(held_object(s, id));
+    CHECK(*held_object(s, id) == m.tree);
+    CHECK_FALSE(s.other_objects.count(id));
+  }
+  for (const auto& [key, secret] : s.inventory.secrets) CHECK(*held_object(s, {"Secret", key}) == secret.tree);
+  // The GrafanaAgent is not one of those kinds: it is kept aside.
+  CHECK(s.other_objects.count({"GrafanaAgent", kBeta}));
+
+  // A resync with the same content moves the root to the new tree, and
+  // keeps nothing aside.
+  const model::Key web_a{"app1", "web-a"};
+  model::Value again = **held_object(s, {"ServiceMonitor", web_a});
+  again.find("metadata")->set("resourceVersion", "777");
+  s = apply(std::move(s), make_event(60, 0, EventType::resync, again));
+  const ObjectPtr* now = held_object(s, {"ServiceMonitor", web_a});
+  REQUIRE(now);
+  CHECK(model::meta_string(**now, "resourceVersion") == "777");
+  CHECK(*now == s.inventory.service_monitors.at(web_a).tree);
+  CHECK_FALSE(s.other_objects.count({"ServiceMonitor", web_a}));
+
+  // An object without a namespace is the inventory's "default/<name>" (a
+  // normalised copy there, so the root keeps what it was given aside), and
+  // its deletion finds it under either name.
+  model::Value bare = doc(R"(
+apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata: {name: bare, labels: {team: web}, uid: u-bare, resourceVersion: "5"}
+spec: {selector: {}, endpoints: [{port: http}]}
+)");
+  s = apply(std::move(s), make_event(61, 0, EventType::added, bare));
+  CHECK(object_id("ServiceMonitor", {"", "bare"}) == ObjectId{"ServiceMonitor", {"default", "bare"}});
+  REQUIRE(held_object(s, {"ServiceMonitor", {"default", "bare"}}));
+  CHECK(s.inventory.service_monitors.count({"default", "bare"}));
+  CHECK(s.other_objects.count({"ServiceMonitor", {"default", "bare"}}));
+  s = apply(std::move(s), make_event(62, 0, EventType::deleted, bare));
+  CHECK_FALSE(held_object(s, {"ServiceMonitor", {"default", "bare"}}));
+  CHECK_FALSE(s.inventory.service_monitors.count({"default", "bare"}));
+  CHECK_FALSE(s.other_objects.count({"ServiceMonitor", {"default", "bare"}}));
+}
+
 namespace {
 
 // same_content as first written: copy both, strip the noise, compare.
