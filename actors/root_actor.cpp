@@ -114,9 +114,16 @@ void reconcile_now(RootActor self) {
     st.agent_uid = out->uid;
   out->render_seconds = took.count();
   if (st.cfg.on_render) st.cfg.on_render(*out);
-  RootOutputPtr shared(std::move(out));
-  if (st.cfg.bindings) self->send(st.cfg.bindings, desired_atom::value, shared);
-  self->send(st.cfg.writer, desired_atom::value, std::move(shared));
+  // The verdicts (one per selected monitor) are the bindings actor's alone:
+  // the writer keeps every root's last output, and never reads them.
+  core::RootBindings verdicts = std::move(out->effects.bindings);
+  out->effects.bindings.clear();
+  if (st.cfg.bindings) {
+    auto with_verdicts = std::make_shared<RootOutput>(*out);
+    with_verdicts->effects.bindings = std::move(verdicts);
+    self->send(st.cfg.bindings, desired_atom::value, RootOutputPtr(std::move(with_verdicts)));
+  }
+  self->send(st.cfg.writer, desired_atom::value, RootOutputPtr(std::move(out)));
   if (!present) self->quit();
 }
 

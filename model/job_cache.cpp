@@ -5,6 +5,51 @@
 #include "model/text_pack.hpp"
 
 namespace model {
+namespace {
+
+constexpr char kSeparator = '\x1f';
+constexpr char kTextPart = '\x02', kUuidPart = '\x01';
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+// A canonical lowercase UUID (what the API server issues as metadata.uid)
+// as its 16 bytes, or false for any other text.
+bool pack_uuid(std::string_view s, char (&out)[16]) {
+  if (s.size() != 36) return false;
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      if (s[i] != '-') return false;
+      continue;
+    }
+    int hi = hex_digit(s[i]), lo = i + 1 < s.size() ? hex_digit(s[i + 1]) : -1;
+    if (hi < 0 || lo < 0) return false;
+    out[n++] = static_cast<char>(hi << 4 | lo);
+    ++i;
+  }
+  return n == 16;
+}
+
+// Each part is tagged, so the key stays one-to-one with its parts: a UUID
+// as its 16 bytes (the two uids are most of a key's length, and a key is
+// held per cached member), any other text up to a separator.
+void append_part(std::string& out, std::string_view part) {
+  char bytes[16];
+  if (pack_uuid(part, bytes)) {
+    out += kUuidPart;
+    out.append(bytes, sizeof bytes);
+  } else {
+    out += kTextPart;
+    out += part;
+    out += kSeparator;
+  }
+}
+
+}  // namespace
 
 std::string JobCache::key(const char* kind, const ObjectMeta& member, const ObjectMeta& agent, int flavor,
                           std::string_view scope) {
@@ -15,18 +60,14 @@ std::string JobCache::key(const char* kind, std::string_view ns, std::string_vie
                           std::string_view resource_version, const ObjectMeta& agent, int flavor,
                           std::string_view scope) {
   if (uid.empty() || resource_version.empty() || agent.uid.empty() || agent.resource_version.empty()) return {};
-  const char sep = '\x1f';
   const std::string_view parts[] = {kind, ns, name, uid, resource_version, agent.uid, agent.resource_version};
   std::size_t size = scope.size() + 16;
-  for (std::string_view part : parts) size += part.size() + 1;
+  for (std::string_view part : parts) size += part.size() + 2;
   std::string out;
   out.reserve(size);
-  for (std::string_view part : parts) {
-    out += part;
-    out += sep;
-  }
+  for (std::string_view part : parts) append_part(out, part);
   out += std::to_string(flavor);
-  out += sep;
+  out += kSeparator;
   out += scope;
   return out;
 }

@@ -244,9 +244,14 @@ void Reflector::Impl::on_line(std::string_view line) {
 // members vector the parser sized exactly, so the vector is rebuilt once.
 void Reflector::Impl::prepare(model::Value& object) const {
   if (!object.is_object()) object = model::Value::object();
-  if (model::Value* meta = options.drop_metadata.empty() ? nullptr : object.find("metadata"))
+  if (model::Value* meta = options.drop_metadata.empty() ? nullptr : object.find("metadata")) {
+    bool dropped = false;
     for (const std::string& field : options.drop_metadata)
-      if (field != "resourceVersion" && field != "name" && field != "namespace") meta->erase(field);
+      if (field != "resourceVersion" && field != "name" && field != "namespace")
+        dropped = meta->erase(field) || dropped;
+    // The parser sized the members exactly; give the dropped slots back.
+    if (dropped) meta->as_object().shrink_to_fit();
+  }
   const bool has_kind = object.find("kind"), has_api = object.find("apiVersion");
   if (has_kind && has_api) return;
   model::Value::Object& members = object.as_object();

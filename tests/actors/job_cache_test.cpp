@@ -7,6 +7,8 @@
 // without any cache.
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "actors/core/pipeline.hpp"
 #include "actors_fixtures.hpp"
 #include "model/config.hpp"
@@ -212,6 +214,35 @@ TEST_CASE("a changed referenced Secret invalidates the cached job", "[actors][ca
   CHECK_FALSE(cache.find(key, inv).has_value());  // the stale entry is gone, not resurrected
   m.resource_version = "";
   CHECK(model::JobCache::key("ServiceMonitor", m, a, 0).empty());  // unversioned objects are never cached
+}
+
+TEST_CASE("cache keys hold API-server uids as 16 bytes and stay one-to-one with their parts", "[actors][cache]") {
+  model::ObjectMeta m, a;
+  m.ns = "ns-0001";
+  m.name = "sm-12345";
+  m.uid = "58b1ae4b-d5de-43f8-b3c6-6740ae7c126f";
+  m.resource_version = "44";
+  a.uid = "078bc158-e6d4-456b-9b70-7ec7940c2e7e";
+  a.resource_version = "7";
+  const std::string packed = model::JobCache::key("ServiceMonitor", m, a, 0);
+  model::ObjectMeta upper = m;  // not canonical: kept as text
+  upper.uid = "58B1AE4B-D5DE-43F8-B3C6-6740AE7C126F";
+  const std::string text = model::JobCache::key("ServiceMonitor", upper, a, 0);
+  CHECK(packed.size() + 21 == text.size());
+  CHECK(packed != text);
+  std::set<std::string> keys{packed, text};
+  model::ObjectMeta other = m;
+  other.uid.back() = 'e';  // one bit of the uid
+  keys.insert(model::JobCache::key("ServiceMonitor", other, a, 0));
+  other = m;
+  other.name = "sm-1234";  // a part's text moving into its neighbour
+  other.ns = "ns-00015";
+  keys.insert(model::JobCache::key("ServiceMonitor", other, a, 0));
+  keys.insert(model::JobCache::key("ServiceMonitor", m, a, 1));
+  keys.insert(model::JobCache::key("ServiceMonitor", m, a, 0, "scope"));
+  keys.insert(model::JobCache::key("PodMonitor", m, a, 0));
+  CHECK(keys.size() == 7);
+  CHECK(model::JobCache::key("ServiceMonitor", m, a, 0) == packed);  // deterministic
 }
 
 TEST_CASE("sweep drops entries the last render did not use", "[actors][cache]") {

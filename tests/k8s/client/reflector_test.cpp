@@ -283,6 +283,8 @@ TEST_CASE("the cache keeps list items sized exactly, kinds filled in, unread met
     CHECK(obj.as_object().capacity() == obj.as_object().size());
     CHECK((model::find_path(obj, {"metadata", "managedFields"}) != nullptr) == !strip);
     CHECK((model::find_path(obj, {"metadata", "creationTimestamp"}) != nullptr) == !strip);
+    const model::Value& meta = *obj.find("metadata");
+    CHECK(meta.as_object().capacity() == meta.as_object().size());
     CHECK(model::meta_string(obj, "resourceVersion") == "4");  // never dropped: the reflector resumes from it
     r.stop();
   }
