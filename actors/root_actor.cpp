@@ -69,7 +69,7 @@ void reconcile_now(RootActor self);
 void acknowledge_all(RootActor self, const std::shared_ptr<const core::Subscriptions>& subs) {
   auto& st = self->state;
   st.awaiting_router = false;
-  core::acknowledge(st.root, *subs, st.combined);
+  core::acknowledge(st.root, subs, st.combined);
   st.root.last_seq = std::max(st.root.last_seq, st.combined_seq);
   st.combined = {};
   reconcile_now(self);

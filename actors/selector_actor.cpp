@@ -82,7 +82,8 @@ void on_member_event(MemberSelector self, const EventPtr& e) {
 // are current as of that point of the journal. The sender is the root: a
 // member selector learns roots this way.
 std::tuple<DeltaPtr, std::uint64_t> on_subscribe(MemberSelector self, const core::RootKey& key,
-                                                 const core::Subscriptions& subs) {
+                                                 const SubscriptionsPtr& shared) {
+  const core::Subscriptions& subs = *shared;
   Routes& st = self->state.routes;
   auto sender = caf::actor_cast<root_actor>(self->current_sender());
   auto known = st.roots.find(key);
@@ -95,7 +96,7 @@ std::tuple<DeltaPtr, std::uint64_t> on_subscribe(MemberSelector self, const core
   // store: answered relative to its predecessor's subscriptions, it would
   // not gain what both select, and would never hold it.
   if (successor && sender) st.router.remove_root(key);
-  auto delta = std::make_shared<const core::SubscriptionDelta>(st.router.set_subscriptions(key, subs));
+  auto delta = std::make_shared<const core::SubscriptionDelta>(st.router.set_subscriptions(key, shared));
   if (clearing)
     st.roots.erase(key);
   else if (sender)
@@ -118,7 +119,7 @@ member_selector_actor::behavior_type member_behavior(MemberSelector self, Member
                    core::make_object(core::grace_expiry(*e->object)));
       },
       [=](subscribe_atom, const core::RootKey& key, const SubscriptionsPtr& subs)
-          -> std::tuple<DeltaPtr, std::uint64_t> { return on_subscribe(self, key, *subs); },
+          -> std::tuple<DeltaPtr, std::uint64_t> { return on_subscribe(self, key, subs); },
       [=](stats_atom) { return stats_of(self->state.routes); },
   };
 }

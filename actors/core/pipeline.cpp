@@ -52,8 +52,9 @@ std::size_t Pipeline::settle(std::size_t max_rounds) {
       any = true;
       Effects fx = reconcile(state, opts_);
       if (fx.subscribe) {
-        SubscriptionDelta delta = router_.set_subscriptions(key, *fx.subscribe);
-        acknowledge(state, std::move(*fx.subscribe), delta);
+        auto subs = std::make_shared<const Subscriptions>(std::move(*fx.subscribe));
+        SubscriptionDelta delta = router_.set_subscriptions(key, subs);
+        acknowledge(state, std::move(subs), delta);
       } else {
         ++renders;
         if (!fx.root_present)

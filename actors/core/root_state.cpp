@@ -38,8 +38,6 @@ bool is_member(const std::string& kind) {
   return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
 }
 
-// Decoding goes through a one-object scratch Inventory, so each object's
-// decode problems are known and replaced (never accumulated) on update.
 // The inventory's own tree for `id` (monitors and Secrets), or nullptr.
 const ObjectPtr* inventory_tree(const model::Inventory& inv, const ObjectId& id) {
   auto tree = [&](const auto& table) -> const ObjectPtr* {
@@ -53,6 +51,8 @@ const ObjectPtr* inventory_tree(const model::Inventory& inv, const ObjectId& id)
   return nullptr;
 }
 
+// Decoding goes through a one-object scratch Inventory, so each object's
+// decode problems are known and replaced (never accumulated) on update.
 void upsert(RootState& s, const ObjectId& id, const ObjectPtr& obj) {
   const bool added = !held_object(s, id);
   s.inventory.remove(id.first, id.second);
@@ -151,6 +151,11 @@ bool same_content(const Value& a, const Value& b) {
       [&](std::string_view k, const Value& x, const Value& y) {
         return k == "metadata" ? equal_members(x, y, bookkeeping, plain) : x == y;
       });
+}
+
+const std::shared_ptr<const Subscriptions>& no_subscriptions() {
+  static const std::shared_ptr<const Subscriptions> empty = std::make_shared<const Subscriptions>();
+  return empty;
 }
 
 const DesiredPtr& no_desired() {
@@ -258,7 +263,11 @@ void absorb(RootState& s, const SubscriptionDelta& delta) {
 }
 
 void acknowledge(RootState& s, Subscriptions subs, const SubscriptionDelta& delta) {
-  s.subscriptions = std::move(subs);
+  acknowledge(s, std::make_shared<const Subscriptions>(std::move(subs)), delta);
+}
+
+void acknowledge(RootState& s, std::shared_ptr<const Subscriptions> subs, const SubscriptionDelta& delta) {
+  s.subscriptions = subs ? std::move(subs) : no_subscriptions();
   absorb(s, delta);
 }
 
@@ -300,7 +309,7 @@ bool render_valid(RootState& s, const model::GrafanaAgent& agent, const model::R
                   Desired& desired) {
   model::Hierarchy h = model::build_hierarchy(s.inventory, agent);
   Subscriptions subs = subscriptions_for(h);
-  if (!subs.same_as(s.subscriptions)) {
+  if (!subs.same_as(*s.subscriptions)) {
     fx.subscribe = std::move(subs);
     return false;
   }
@@ -376,7 +385,7 @@ Effects reconcile(RootState& s, const model::RenderOptions& opts) {
   fx.root_present = agent != s.inventory.agents.end();
   fx.root_valid = fx.root_present && agent->second.valid;
   if (fx.root_valid && !render_valid(s, agent->second.obj, opts, fx, desired)) return fx;
-  if (!fx.root_present && !s.subscriptions.same_as(Subscriptions{})) {
+  if (!fx.root_present && !s.subscriptions->same_as(Subscriptions{})) {
     fx.subscribe = Subscriptions{};
     return fx;
   }

@@ -43,6 +43,9 @@ using DesiredPtr = std::shared_ptr<const Desired>;
 // The one empty Desired, so a DesiredPtr is never null.
 const DesiredPtr& no_desired();
 
+// The one empty Subscriptions, so a RootState's are never null.
+const std::shared_ptr<const Subscriptions>& no_subscriptions();
+
 struct RootState {
   RootKey root;
   // The raw objects behind `inventory` that it does not hold itself: it
@@ -60,7 +63,9 @@ struct RootState {
   // Seq of the event behind each Namespace held (or deleted): several
   // selectors send Namespaces, so an older one arriving late is ignored.
   std::map<std::string, std::uint64_t> namespace_seq;
-  Subscriptions subscriptions;  // as acknowledged by the router
+  // As acknowledged by the router; never null. Shared with the router's
+  // Secret and ConfigMap indexes, which keep the references from it.
+  std::shared_ptr<const Subscriptions> subscriptions = no_subscriptions();
   bool dirty = true;
   std::uint64_t last_seq = 0;
   // Outputs of the last render.
@@ -103,6 +108,7 @@ void apply(RootState& s, const Event& e, Delivery d = Delivery::dirty);
 RootState apply(RootState s, const Event& e);
 // Applies the router's answer to subscriptions returned by reconcile().
 void acknowledge(RootState& s, Subscriptions subs, const SubscriptionDelta& delta);
+void acknowledge(RootState& s, std::shared_ptr<const Subscriptions> subs, const SubscriptionDelta& delta);
 // Takes the delta's Namespaces, then forgets and adds members as it says
 // (a subscription change or a Namespace relabel); marks dirty.
 void absorb(RootState& s, const SubscriptionDelta& delta);

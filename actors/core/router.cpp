@@ -43,8 +43,11 @@ void NameIndex::route(const Event& e, std::set<RootKey>& out) {
   out.insert(it->second.begin(), it->second.end());
 }
 
-KindDelta NameIndex::set_references(const RootKey& root, const std::set<model::Key>& refs) {
-  std::set<model::Key>& mine = by_root_[root];
+KindDelta NameIndex::set_references(const RootKey& root, SharedKeys shared) {
+  static const std::set<model::Key> kNone;
+  const std::set<model::Key>& refs = shared ? *shared : kNone;
+  auto held = by_root_.find(root);
+  const std::set<model::Key>& mine = held != by_root_.end() ? *held->second : kNone;
   KindDelta delta;
   for (const auto& key : refs) {
     if (mine.count(key)) continue;
@@ -60,10 +63,13 @@ KindDelta NameIndex::set_references(const RootKey& root, const std::set<model::K
     // its grace period, and the expiry will not be routed to it any more.
     delta.lost.push_back(key);
   }
-  if (refs.empty())
-    by_root_.erase(root);
-  else
-    mine = refs;
+  if (refs.empty()) {
+    if (held != by_root_.end()) by_root_.erase(held);
+  } else if (held != by_root_.end()) {
+    held->second = std::move(shared);
+  } else {
+    by_root_.emplace(root, std::move(shared));
+  }
   return delta;
 }
 
@@ -146,6 +152,11 @@ void Router::route_namespace(const Event& e, Routing& out) {
 }
 
 SubscriptionDelta Router::set_subscriptions(const RootKey& root, const Subscriptions& subs) {
+  return set_subscriptions(root, std::make_shared<const Subscriptions>(subs));
+}
+
+SubscriptionDelta Router::set_subscriptions(const RootKey& root, const std::shared_ptr<const Subscriptions>& shared) {
+  const Subscriptions& subs = *shared;
   SubscriptionDelta out;
   std::set<std::string> first_in;
   auto absorb = [&](const std::string& kind, KindDelta&& d) {
@@ -154,8 +165,8 @@ SubscriptionDelta Router::set_subscriptions(const RootKey& root, const Subscript
     first_in.merge(d.first_in);
   };
   for (auto& [kind, index] : selectors_) absorb(kind, index.set_subscriptions(root, subs.selectors, ns_labels_));
-  if (index_secrets_) absorb("Secret", secrets_.set_references(root, subs.secrets));
-  if (index_config_maps_) absorb("ConfigMap", config_maps_.set_references(root, subs.config_maps));
+  if (index_secrets_) absorb("Secret", secrets_.set_references(root, SharedKeys(shared, &subs.secrets)));
+  if (index_config_maps_) absorb("ConfigMap", config_maps_.set_references(root, SharedKeys(shared, &subs.config_maps)));
   for (const std::string& name : first_in)
     if (auto it = ns_events_.find(name); it != ns_events_.end()) out.namespaces.push_back(it->second);
   return out;

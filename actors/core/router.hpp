@@ -20,6 +20,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -57,11 +58,15 @@ struct Routing {
 };
 
 // Secrets or ConfigMaps by name, and which roots reference each one.
+// A root's references of one kind, shared with the subscriptions they came
+// from (held per root, they would otherwise be a copy of its whole set).
+using SharedKeys = std::shared_ptr<const std::set<model::Key>>;
+
 class NameIndex {
  public:
   void route(const Event& e, std::set<RootKey>& out);
-  KindDelta set_references(const RootKey& root, const std::set<model::Key>& refs);
-  void remove_root(const RootKey& root) { set_references(root, {}); }
+  KindDelta set_references(const RootKey& root, SharedKeys refs);  // null: none
+  void remove_root(const RootKey& root) { set_references(root, nullptr); }
   std::set<model::Key> referenced() const;
   std::size_t size() const { return objects_.size(); }
   std::uint64_t examined() const { return examined_; }
@@ -70,7 +75,7 @@ class NameIndex {
  private:
   std::map<model::Key, ObjectPtr> objects_;
   std::map<model::Key, std::set<RootKey>> refs_;
-  std::map<RootKey, std::set<model::Key>> by_root_;
+  std::map<RootKey, SharedKeys> by_root_;  // never null or empty
   std::uint64_t examined_ = 0;
 };
 
@@ -99,6 +104,8 @@ class Router {
   explicit Router(const std::set<std::string>& kinds);
 
   Routing route(const Event& e);
+  SubscriptionDelta set_subscriptions(const RootKey& root, const std::shared_ptr<const Subscriptions>& subs);
+  // The same with a copy of `subs`.
   SubscriptionDelta set_subscriptions(const RootKey& root, const Subscriptions& subs);
   void remove_root(const RootKey& root);
 

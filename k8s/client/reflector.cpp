@@ -279,8 +279,9 @@ void Reflector::Impl::apply(model::Change type, model::Value object) {
   remember(std::move(ptr));
 }
 
-// Stores `object` as told, its key viewing its own tree (a replaced
-// entry's key is re-pointed at the new tree before the old one can go).
+// Stores `object` as told, its key viewing its own tree. A replaced entry
+// is taken out of the table while its key still views the old tree, and
+// goes back only once the key views the new one.
 void Reflector::Impl::remember(ValuePtr object) {
   auto it = known.find(name_ref(*object));
   if (it == known.end()) {

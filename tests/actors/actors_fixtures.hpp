@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "actors/core/event.hpp"
+#include "actors/core/pipeline.hpp"
 #include "actors/core/root_state.hpp"
 #include "model/parse.hpp"
 #include "model/render.hpp"
@@ -160,6 +161,16 @@ stringData: {t: s3cret}
 
 inline std::string yaml_of(const std::vector<model::Value>& objects) {
   return model::to_yaml_stream(objects);
+}
+
+// A replay pipeline fed all of kScenario and settled.
+inline actors::core::Pipeline settled_scenario() {
+  Cluster c;
+  c.apply_yaml(kScenario);
+  actors::core::Pipeline p;
+  for (const auto& e : c.events()) p.feed(e);
+  p.settle();
+  return p;
 }
 
 }  // namespace actors_test

@@ -153,11 +153,7 @@ TEST_CASE("replaying the journal up to seq N equals the live state at N", "[acto
 }
 
 TEST_CASE("apply is level-based and ignores metadata-only changes", "[actors][root]") {
-  actors_test::Cluster c;
-  c.apply_yaml(actors_test::kScenario);
-  Pipeline p;
-  for (const auto& e : c.events()) p.feed(e);
-  p.settle();
+  Pipeline p = actors_test::settled_scenario();
   RootState s = p.roots().at(kBeta);
   CHECK_FALSE(s.dirty);
   model::Value mi = doc(R"(
@@ -183,11 +179,7 @@ status: {anything: 1}
 }
 
 TEST_CASE("a root holds monitors and Secrets once, as the inventory's own trees", "[actors][root]") {
-  actors_test::Cluster c;
-  c.apply_yaml(actors_test::kScenario);
-  Pipeline p;
-  for (const auto& e : c.events()) p.feed(e);
-  p.settle();
+  Pipeline p = actors_test::settled_scenario();
   RootState s = p.roots().at(kBeta);
   REQUIRE_FALSE(s.inventory.service_monitors.empty());
   REQUIRE_FALSE(s.inventory.secrets.empty());

@@ -217,6 +217,17 @@ TEST_CASE("a router restricted to some kinds indexes and answers only those kind
   CHECK(monitors_only.route(secret).roots.empty());
   CHECK(secrets_only.route(sm).roots.empty());
   CHECK(monitors_only.route(sm).roots == std::set<RootKey>{kAlpha});
+  // The Secret index holds a root's references as the subscriptions it was
+  // handed, not as a copy; a change lets the old ones go.
+  auto shared = std::make_shared<const Subscriptions>(subs);
+  Router secrets(std::set<std::string>{"Secret"});
+  secrets.route(secret);
+  CHECK(kinds(secrets.set_subscriptions(kAlpha, shared)) == std::multiset<std::string>{"Secret"});
+  CHECK(shared.use_count() == 2);
+  CHECK(secrets.route(secret).roots == std::set<RootKey>{kAlpha});
+  CHECK(secrets.set_subscriptions(kAlpha, Subscriptions{}).lost.size() == 1);
+  CHECK(shared.use_count() == 1);
+  CHECK(secrets.route(secret).roots.empty());
 }
 
 // A subscription change visits only the namespaces its selectors can reach;
