@@ -55,7 +55,7 @@ struct RootState {
   std::map<ObjectId, ObjectPtr> other_objects;
   model::Inventory inventory;
   std::map<ObjectId, std::vector<model::Problem>> decode_problems;
-  // Deleted Secrets/ConfigMaps still in `objects` for their grace period
+  // Deleted Secrets/ConfigMaps still held (held_object) for their grace period
   // (value: the deletion event's time), until their grace expiry event.
   std::map<ObjectId, std::int64_t> tombstones;
   // Members held per namespace; a Namespace is dropped when its count ends.

@@ -57,11 +57,11 @@ struct Routing {
   std::map<RootKey, SubscriptionDelta> deltas;
 };
 
-// Secrets or ConfigMaps by name, and which roots reference each one.
 // A root's references of one kind, shared with the subscriptions they came
 // from (held per root, they would otherwise be a copy of its whole set).
 using SharedKeys = std::shared_ptr<const std::set<model::Key>>;
 
+// Secrets or ConfigMaps by name, and which roots reference each one.
 class NameIndex {
  public:
   void route(const Event& e, std::set<RootKey>& out);
