@@ -63,7 +63,7 @@ bindings_actor::behavior_type bindings_behavior(Bindings self, BindingsConfig cf
   return {
       [=, &m](event_atom, const EventPtr& e) { perform_bindings(self, core::on_bindings_event(m, *e)); },
       [=, &m](synced_atom) { perform_bindings(self, core::on_bindings_synced(m)); },
-      [=, &m](desired_atom, const RootOutputPtr& out) { perform_bindings(self, core::on_root_output(m, *out)); },
+      [=, &m](verdicts_atom, const RootVerdictsPtr& v) { perform_bindings(self, core::on_root_verdicts(m, *v)); },
       [=, &m](leader_atom, bool leading) { perform_bindings(self, core::on_bindings_leader(m, leading)); },
       [=, &m](patched_atom, const core::MonitorId& id, const ResultPtr& r) {
         if (self->state.cfg.on_write) self->state.cfg.on_write(id.first, r->status);

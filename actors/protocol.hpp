@@ -47,6 +47,7 @@ using absorb_atom = caf::atom_constant<caf::atom("absorb")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 // root -> writer: the root's latest reconcile outcome.
 using desired_atom = caf::atom_constant<caf::atom("desired")>;
+using verdicts_atom = caf::atom_constant<caf::atom("verdicts")>;
 // selector -> writer: an owned object changed (drift and write confirmation).
 using observed_atom = caf::atom_constant<caf::atom("observed")>;
 // writer and kubelet internal: the re-read of one owned object after a 409/404.
@@ -118,6 +119,7 @@ using ResultPtr = std::shared_ptr<const k8s::Result>;  // an API call's outcome
 
 using core::RootOutput;  // what a root hands the writer after each reconcile
 using core::RootOutputPtr;
+using core::RootVerdictsPtr;
 
 struct SelectorStats {
   std::uint64_t events = 0, deliveries = 0, roots = 0, examined = 0;
@@ -217,10 +219,11 @@ using kubelet_actor =
                              reacts_to<reread_atom, core::RootKey, core::Identity, ResultPtr>,
                              reacts_to<retry_atom, core::RootKey>, replies_to<stats_atom>::with<KubeletStats>>;
 
-// The status.bindings writer (issue 19): roots' outputs (the same message
-// the writer gets), journaled monitor and GrafanaAgent events, leadership.
+// The status.bindings writer (issue 19): roots' verdicts (taken out of the
+// outputs the writer gets), journaled monitor and GrafanaAgent events,
+// leadership.
 using bindings_actor =
-    event_sink_actor::extend<reacts_to<desired_atom, RootOutputPtr>, reacts_to<leader_atom, bool>,
+    event_sink_actor::extend<reacts_to<verdicts_atom, RootVerdictsPtr>, reacts_to<leader_atom, bool>,
                              reacts_to<patched_atom, core::MonitorId, ResultPtr>,
                              reacts_to<again_atom, core::MonitorId>, reacts_to<crd_atom, std::string, ResultPtr>,
                              replies_to<stats_atom>::with<BindingsStats>>;
@@ -240,6 +243,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::DeltaPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::SubscriptionsPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::KeySet)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::RootOutputPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::RootVerdictsPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::ResultPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::SelectorStats)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(actors::WriterStats)

@@ -116,13 +116,10 @@ void reconcile_now(RootActor self) {
   if (st.cfg.on_render) st.cfg.on_render(*out);
   // The verdicts (one per selected monitor) are the bindings actor's alone:
   // the writer keeps every root's last output, and never reads them.
-  core::RootBindings verdicts = std::move(out->effects.bindings);
-  out->effects.bindings.clear();
-  if (st.cfg.bindings) {
-    auto with_verdicts = std::make_shared<RootOutput>(*out);
-    with_verdicts->effects.bindings = std::move(verdicts);
-    self->send(st.cfg.bindings, desired_atom::value, RootOutputPtr(std::move(with_verdicts)));
-  }
+  core::RootVerdicts verdicts = core::take_verdicts(out->root, out->effects);
+  if (st.cfg.bindings)
+    self->send(st.cfg.bindings, verdicts_atom::value,
+               core::RootVerdictsPtr(std::make_shared<const core::RootVerdicts>(std::move(verdicts))));
   self->send(st.cfg.writer, desired_atom::value, RootOutputPtr(std::move(out)));
   if (!present) self->quit();
 }

@@ -1,12 +1,24 @@
 #include "model/object_fields.hpp"
 
+#include <algorithm>
+
 namespace model {
 
-const Value* find_path(const Value& v, std::initializer_list<std::string_view> path) {
+const Value* find_path(const Value& v, std::span<const std::string_view> path) {
   const Value* cur = &v;
   for (std::string_view p : path)
     if (!(cur = cur->find(p))) return nullptr;
   return cur;
+}
+
+bool is_server_set_metadata(std::string_view key) {
+  return std::find(kServerSetMetadata.begin(), kServerSetMetadata.end(), key) != kServerSetMetadata.end();
+}
+
+bool strip_server_metadata(Value& meta) {
+  bool erased = false;
+  for (std::string_view k : kServerSetMetadata) erased = meta.erase(k) || erased;
+  return erased;
 }
 
 std::string string_at(const Value& v, std::initializer_list<std::string_view> path) {

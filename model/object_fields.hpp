@@ -9,6 +9,7 @@
 #include <array>
 #include <initializer_list>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -39,7 +40,15 @@ inline constexpr std::array<std::string_view, 3> kBookkeepingMetadata = {"resour
                                                                          "managedFields"};
 
 // The member at `path` (object keys), or nullptr.
-const Value* find_path(const Value& v, std::initializer_list<std::string_view> path);
+const Value* find_path(const Value& v, std::span<const std::string_view> path);
+inline const Value* find_path(const Value& v, std::initializer_list<std::string_view> path) {
+  return find_path(v, std::span<const std::string_view>(path.begin(), path.size()));
+}
+// Whether `key` is one of kServerSetMetadata.
+bool is_server_set_metadata(std::string_view key);
+// Erases kServerSetMetadata's members from a metadata object; whether any
+// was there.
+bool strip_server_metadata(Value& meta);
 // The string at `path`, or "" when absent or not a string.
 std::string string_at(const Value& v, std::initializer_list<std::string_view> path);
 // metadata.<field> as a string ("namespace", "name", "uid", ...).

@@ -132,28 +132,33 @@ BindingsState make_bindings(BindingsSettings settings, BindingsEffects& start) {
   return st;
 }
 
-BindingsEffects on_root_output(BindingsState& st, const RootOutput& out) {
+RootVerdicts take_verdicts(const RootKey& root, Effects& fx) {
+  RootVerdicts v{root, fx.root_present, fx.rendered, fx.root_valid, std::move(fx.bindings)};
+  fx.bindings.clear();
+  return v;
+}
+
+BindingsEffects on_root_verdicts(BindingsState& st, const RootVerdicts& in) {
   BindingsCtx c{st, {}};
-  const Effects& fx = out.effects;
-  if (!fx.root_present) {
-    forget_root(st, out.root);
-  } else if (fx.rendered && fx.root_valid) {
+  if (!in.root_present) {
+    forget_root(st, in.root);
+  } else if (in.rendered && in.root_valid) {
     // Its first render since the start decides the entries kept as read.
-    if (!st.reported.contains(out.root)) mark_named(st, out.root);
-    std::set<MonitorId>& mine = st.reported[out.root];
+    if (!st.reported.contains(in.root)) mark_named(st, in.root);
+    std::set<MonitorId>& mine = st.reported[in.root];
     std::set<MonitorId> now;
-    for (const MonitorBinding& b : fx.bindings) {
+    for (const MonitorBinding& b : in.bindings) {
       now.insert(b.monitor);
       auto& slot = st.verdicts[b.monitor];
-      auto it = slot.find(out.root);
+      auto it = slot.find(in.root);
       if (it != slot.end() && it->second == b) continue;
-      slot.insert_or_assign(out.root, b);
+      slot.insert_or_assign(in.root, b);
       st.dirty.insert(b.monitor);
     }
     for (const MonitorId& id : mine)
       if (!now.contains(id)) {
         auto v = st.verdicts.find(id);
-        if (v != st.verdicts.end() && v->second.erase(out.root) && v->second.empty()) st.verdicts.erase(v);
+        if (v != st.verdicts.end() && v->second.erase(in.root) && v->second.empty()) st.verdicts.erase(v);
         st.dirty.insert(id);
       }
     mine = std::move(now);

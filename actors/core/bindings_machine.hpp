@@ -89,9 +89,21 @@ struct BindingsState {
 // Starts with a read_crd effect per binding kind.
 BindingsState make_bindings(BindingsSettings settings, BindingsEffects& start);
 
-// A root's output: its verdicts replace the previous ones (a gone root's
-// are dropped; an invalid root's last ones stay, as its workloads do).
-BindingsEffects on_root_output(BindingsState& st, const RootOutput& out);
+// What the bindings writer reads of a root's output (RootOutput, Effects):
+// sent on its own so the writer's retained outputs never carry verdicts and
+// the bindings actor never gets a copy of the desired objects.
+struct RootVerdicts {
+  RootKey root;
+  bool root_present = true, rendered = false, root_valid = true;
+  RootBindings bindings;
+};
+using RootVerdictsPtr = std::shared_ptr<const RootVerdicts>;
+// Takes the verdicts out of `fx` (its bindings are left empty).
+RootVerdicts take_verdicts(const RootKey& root, Effects& fx);
+
+// A root's verdicts replace its previous ones (a gone root's are dropped;
+// an invalid root's last ones stay, as its workloads do).
+BindingsEffects on_root_verdicts(BindingsState& st, const RootVerdicts& in);
 // A journaled event of a monitor kind or of a GrafanaAgent.
 BindingsEffects on_bindings_event(BindingsState& st, const Event& e);
 BindingsEffects on_bindings_synced(BindingsState& st);

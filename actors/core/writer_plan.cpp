@@ -89,19 +89,9 @@ bool covered(const Value& want, const Value& have) {
   return !first_difference(want, have);
 }
 
-const Value* find_field(const Value& v, FieldPath path) {
-  const Value* cur = &v;
-  for (std::string_view step : path) {
-    cur = cur->find(step);
-    if (!cur) return nullptr;
-  }
-  return cur;
-}
-
 Value without_server_fields(Value obj) {
   obj.erase("status");
-  if (Value* meta = obj.find("metadata"))
-    for (std::string_view k : model::kServerSetMetadata) meta->erase(k);
+  if (Value* meta = obj.find("metadata")) model::strip_server_metadata(*meta);
   return obj;
 }
 
@@ -139,9 +129,9 @@ const ImmutableField kImmutable[] = {
 // not set.
 std::vector<std::string> foreign_keys(const Value& written, const Value& want, FieldPath path) {
   std::vector<std::string> out;
-  const Value* have = find_field(written, path);
+  const Value* have = model::find_path(written, path);
   if (!have || !have->is_object()) return out;
-  const Value* ours = find_field(want, path);
+  const Value* ours = model::find_path(want, path);
   for (const auto& [k, v] : have->as_object())
     if (!ours || !ours->is_object() || !ours->find(k)) out.push_back(k);
   return out;
@@ -181,7 +171,7 @@ const Value& baseline(const PlanInput& in, const Identity& id, const Value& want
 // Labels and annotations others added stay (a `kubectl rollout restart`
 // stamp, another controller's marker); ours win where both set a key.
 void keep_foreign_keys(Value& want, const Value& have, FieldPath path) {
-  const Value* theirs = find_field(have, path);
+  const Value* theirs = model::find_path(have, path);
   if (!theirs || !theirs->is_object()) return;
   Value* cur = &want;
   for (std::string_view p : path) {
@@ -198,7 +188,7 @@ void keep_foreign_keys(Value& want, const Value& have, FieldPath path) {
 // pod template only where the desired object has its metadata).
 Value update_body(Value want, const Value& have) {
   for (FieldPath path : kForeignKeyPaths)
-    if (find_field(want, path.first(path.size() - 1))) keep_foreign_keys(want, have, path);
+    if (model::find_path(want, path.first(path.size() - 1))) keep_foreign_keys(want, have, path);
   std::string rv = model::string_at(have, {"metadata", "resourceVersion"});
   if (!rv.empty()) want.find("metadata")->set("resourceVersion", rv);
   return want;

@@ -74,8 +74,6 @@ inline constexpr std::string_view kTemplateLabels[] = {"spec", "template", "meta
 inline constexpr std::string_view kTemplateAnnotations[] = {"spec", "template", "metadata", "annotations"};
 inline constexpr std::array<FieldPath, 4> kForeignKeyPaths = {kMetaLabels, kMetaAnnotations, kTemplateLabels,
                                                               kTemplateAnnotations};
-// The member at `path`, or nullptr.
-const model::Value* find_field(const model::Value& v, FieldPath path);
 
 // The record of a write whose answer was `answer` for the object `sent`.
 // Additions to labels and annotations are others' and never baseline

@@ -1,7 +1,6 @@
 // The writer's record of its last write (writer_plan.hpp: WrittenObject):
 // what the server added to the object we sent, kept instead of a whole
 // copy of the answer.
-#include <algorithm>
 #include <optional>
 
 #include "actors/core/writer_plan.hpp"
@@ -19,9 +18,7 @@ enum class Level { top, metadata, inner };
 
 bool server_field(Level level, std::string_view key) {
   if (level == Level::top) return key == "status";
-  if (level != Level::metadata) return false;
-  const auto& set = model::kServerSetMetadata;
-  return std::find(set.begin(), set.end(), key) != set.end();
+  return level == Level::metadata && model::is_server_set_metadata(key);
 }
 
 Level below(Level level, std::string_view key) {
@@ -29,7 +26,7 @@ Level below(Level level, std::string_view key) {
 }
 
 Value without_server_metadata(Value meta) {
-  for (std::string_view k : model::kServerSetMetadata) meta.erase(k);
+  model::strip_server_metadata(meta);
   return meta;
 }
 

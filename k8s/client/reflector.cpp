@@ -67,7 +67,13 @@ struct Reflector::Impl : std::enable_shared_from_this<Reflector::Impl> {
         synced(std::move(sy)),
         on_error(std::move(e)),
         random(reinterpret_cast<std::uintptr_t>(this) ^
-               static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count())) {}
+               static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count())) {
+    // The cache is keyed by name and versioned by resourceVersion: those
+    // are never dropped, whatever the caller asked.
+    std::erase_if(options.drop_metadata, [](const std::string& field) {
+      return field == "resourceVersion" || field == "name" || field == "namespace";
+    });
+  }
 
   using KeySet = std::unordered_set<std::string>;
   void relist();
@@ -81,7 +87,8 @@ struct Reflector::Impl : std::enable_shared_from_this<Reflector::Impl> {
   void emit(model::Change type, ValuePtr object);
   void apply(model::Change type, model::Value object);
   void prepare(model::Value& object) const;
-  void remember(ValuePtr object);
+  using Known = std::unordered_map<NameRef, ValuePtr, NameRefHash>;
+  void remember(Known::iterator at, ValuePtr object);
   void transport_after(std::chrono::milliseconds delay, void (Impl::*next)()) {
     client.transport().post_after(delay, [self = shared_from_this(), next] { (self.get()->*next)(); });
   }
@@ -98,8 +105,8 @@ struct Reflector::Impl : std::enable_shared_from_this<Reflector::Impl> {
   ErrorSink on_error;
   std::atomic<bool> stopped{false};
 
-  std::unordered_map<NameRef, ValuePtr, NameRefHash> known;  // what the sink has been told
-  std::shared_ptr<KeySet> relisting;                         // keys seen by the relist under way
+  Known known;                        // what the sink has been told
+  std::shared_ptr<KeySet> relisting;  // keys seen by the relist under way
   std::string last_rv;
   std::optional<StreamId> watch_id;
   bool gone = false;  // the current watch reported 410
@@ -150,15 +157,16 @@ void Reflector::Impl::listed(Result r, const std::shared_ptr<KeySet>& seen) {
     for (model::Value& item : items->as_array()) {
       prepare(item);
       auto object = std::make_shared<const model::Value>(std::move(item));
-      seen->insert(joined(name_ref(*object)));
-      auto old = known.find(name_ref(*object));
+      const NameRef key = name_ref(*object);
+      seen->insert(joined(key));
+      auto old = known.find(key);
       if (old == known.end()) {
         emit(model::Change::added, object);
-        remember(std::move(object));
+        remember(old, std::move(object));
       } else if (model::meta_string(*old->second, "resourceVersion") !=
                  model::meta_string(*object, "resourceVersion")) {
         emit(model::Change::modified, object);
-        remember(std::move(object));
+        remember(old, std::move(object));
       }  // else the sink keeps the tree it was told; holding this equal one too would double it
     }
   }
@@ -246,9 +254,7 @@ void Reflector::Impl::prepare(model::Value& object) const {
   if (!object.is_object()) object = model::Value::object();
   if (model::Value* meta = options.drop_metadata.empty() ? nullptr : object.find("metadata")) {
     bool dropped = false;
-    for (const std::string& field : options.drop_metadata)
-      if (field != "resourceVersion" && field != "name" && field != "namespace")
-        dropped = meta->erase(field) || dropped;
+    for (const std::string& field : options.drop_metadata) dropped = meta->erase(field) || dropped;
     // The parser sized the members exactly; give the dropped slots back.
     if (dropped) meta->as_object().shrink_to_fit();
   }
@@ -276,20 +282,20 @@ void Reflector::Impl::apply(model::Change type, model::Value object) {
   if (it != known.end() && model::meta_string(*it->second, "resourceVersion") == rv) return;  // already told
   auto ptr = std::make_shared<const model::Value>(std::move(object));
   emit(it == known.end() ? model::Change::added : model::Change::modified, ptr);
-  remember(std::move(ptr));
+  remember(it, std::move(ptr));
 }
 
-// Stores `object` as told, its key viewing its own tree. A replaced entry
-// is taken out of the table while its key still views the old tree, and
-// goes back only once the key views the new one.
-void Reflector::Impl::remember(ValuePtr object) {
-  auto it = known.find(name_ref(*object));
-  if (it == known.end()) {
+// Stores `object` as told, at `at` (its name's entry, or known.end() for a
+// new name), its key viewing its own tree. A replaced entry is taken out of
+// the table while its key still views the old tree, and goes back only once
+// the key views the new one.
+void Reflector::Impl::remember(Known::iterator at, ValuePtr object) {
+  if (at == known.end()) {
     NameRef key = name_ref(*object);
     known.emplace(key, std::move(object));
     return;
   }
-  auto node = known.extract(it);
+  auto node = known.extract(at);
   node.mapped() = std::move(object);
   node.key() = name_ref(*node.mapped());
   known.insert(std::move(node));

@@ -70,7 +70,7 @@ SnapshotPtr Store::create(const ResourceType& t, Value object, bool dry_run) {
   }
   if (c.count(object_key(ns, name))) throw ApiError::already_exists(t.group, t.plural, name);
   if (!t.namespaced) m.erase("namespace");
-  for (std::string_view f : model::kServerSetMetadata) m.erase(f);
+  model::strip_server_metadata(m);
   m.set("uid", new_uid());
   m.set("creationTimestamp", rfc3339(clock_.now()));
   if (t.tracks_generation) m.set("generation", 1);

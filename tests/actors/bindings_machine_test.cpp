@@ -49,11 +49,11 @@ Event ga_event(EventType t = EventType::added) {
                         "metadata: {name: alpha, namespace: mon}}"));
 }
 
-RootOutput bindings_output(bool accepted) {
-  RootOutput out;
+RootVerdicts bindings_output(bool accepted) {
+  RootVerdicts out;
   out.root = kAlpha;
-  out.effects.rendered = true;
-  out.effects.bindings = {MonitorBinding{kWeb, accepted, "selected by MetricsInstance mon/mi"}};
+  out.rendered = true;
+  out.bindings = {MonitorBinding{kWeb, accepted, "selected by MetricsInstance mon/mi"}};
   return out;
 }
 
@@ -78,15 +78,15 @@ TEST_CASE("bindings: one patch after the sync for an admitted kind, none for its
   BindingsMachine m;
   CHECK(on_bindings_event(m.st, ga_event()).empty());
   CHECK(on_bindings_event(m.st, sm_event("5")).empty());
-  CHECK(on_root_output(m.st, bindings_output(true)).empty());  // not synced
-  CHECK(bindings_types(on_bindings_synced(m.st)).empty());     // the CRD not read yet
+  CHECK(on_root_verdicts(m.st, bindings_output(true)).empty());  // not synced
+  CHECK(bindings_types(on_bindings_synced(m.st)).empty());       // the CRD not read yet
   BindingsEffects fx = on_crd(m.st, "ServiceMonitor", "v1", bindings_answer(200, kAdmittingCrd));
   REQUIRE(bindings_types(fx) == std::vector{BType::patch});
   const BindingsEffect& patch = fx.back();
   CHECK(patch.monitor == kWeb);
   CHECK(model::string_at(patch.body, {"metadata", "resourceVersion"}) == "5");
   // Busy while the call is in flight: a new verdict waits for the answer.
-  CHECK(bindings_types(on_root_output(m.st, bindings_output(false))).empty());
+  CHECK(bindings_types(on_root_verdicts(m.st, bindings_output(false))).empty());
   Value written = doc(R"(
 kind: ServiceMonitor
 metadata: {name: web, namespace: app1, resourceVersion: "6", generation: 2}
@@ -103,7 +103,7 @@ TEST_CASE("bindings: a refused or missing CRD means no patch of that kind", "[ac
   on_bindings_synced(m.st);
   on_crd(m.st, "ServiceMonitor", "v1", bindings_answer(404));
   on_bindings_event(m.st, sm_event("5"));
-  CHECK(bindings_types(on_root_output(m.st, bindings_output(true))).empty());
+  CHECK(bindings_types(on_root_verdicts(m.st, bindings_output(true))).empty());
   BindingsEffects fx = on_crd(m.st, "PodMonitor", "v1", bindings_answer(503));
   CHECK(bindings_types(fx) == std::vector{BType::retry});
   CHECK(bindings_types(on_bindings_retry(m.st, fx.back().monitor)) == std::vector{BType::read_crd});
@@ -115,7 +115,7 @@ TEST_CASE("bindings: 409 waits for a newer version and replans from it, 5xx retr
   m.admit();
   on_bindings_event(m.st, sm_event("5"));
   on_bindings_synced(m.st);
-  REQUIRE(bindings_types(on_root_output(m.st, bindings_output(true))) == std::vector{BType::patch});
+  REQUIRE(bindings_types(on_root_verdicts(m.st, bindings_output(true))) == std::vector{BType::patch});
   CHECK(bindings_types(on_patch_done(m.st, kWeb, bindings_answer(409))).empty());  // no GET: the watch brings it
   CHECK(bindings_stats(m.st).conflicts == 1);
   // The version the refused patch carried, delivered again (a relist), is
@@ -139,7 +139,7 @@ TEST_CASE("bindings: a 409 whose newer version arrived during the call replans a
   m.admit();
   on_bindings_event(m.st, sm_event("5"));
   on_bindings_synced(m.st);
-  REQUIRE(bindings_types(on_root_output(m.st, bindings_output(true))) == std::vector{BType::patch});
+  REQUIRE(bindings_types(on_root_verdicts(m.st, bindings_output(true))) == std::vector{BType::patch});
   CHECK(bindings_types(on_bindings_event(m.st, sm_event("6", "{}", EventType::modified))).empty());  // in flight
   BindingsEffects fx = on_patch_done(m.st, kWeb, bindings_answer(409));
   REQUIRE(bindings_types(fx) == std::vector{BType::patch});
@@ -156,10 +156,10 @@ TEST_CASE("bindings: a restart keeps an entry while its agent has not rendered, 
   on_bindings_event(m.st, ga_event());
   on_bindings_event(m.st, sm_event("5", ours));
   CHECK(bindings_types(on_bindings_synced(m.st)).empty());
-  RootOutput none;
+  RootVerdicts none;
   none.root = kAlpha;
-  none.effects.rendered = true;
-  BindingsEffects fx = on_root_output(m.st, none);
+  none.rendered = true;
+  BindingsEffects fx = on_root_verdicts(m.st, none);
   REQUIRE(bindings_types(fx) == std::vector{BType::patch});
   CHECK(*model::find_path(fx.back().body, {"status", "bindings"}) == Value::array());
 }
@@ -171,17 +171,17 @@ TEST_CASE("bindings: a deleted agent's entries go, and nothing is written while 
   on_bindings_leader(m.st, false);
   on_bindings_event(m.st, ga_event());
   on_bindings_event(m.st, sm_event("5"));
-  CHECK(bindings_types(on_root_output(m.st, bindings_output(true))).empty());
+  CHECK(bindings_types(on_root_verdicts(m.st, bindings_output(true))).empty());
   BindingsEffects fx = on_bindings_leader(m.st, true);
   REQUIRE(bindings_types(fx) == std::vector{BType::patch});
   Value written = *sm_event("6").object;
   written.set("status", *fx.back().body.find("status"));
   CHECK(bindings_types(on_patch_done(m.st, kWeb, bindings_answer(200, model::to_json(written)))).empty());
-  RootOutput gone;
+  RootVerdicts gone;
   gone.root = kAlpha;
-  gone.effects.root_present = false;
+  gone.root_present = false;
   on_bindings_event(m.st, ga_event(EventType::deleted));
-  fx = on_root_output(m.st, gone);
+  fx = on_root_verdicts(m.st, gone);
   REQUIRE(bindings_types(fx) == std::vector{BType::patch});
   CHECK(*model::find_path(fx.back().body, {"status", "bindings"}) == Value::array());
 }

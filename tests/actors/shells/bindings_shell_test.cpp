@@ -56,12 +56,12 @@ struct fixture : shells::api_fixture {
                      "metadata: {name: alpha, namespace: mon}}"));
     send_event(model::parse_json(monitor_json("5"), "fixture"));
     inject((synced_atom), from(self).to(bindings).with(synced_atom::value));
-    auto out = std::make_shared<core::RootOutput>();
-    out->root = shells::kAlpha;
-    out->effects.rendered = true;
-    out->effects.bindings = {core::MonitorBinding{kWeb, true, "selected by MetricsInstance mon/mi"}};
-    inject((desired_atom, RootOutputPtr),
-           from(self).to(bindings).with(desired_atom::value, RootOutputPtr(std::move(out))));
+    auto v = std::make_shared<core::RootVerdicts>();
+    v->root = shells::kAlpha;
+    v->rendered = true;
+    v->bindings = {core::MonitorBinding{kWeb, true, "selected by MetricsInstance mon/mi"}};
+    inject((verdicts_atom, RootVerdictsPtr),
+           from(self).to(bindings).with(verdicts_atom::value, RootVerdictsPtr(std::move(v))));
   }
   void expect_patched() {
     expect((patched_atom, core::MonitorId, ResultPtr), from(_).to(bindings).with(patched_atom::value, kWeb, _));
