@@ -8,7 +8,6 @@
 #include <optional>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "k8s/client/curl_transport.hpp"
 #include "model/object_fields.hpp"
@@ -47,11 +46,8 @@ NameRef name_ref(const model::Value& object) {
   return {text("namespace"), text("name")};
 }
 
-// The key a relist's KeySet holds: "namespace/name", as namespaced_name.
-std::string joined(const NameRef& r) {
-  std::string out;
-  out.reserve(r.ns.size() + 1 + r.name.size());
-  return out.append(r.ns).append(1, '/').append(r.name);
+bool same_version(const model::Value& a, const model::Value& b) {
+  return model::meta_string(a, "resourceVersion") == model::meta_string(b, "resourceVersion");
 }
 
 }  // namespace
@@ -75,10 +71,10 @@ struct Reflector::Impl : std::enable_shared_from_this<Reflector::Impl> {
     });
   }
 
-  using KeySet = std::unordered_set<std::string>;
   void relist();
   void list_page(std::string continue_token);
-  void listed(Result r, const std::shared_ptr<KeySet>& seen);
+  void listed(Result r, std::uint64_t round);
+  void list_item(model::Value item);
   void relisted(const std::string& rv);
   void watch();
   void on_line(std::string_view line);
@@ -89,6 +85,7 @@ struct Reflector::Impl : std::enable_shared_from_this<Reflector::Impl> {
   void prepare(model::Value& object) const;
   using Known = std::unordered_map<NameRef, ValuePtr, NameRefHash>;
   void remember(Known::iterator at, ValuePtr object);
+  void keep(Known::node_type node, ValuePtr object);
   void transport_after(std::chrono::milliseconds delay, void (Impl::*next)()) {
     client.transport().post_after(delay, [self = shared_from_this(), next] { (self.get()->*next)(); });
   }
@@ -105,8 +102,12 @@ struct Reflector::Impl : std::enable_shared_from_this<Reflector::Impl> {
   ErrorSink on_error;
   std::atomic<bool> stopped{false};
 
-  Known known;                        // what the sink has been told
-  std::shared_ptr<KeySet> relisting;  // keys seen by the relist under way
+  // What the sink has been told is `known` and, while a relist is under
+  // way, `unlisted`: the entries it has not listed yet (moved to `known` as
+  // it lists them; what is left when it ends was deleted meanwhile).
+  Known known, unlisted;
+  std::uint64_t round = 0;  // numbers relists, so pages of an abandoned one are dropped
+  bool listing = false;     // a relist is under way
   std::string last_rv;
   std::optional<StreamId> watch_id;
   bool gone = false;  // the current watch reported 410
@@ -123,7 +124,14 @@ struct Reflector::Impl : std::enable_shared_from_this<Reflector::Impl> {
 void Reflector::Impl::relist() {
   if (stopped) return;
   count(&ReflectorStats::lists);
-  relisting = std::make_shared<KeySet>();
+  // A relist that failed half-way left entries aside; where it listed a
+  // name again, its newer entry in `known` wins.
+  known.merge(unlisted);
+  unlisted.clear();
+  unlisted.swap(known);
+  known.reserve(unlisted.size());
+  ++round;
+  listing = true;
   list_page({});
 }
 
@@ -134,55 +142,55 @@ void Reflector::Impl::list_page(std::string continue_token) {
   o.limit = options.page_size;
   o.continue_token = std::move(continue_token);
   client.list(*resource, options.ns, o,
-              [self = shared_from_this(), seen = relisting](Result r) { self->listed(std::move(r), seen); });
+              [self = shared_from_this(), n = round](Result r) { self->listed(std::move(r), n); });
 }
 
 // Pages are told to the sink as they arrive, as differences from what it
-// already knows (a relist after 410 must not repeat anything); `known`
-// follows at once, so a relist that fails half-way loses nothing.
-void Reflector::Impl::listed(Result r, const std::shared_ptr<KeySet>& seen) {
-  if (stopped || seen != relisting) return;  // a page of an abandoned relist
+// already knows (a relist after 410 must not repeat anything); the tables
+// follow at once, so a relist that fails half-way loses nothing.
+void Reflector::Impl::listed(Result r, std::uint64_t page_round) {
+  if (stopped || !listing || page_round != round) return;  // a page of an abandoned relist
   if (!r.ok()) return failed(r, &Impl::relist);
   if (!r.continue_token.empty()) list_page(r.continue_token);  // in flight while this page decodes
   model::Value list;
   try {
     list = model::parse_json(r.body, "list");
   } catch (const model::ParseError& e) {
-    relisting.reset();
+    listing = false;
     r.status = 0;
     r.error = std::string("undecodable list: ") + e.what();
     return failed(r, &Impl::relist);
   }
   if (model::Value* items = list.find("items"); items && items->is_array()) {
-    for (model::Value& item : items->as_array()) {
-      prepare(item);
-      auto object = std::make_shared<const model::Value>(std::move(item));
-      const NameRef key = name_ref(*object);
-      seen->insert(joined(key));
-      auto old = known.find(key);
-      if (old == known.end()) {
-        emit(model::Change::added, object);
-        remember(old, std::move(object));
-      } else if (model::meta_string(*old->second, "resourceVersion") !=
-                 model::meta_string(*object, "resourceVersion")) {
-        emit(model::Change::modified, object);
-        remember(old, std::move(object));
-      }  // else the sink keeps the tree it was told; holding this equal one too would double it
-    }
+    for (model::Value& item : items->as_array()) list_item(std::move(item));
   }
   if (r.continue_token.empty()) relisted(r.resource_version);
 }
 
-void Reflector::Impl::relisted(const std::string& rv) {
-  for (auto it = known.begin(); it != known.end();) {
-    if (relisting->count(joined(it->first))) {
-      ++it;
-      continue;
+void Reflector::Impl::list_item(model::Value item) {
+  prepare(item);
+  auto object = std::make_shared<const model::Value>(std::move(item));
+  if (auto told = unlisted.find(name_ref(*object)); told != unlisted.end()) {
+    // An unchanged object keeps the tree the sink was told (holding this
+    // equal one too would double it) and its table node.
+    if (same_version(*told->second, *object)) {
+      known.insert(unlisted.extract(told));
+      return;
     }
-    emit(model::Change::deleted, it->second);
-    it = known.erase(it);
+    emit(model::Change::modified, object);
+    keep(unlisted.extract(told), std::move(object));
+    return;
   }
-  relisting.reset();
+  auto told = known.find(name_ref(*object));  // new, or listed twice by this relist
+  if (told != known.end() && same_version(*told->second, *object)) return;
+  emit(told == known.end() ? model::Change::added : model::Change::modified, object);
+  remember(told, std::move(object));
+}
+
+void Reflector::Impl::relisted(const std::string& rv) {
+  for (auto& [key, object] : unlisted) emit(model::Change::deleted, object);
+  unlisted.clear();
+  listing = false;
   last_rv = rv;
   failures = 0;
   if (!synced_fired && !stopped) {
@@ -295,7 +303,11 @@ void Reflector::Impl::remember(Known::iterator at, ValuePtr object) {
     known.emplace(key, std::move(object));
     return;
   }
-  auto node = known.extract(at);
+  keep(known.extract(at), std::move(object));
+}
+
+// Puts `node` (extracted from either table) in `known`, holding `object`.
+void Reflector::Impl::keep(Known::node_type node, ValuePtr object) {
   node.mapped() = std::move(object);
   node.key() = name_ref(*node.mapped());
   known.insert(std::move(node));

@@ -289,3 +289,72 @@ TEST_CASE("the cache keeps list items sized exactly, kinds filled in, unread met
     r.stop();
   }
 }
+
+namespace {
+
+// Requests wait for the test (ScriptedTransport::hold); the first watch
+// answers 410 Gone, the later ones stay open.
+struct GoneOnce : testutil::ScriptedTransport {
+  int gone = 1;
+  k8s::StreamId stream(k8s::Request req, k8s::LineHandler on_line, k8s::Callback on_done) override {
+    sent.push_back(std::move(req));
+    if (gone > 0) {
+      --gone;
+      on_line(R"({"type":"ERROR","object":{"kind":"Status","code":410}})");
+      on_done(ok(""));
+    }
+    return ++watches;
+  }
+  k8s::StreamId watches = 0;
+};
+
+std::string config_map_page(const std::vector<std::pair<std::string, int>>& items, const std::string& next) {
+  std::string out = R"({"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"50","continue":")" +
+                    next + R"("},"items":[)";
+  for (const auto& [name, rv] : items)
+    out += (out.back() == '[' ? "" : ",") + std::string(R"({"metadata":{"name":")") + name +
+           R"(","namespace":"default","resourceVersion":")" + std::to_string(rv) + R"("}})";
+  return out + "]}";
+}
+
+}  // namespace
+
+TEST_CASE("a relist that fails half-way loses nothing and the next one reports each difference once",
+          "[client][reflector]") {
+  auto t = std::make_shared<GoneOnce>();
+  t->hold = true;
+  Client client(t);
+  std::vector<Seen> got;
+  std::map<std::string, std::shared_ptr<const model::Value>> told;
+  Reflector r(client, config_maps(), quick(), [&](ObjectEvent e) {
+    got.push_back({e.type, model::meta_string(*e.object, "name")});
+    told[got.back().name] = e.object;
+  });
+  r.start();
+  using S = testutil::ScriptedTransport;
+  REQUIRE(t->held.size() == 1);
+  t->answer_held(S::ok(config_map_page({{"a", 1}, {"b", 1}}, "p2")));
+  t->answer_held(S::ok(config_map_page({{"c", 1}}, "")));
+  // Synced, watched, told 410: the relist's first page is waiting.
+  CHECK(got.size() == 3);
+  REQUIRE(t->watches == 1);
+  REQUIRE(t->held.size() == 1);
+  t->answer_held(S::ok(config_map_page({{"a", 1}, {"b", 2}}, "p2")));
+  CHECK(got.size() == 4);
+  CHECK(got.back() == Seen{model::Change::modified, "b"});
+  t->answer_held(S::status(403));  // its second page fails: c, unlisted by it, is still told
+  CHECK(got.size() == 4);
+  t->run_posted();  // the next relist
+  REQUIRE(t->held.size() == 1);
+  t->answer_held(S::ok(config_map_page({{"a", 1}, {"b", 2}}, "p2")));
+  CHECK(got.size() == 4);  // nothing new: a unchanged since the start, b since the failed relist
+  t->answer_held(S::ok(config_map_page({{"d", 1}}, "")));
+  std::vector<Seen> last(got.begin() + 4, got.end());
+  CHECK(last == std::vector<Seen>{{model::Change::added, "d"}, {model::Change::deleted, "c"}});
+  CHECK(t->watches == 2);
+  // The unchanged object's tree is the first one told (the sink's copy and
+  // the reflector's): no relist kept an equal copy beside it.
+  CHECK(told["a"].use_count() == 2);
+  CHECK(r.stats().lists == 3);
+  r.stop();
+}
