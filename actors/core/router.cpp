@@ -1,6 +1,31 @@
 #include "actors/core/router.hpp"
 
+#include "model/object_fields.hpp"
+
 namespace actors::core {
+namespace {
+
+std::size_t string_members(const model::Value* labels) {
+  std::size_t n = 0;
+  if (labels && labels->is_object())
+    for (const auto& member : labels->as_object()) n += member.second.is_string() ? 1 : 0;
+  return n;
+}
+
+// Whether two metadata.labels objects hold the same labels as selectors
+// read them (string values; any other value reads as absent).
+bool same_labels(const model::Value* a, const model::Value* b) {
+  if (string_members(a) != string_members(b)) return false;
+  if (!a || !a->is_object()) return true;
+  for (const auto& [key, value] : a->as_object()) {
+    if (!value.is_string()) continue;
+    const std::string* other = model::label_string(b, key);
+    if (!other || *other != value.as_string()) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 const std::vector<std::string>& selected_kinds() {
   static const std::vector<std::string> kinds = {"MetricsInstance", "LogsInstance",       "Integration",
@@ -109,29 +134,34 @@ Routing Router::route(const Event& e) {
 
 void Router::route_member(SelectorIndex& index, const Event& e, Routing& out) {
   KindRouting kr;
-  index.route(e, ns_labels_, kr);
+  index.route(e, namespaces_, kr);
   out.roots = std::move(kr.roots);
   out.dropped = std::move(kr.dropped);
   if (!out.dropped.empty()) out.as_deleted = Event{e.seq, e.time_ms, e.kind, EventType::deleted, e.object};
   if (kr.first.empty()) return;
-  auto ns = ns_events_.find(object_key(*e.object).first);
-  if (ns == ns_events_.end()) return;  // no Namespace object: its labels read as none, here as in the root
+  auto ns = namespaces_.find(object_key(*e.object).first);
+  if (ns == namespaces_.end()) return;  // no Namespace object: its labels read as none, here as in the root
   out.attach = std::move(kr.first);
-  out.ns_event = ns->second;
+  out.ns_event = ns->second.event;
 }
 
 void Router::route_namespace(const Event& e, Routing& out) {
   const std::string name = object_key(*e.object).second;
-  model::Labels before = ns_labels_.count(name) ? ns_labels_[name] : model::Labels{};
-  model::Labels after = e.type == EventType::deleted ? model::Labels{} : object_labels(*e.object);
+  // The previous entry holds the tree `before` points into until the
+  // indexes have compared.
+  NamespaceEntry previous;
+  const model::Value* after = nullptr;
+  auto it = namespaces_.find(name);
+  if (it != namespaces_.end()) previous = std::move(it->second);
   if (e.type == EventType::deleted) {
-    ns_labels_.erase(name);
-    ns_events_.erase(name);
+    if (it != namespaces_.end()) namespaces_.erase(it);
   } else {
-    ns_labels_[name] = after;
-    ns_events_.insert_or_assign(name, e);
+    NamespaceEntry& entry = it != namespaces_.end() ? it->second : namespaces_[name];
+    entry = namespace_entry(e);
+    after = entry.labels;
   }
-  if (before != after) {
+  const model::Value* before = previous.labels;
+  if (!same_labels(before, after)) {
     for (auto& [kind, index] : selectors_) {
       std::map<RootKey, KindDelta> per_root;
       index.namespace_changed(name, before, after, per_root);
@@ -164,11 +194,11 @@ SubscriptionDelta Router::set_subscriptions(const RootKey& root, const std::shar
     for (auto& k : d.lost) out.lost.emplace_back(kind, std::move(k));
     first_in.merge(d.first_in);
   };
-  for (auto& [kind, index] : selectors_) absorb(kind, index.set_subscriptions(root, subs.selectors, ns_labels_));
+  for (auto& [kind, index] : selectors_) absorb(kind, index.set_subscriptions(root, subs.selectors, namespaces_));
   if (index_secrets_) absorb("Secret", secrets_.set_references(root, SharedKeys(shared, &subs.secrets)));
   if (index_config_maps_) absorb("ConfigMap", config_maps_.set_references(root, SharedKeys(shared, &subs.config_maps)));
   for (const std::string& name : first_in)
-    if (auto it = ns_events_.find(name); it != ns_events_.end()) out.namespaces.push_back(it->second);
+    if (auto it = namespaces_.find(name); it != namespaces_.end()) out.namespaces.push_back(it->second.event);
   return out;
 }
 

@@ -109,7 +109,6 @@ class Router {
   SubscriptionDelta set_subscriptions(const RootKey& root, const Subscriptions& subs);
   void remove_root(const RootKey& root);
 
-  const NamespaceLabels& namespace_labels() const { return ns_labels_; }
   const SelectorIndex& index(const std::string& kind) const { return selectors_.at(kind); }
   const NameIndex& secrets() const { return secrets_; }
   const NameIndex& config_maps() const { return config_maps_; }
@@ -125,8 +124,7 @@ class Router {
   std::map<std::string, SelectorIndex> selectors_;
   NameIndex secrets_, config_maps_;
   bool index_secrets_ = true, index_config_maps_ = true;
-  NamespaceLabels ns_labels_;
-  std::map<std::string, Event> ns_events_;  // the last event of each Namespace that exists
+  Namespaces namespaces_;
 };
 
 }  // namespace actors::core

@@ -6,10 +6,9 @@
 namespace actors::core {
 namespace {
 
-const model::Labels& labels_of(const NamespaceLabels& ns, const std::string& name) {
-  static const model::Labels kEmpty;
+const model::Value* labels_of(const Namespaces& ns, const std::string& name) {
   auto it = ns.find(name);
-  return it == ns.end() ? kEmpty : it->second;
+  return it == ns.end() ? nullptr : it->second.labels;
 }
 
 void pair_key(std::string& out, const std::string& k, const std::string& v) {
@@ -53,12 +52,17 @@ std::vector<std::string> canonical_list(const std::vector<const SelectorSubscrip
 
 }  // namespace
 
+NamespaceEntry namespace_entry(Event e) {
+  const model::Value* labels = e.object ? model::find_path(*e.object, {"metadata", "labels"}) : nullptr;
+  return NamespaceEntry{std::move(e), labels};
+}
+
 bool SelectorIndex::selects(const Slot& s, const model::Key& key, const model::Value* labels,
-                            const NamespaceLabels& ns) const {
+                            const Namespaces& ns) const {
   return s.sub.selector.matches_labels_value(labels) && s.sub.selects_namespace(key.first, labels_of(ns, key.first));
 }
 
-void SelectorIndex::interested(const model::Key& key, const StoredObject& object, const NamespaceLabels& ns,
+void SelectorIndex::interested(const model::Key& key, const StoredObject& object, const Namespaces& ns,
                                std::set<RootKey>& out) const {
   const model::Value* labels = object.labels;
   auto examine = [&](std::size_t id) {
@@ -78,7 +82,7 @@ void SelectorIndex::interested(const model::Key& key, const StoredObject& object
   for (std::size_t id : always_) examine(id);
 }
 
-void SelectorIndex::route(const Event& e, const NamespaceLabels& ns, KindRouting& out) {
+void SelectorIndex::route(const Event& e, const Namespaces& ns, KindRouting& out) {
   if (!e.object) return;
   model::Key key = object_key(*e.object);
   auto it = objects_.find(key);
@@ -178,7 +182,7 @@ void SelectorIndex::free_slot(std::size_t id) {
 }
 
 bool SelectorIndex::root_selects(const std::vector<std::size_t>& ids, const model::Key& key, const model::Value* labels,
-                                 const NamespaceLabels& ns) const {
+                                 const Namespaces& ns) const {
   return std::any_of(ids.begin(), ids.end(), [&](std::size_t id) { return selects(subs_[id], key, labels, ns); });
 }
 
@@ -215,8 +219,7 @@ std::size_t SelectorIndex::scan_size(const std::optional<std::set<std::string>>&
 }
 
 std::optional<std::set<std::string>> SelectorIndex::scope(const std::vector<std::size_t>& ids,
-                                                          const NamespaceLabels& ns) const {
-  static const model::Labels kNoLabels;
+                                                          const Namespaces& ns) const {
   std::set<std::string> out;
   for (std::size_t id : ids) {
     const SelectorSubscription& sub = subs_[id].sub;
@@ -226,15 +229,15 @@ std::optional<std::set<std::string>> SelectorIndex::scope(const std::vector<std:
     }
     // A selector matching no labels also selects namespaces that have no
     // Namespace object (and so are not in `ns`): only a full scan finds them.
-    if (sub.namespace_selector->empty() || sub.namespace_selector->matches(kNoLabels)) return std::nullopt;
-    for (const auto& [name, labels] : ns)
-      if (sub.namespace_selector->matches(labels)) out.insert(name);
+    if (sub.namespace_selector->empty() || sub.namespace_selector->matches_labels_value(nullptr)) return std::nullopt;
+    for (const auto& [name, entry] : ns)
+      if (sub.namespace_selector->matches_labels_value(entry.labels)) out.insert(name);
   }
   return out;
 }
 
 KindDelta SelectorIndex::set_subscriptions(const RootKey& root, const std::vector<SelectorSubscription>& subs,
-                                           const NamespaceLabels& ns) {
+                                           const Namespaces& ns) {
   std::vector<const SelectorSubscription*> mine, before;
   for (const auto& s : subs)
     if (s.kind == kind_) mine.push_back(&s);
@@ -290,7 +293,7 @@ void SelectorIndex::remove_root(const RootKey& root) {
 }
 
 bool SelectorIndex::any_selects(const std::vector<std::size_t>& ids, const model::Value* labels,
-                                const std::string& ns_name, const model::Labels& ns_labels) const {
+                                const std::string& ns_name, const model::Value* ns_labels) const {
   return std::any_of(ids.begin(), ids.end(), [&](std::size_t id) {
     const SelectorSubscription& sub = subs_[id].sub;
     return sub.selector.matches_labels_value(labels) && sub.selects_namespace(ns_name, ns_labels);
@@ -303,12 +306,12 @@ bool SelectorIndex::any_selects(const std::vector<std::size_t>& ids, const model
 // entry, maybe empty, whenever a flipped subscription's selector matches an
 // object here: the root still selects it, but that parent's members change,
 // so the root must render again.
-void SelectorIndex::namespace_changed(const std::string& ns_name, const model::Labels& before,
-                                      const model::Labels& after, std::map<RootKey, KindDelta>& out) {
+void SelectorIndex::namespace_changed(const std::string& ns_name, const model::Value* before, const model::Value* after,
+                                      std::map<RootKey, KindDelta>& out) {
   std::map<RootKey, std::vector<std::size_t>> flipped;
   for (std::size_t id : ns_label_subs_) {
     const Slot& s = subs_[id];
-    if (s.sub.namespace_selector->matches(before) != s.sub.namespace_selector->matches(after))
+    if (s.sub.namespace_selector->matches_labels_value(before) != s.sub.namespace_selector->matches_labels_value(after))
       flipped[s.root].push_back(id);
   }
   auto first = objects_.lower_bound({ns_name, ""});

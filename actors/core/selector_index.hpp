@@ -29,7 +29,16 @@
 namespace actors::core {
 
 using RootKey = model::Key;  // the GrafanaAgent's namespace/name
-using NamespaceLabels = std::map<std::string, model::Labels>;
+// A Namespace as the indexes see it: its last event (the shared tree) and
+// its metadata.labels inside that tree (null when absent). Reading labels
+// in the tree keeps no copy of them per selector actor.
+struct NamespaceEntry {
+  Event event;
+  const model::Value* labels = nullptr;
+};
+NamespaceEntry namespace_entry(Event e);
+// Namespaces that exist, by name.
+using Namespaces = std::map<std::string, NamespaceEntry>;
 
 // What a root gains and loses when its subscriptions are replaced.
 struct KindDelta {
@@ -52,10 +61,9 @@ class SelectorIndex {
 
   const std::string& kind() const { return kind_; }
   // Applies `e` (of this kind) to the store; says which roots it concerns.
-  void route(const Event& e, const NamespaceLabels& ns, KindRouting& out);
+  void route(const Event& e, const Namespaces& ns, KindRouting& out);
   // Replaces the root's subscriptions of this kind (others are ignored).
-  KindDelta set_subscriptions(const RootKey& root, const std::vector<SelectorSubscription>& subs,
-                              const NamespaceLabels& ns);
+  KindDelta set_subscriptions(const RootKey& root, const std::vector<SelectorSubscription>& subs, const Namespaces& ns);
   void remove_root(const RootKey& root);
   // A Namespace's labels changed from `before` to `after`: for each root
   // whose namespace selectors now admit or reject members of this kind in
@@ -63,12 +71,12 @@ class SelectorIndex {
   // one does now (current versions), and the reverse; an empty entry when
   // only which of its subscriptions select a member changed (the root must
   // still render again: a parent's members changed).
-  void namespace_changed(const std::string& ns_name, const model::Labels& before, const model::Labels& after,
+  void namespace_changed(const std::string& ns_name, const model::Value* before, const model::Value* after,
                          std::map<RootKey, KindDelta>& out);
   // Adds the roots that hold an object of this kind in namespace `ns_name`.
   void holders(const std::string& ns_name, std::set<RootKey>& out) const;
   // Roots selecting `object` (by its labels) in namespace key.first.
-  void interested(const model::Key& key, const StoredObject& object, const NamespaceLabels& ns,
+  void interested(const model::Key& key, const StoredObject& object, const Namespaces& ns,
                   std::set<RootKey>& out) const;
 
   const StoredMap& objects() const { return objects_; }
@@ -89,15 +97,15 @@ class SelectorIndex {
   };
 
   // `labels`: the object's metadata.labels (null: none).
-  bool selects(const Slot& s, const model::Key& key, const model::Value* labels, const NamespaceLabels& ns) const;
+  bool selects(const Slot& s, const model::Key& key, const model::Value* labels, const Namespaces& ns) const;
   // Whether any of `ids` selects an object labelled `labels` in a namespace labelled `ns_labels`.
   bool any_selects(const std::vector<std::size_t>& ids, const model::Value* labels, const std::string& ns_name,
-                   const model::Labels& ns_labels) const;
+                   const model::Value* ns_labels) const;
   // The namespaces whose objects the subscriptions `ids` can select, or
   // nullopt for every namespace. A root's subscription change visits only
   // these namespaces' objects: scanning every object for every root made a
   // cold start quadratic (roots x objects).
-  std::optional<std::set<std::string>> scope(const std::vector<std::size_t>& ids, const NamespaceLabels& ns) const;
+  std::optional<std::set<std::string>> scope(const std::vector<std::size_t>& ids, const Namespaces& ns) const;
   // The objects the slots `ids` can select, in key order, when each slot is
   // filed under a label and they number at most `limit`; else nullopt.
   std::optional<std::vector<const StoredEntry*>> candidates(const std::vector<std::size_t>& ids,
@@ -105,7 +113,7 @@ class SelectorIndex {
   // How many stored objects a scan of `names` (nullopt: all) visits.
   std::size_t scan_size(const std::optional<std::set<std::string>>& names) const;
   bool root_selects(const std::vector<std::size_t>& ids, const model::Key& key, const model::Value* labels,
-                    const NamespaceLabels& ns) const;
+                    const Namespaces& ns) const;
   std::size_t add_slot(const RootKey& root, const SelectorSubscription& sub);
   void free_slot(std::size_t id);
   // Counts an object `root` now holds in `ns_name`; true for its first there.

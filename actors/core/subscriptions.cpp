@@ -30,9 +30,9 @@ void metrics_node(Subscriptions& s, const model::MetricsInstanceNode& node) {
 
 }  // namespace
 
-bool SelectorSubscription::selects_namespace(const std::string& ns, const model::Labels& ns_labels) const {
+bool SelectorSubscription::selects_namespace(const std::string& ns, const model::Value* ns_labels) const {
   if (!namespace_selector) return ns == parent_ns;
-  return namespace_selector->empty() || namespace_selector->matches(ns_labels);
+  return namespace_selector->empty() || namespace_selector->matches_labels_value(ns_labels);
 }
 
 std::string canonical(const model::LabelSelector& sel) {

@@ -24,7 +24,9 @@ struct SelectorSubscription {
   std::optional<model::LabelSelector> namespace_selector;
   std::string parent_ns;
 
-  bool selects_namespace(const std::string& ns, const model::Labels& ns_labels) const;
+  // `ns_labels`: the Namespace's metadata.labels (null when it has none or
+  // there is no Namespace object).
+  bool selects_namespace(const std::string& ns, const model::Value* ns_labels) const;
   // Whether the namespace selector looks at Namespace labels at all.
   bool uses_namespace_labels() const { return namespace_selector && !namespace_selector->empty(); }
   // Canonical text form, used for ordering, deduplication and equality.

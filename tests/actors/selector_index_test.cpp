@@ -18,10 +18,9 @@ struct Reference {
   std::map<core::RootKey, std::vector<core::SelectorSubscription>> subs;
 
   static bool any_selects(const std::vector<core::SelectorSubscription>& subs, const model::Key& key,
-                          const model::Value& labels, const core::NamespaceLabels& ns) {
-    static const model::Labels kNone;
+                          const model::Value& labels, const core::Namespaces& ns) {
     auto it = ns.find(key.first);
-    const model::Labels& nl = it == ns.end() ? kNone : it->second;
+    const model::Value* nl = it == ns.end() ? nullptr : it->second.labels;
     const model::Value* l = labels.is_null() ? nullptr : &labels;
     for (const auto& s : subs)
       if (s.selector.matches_labels_value(l) && s.selects_namespace(key.first, nl)) return true;
@@ -35,7 +34,7 @@ struct Reference {
 
   // What replacing `root`'s subscriptions by `next` gains and loses, by scan.
   Delta replace(const core::RootKey& root, const std::vector<core::SelectorSubscription>& next,
-                const core::NamespaceLabels& ns) {
+                const core::Namespaces& ns) {
     const auto& prev = subs[root];
     std::map<std::string, int> held;
     for (const auto& [key, l] : labels)
@@ -127,6 +126,15 @@ core::Event monitor_event(std::uint64_t seq, core::EventType type, const model::
           {{"apiVersion", "monitoring.coreos.com/v1"}, {"kind", "ServiceMonitor"}, {"metadata", std::move(meta)}}));
 }
 
+core::NamespaceEntry namespace_with_team(std::uint64_t seq, const std::string& name, const std::string& team) {
+  return core::namespace_entry(core::make_event(
+      seq, 0, core::EventType::modified,
+      model::Value::obj(
+          {{"apiVersion", "v1"},
+           {"kind", "Namespace"},
+           {"metadata", model::Value::obj({{"name", name}, {"labels", model::Value::obj({{"team", team}})}})}})));
+}
+
 std::vector<model::Key> keys_of(const std::vector<core::ObjectPtr>& objects) {
   std::vector<model::Key> out;
   for (const auto& o : objects) out.push_back(model::object_key(*o));
@@ -140,8 +148,8 @@ TEST_CASE("SelectorIndex: every subscription change equals a scan of every objec
     Generator g(seed);
     core::SelectorIndex index("ServiceMonitor");
     Reference ref;
-    core::NamespaceLabels ns;
-    for (const char* name : {"a", "b", "c"}) ns[name] = {{"team", g.value()}};
+    core::Namespaces ns;
+    for (const char* name : {"a", "b", "c"}) ns[name] = namespace_with_team(0, name, g.value());
     const std::vector<core::RootKey> roots = {{"a", "r0"}, {"b", "r1"}, {"c", "r2"}, {"a", "r3"}};
     std::uint64_t seq = 0;
     for (int step = 0; step < 1500; ++step) {
@@ -161,10 +169,10 @@ TEST_CASE("SelectorIndex: every subscription change equals a scan of every objec
         ref.labels.erase(key);
       } else if (op < 8) {  // a Namespace relabel
         std::string name(1, "abc"[g.pick(3)]);
-        model::Labels before = ns[name];
-        ns[name] = {{"team", g.value()}};
+        core::NamespaceEntry before = ns[name];
+        ns[name] = namespace_with_team(++seq, name, g.value());
         std::map<core::RootKey, core::KindDelta> out;
-        index.namespace_changed(name, before, ns[name], out);
+        index.namespace_changed(name, before.labels, ns[name].labels, out);
       } else {
         const core::RootKey& root = roots[g.pick(roots.size())];
         auto next = g.subscriptions();
