@@ -1,5 +1,7 @@
 #include "actors/core/router.hpp"
 
+#include <algorithm>
+
 #include "model/object_fields.hpp"
 
 namespace actors::core {
@@ -65,36 +67,40 @@ void NameIndex::route(const Event& e, std::set<RootKey>& out) {
   auto it = refs_.find(key);
   if (it == refs_.end()) return;
   examined_ += it->second.size();
-  out.insert(it->second.begin(), it->second.end());
+  for (const RootKey* root : it->second) out.insert(*root);
 }
 
 KindDelta NameIndex::set_references(const RootKey& root, SharedKeys shared) {
   static const std::set<model::Key> kNone;
   const std::set<model::Key>& refs = shared ? *shared : kNone;
   auto held = by_root_.find(root);
-  const std::set<model::Key>& mine = held != by_root_.end() ? *held->second : kNone;
+  if (held == by_root_.end()) {
+    if (refs.empty()) return {};
+    held = by_root_.emplace(root, nullptr).first;  // refs_ point at its key
+  }
+  const RootKey* me = &held->first;
+  const SharedKeys previous = std::move(held->second);
+  const std::set<model::Key>& mine = previous ? *previous : kNone;
   KindDelta delta;
   for (const auto& key : refs) {
     if (mine.count(key)) continue;
-    refs_[key].insert(root);
+    refs_[key].push_back(me);
     if (auto it = objects_.find(key); it != objects_.end()) delta.gained.push_back(it->second);
   }
   for (const auto& key : mine) {
     if (refs.count(key)) continue;
     auto it = refs_.find(key);
-    it->second.erase(root);
-    if (it->second.empty()) refs_.erase(it);
+    std::vector<const RootKey*>& roots = it->second;
+    roots.erase(std::find(roots.begin(), roots.end(), me));
+    if (roots.empty()) refs_.erase(it);
     // Even when the object is gone: the root may hold it as a tombstone in
     // its grace period, and the expiry will not be routed to it any more.
     delta.lost.push_back(key);
   }
-  if (refs.empty()) {
-    if (held != by_root_.end()) by_root_.erase(held);
-  } else if (held != by_root_.end()) {
+  if (refs.empty())
+    by_root_.erase(held);
+  else
     held->second = std::move(shared);
-  } else {
-    by_root_.emplace(root, std::move(shared));
-  }
   return delta;
 }
 

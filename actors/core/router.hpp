@@ -74,7 +74,9 @@ class NameIndex {
 
  private:
   std::map<model::Key, ObjectPtr> objects_;
-  std::map<model::Key, std::set<RootKey>> refs_;
+  // Who references each object: keys of by_root_ (map nodes do not move),
+  // not copies of them; most objects have one referencing root.
+  std::map<model::Key, std::vector<const RootKey*>> refs_;
   std::map<RootKey, SharedKeys> by_root_;  // never null or empty
   std::uint64_t examined_ = 0;
 };

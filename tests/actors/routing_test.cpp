@@ -275,3 +275,35 @@ TEST_CASE("a subscription change gains exactly what a scan of every object would
     }
   }
 }
+
+TEST_CASE("a Secret referenced by several roots reaches exactly the roots that reference it", "[actors][routing]") {
+  Router router(std::set<std::string>{"Secret"});
+  const RootKey kGamma{"mon", "gamma"};
+  Event secret = make_event(1, 0, EventType::added, doc("{kind: Secret, metadata: {name: s, namespace: mon}}"));
+  Event other = make_event(2, 0, EventType::added, doc("{kind: Secret, metadata: {name: t, namespace: mon}}"));
+  router.route(secret);
+  router.route(other);
+  Subscriptions s_only, s_and_t;
+  s_only.secrets = {{"mon", "s"}};
+  s_and_t.secrets = {{"mon", "s"}, {"mon", "t"}};
+  CHECK(router.set_subscriptions(kAlpha, s_only).gained.size() == 1);
+  CHECK(router.set_subscriptions(kBeta, s_and_t).gained.size() == 2);
+  CHECK(router.set_subscriptions(kGamma, s_only).gained.size() == 1);
+  CHECK(router.route(secret).roots == std::set<RootKey>{kAlpha, kBeta, kGamma});
+  CHECK(router.route(other).roots == std::set<RootKey>{kBeta});
+  // Beta lets s go, alpha goes altogether: s is gamma's alone, t still beta's.
+  Subscriptions t_only;
+  t_only.secrets = {{"mon", "t"}};
+  CHECK(router.set_subscriptions(kBeta, t_only).lost ==
+        std::vector<std::pair<std::string, model::Key>>{{"Secret", {"mon", "s"}}});
+  router.remove_root(kAlpha);
+  CHECK(router.route(secret).roots == std::set<RootKey>{kGamma});
+  CHECK(router.route(other).roots == std::set<RootKey>{kBeta});
+  CHECK(router.secret_config_maps().empty());
+  // A root that comes back is routed again; one with no references is not kept.
+  CHECK(router.set_subscriptions(kAlpha, s_and_t).gained.size() == 2);
+  CHECK(router.set_subscriptions(kGamma, Subscriptions{}).lost.size() == 1);
+  CHECK(router.route(secret).roots == std::set<RootKey>{kAlpha});
+  CHECK(router.route(other).roots == std::set<RootKey>{kAlpha, kBeta});
+  CHECK(router.secrets().referenced() == std::set<model::Key>{{"mon", "s"}, {"mon", "t"}});
+}
