@@ -60,14 +60,20 @@ std::optional<RootKey> owner_root(const model::Value& obj) {
 void NameIndex::route(const Event& e, std::set<RootKey>& out) {
   if (!e.object) return;
   model::Key key = object_key(*e.object);
-  if (e.type == EventType::deleted)
-    objects_.erase(key);
-  else
-    objects_[key] = e.object;
-  auto it = refs_.find(key);
-  if (it == refs_.end()) return;
-  examined_ += it->second.size();
-  for (const RootKey* root : it->second) out.insert(*root);
+  auto it = entries_.find(key);
+  if (e.type == EventType::deleted) {
+    if (it == entries_.end()) return;
+    if (it->second.object) --objects_;
+    it->second.object.reset();
+  } else {
+    if (it == entries_.end()) it = entries_.emplace(std::move(key), Entry{}).first;
+    if (!it->second.object) ++objects_;
+    it->second.object = e.object;
+  }
+  const std::vector<const RootKey*>& roots = it->second.roots;
+  examined_ += roots.size();
+  for (const RootKey* root : roots) out.insert(*root);
+  if (roots.empty() && !it->second.object) entries_.erase(it);
 }
 
 KindDelta NameIndex::set_references(const RootKey& root, SharedKeys shared) {
@@ -76,7 +82,7 @@ KindDelta NameIndex::set_references(const RootKey& root, SharedKeys shared) {
   auto held = by_root_.find(root);
   if (held == by_root_.end()) {
     if (refs.empty()) return {};
-    held = by_root_.emplace(root, nullptr).first;  // refs_ point at its key
+    held = by_root_.emplace(root, nullptr).first;  // entries point at its key
   }
   const RootKey* me = &held->first;
   const SharedKeys previous = std::move(held->second);
@@ -84,15 +90,16 @@ KindDelta NameIndex::set_references(const RootKey& root, SharedKeys shared) {
   KindDelta delta;
   for (const auto& key : refs) {
     if (mine.count(key)) continue;
-    refs_[key].push_back(me);
-    if (auto it = objects_.find(key); it != objects_.end()) delta.gained.push_back(it->second);
+    Entry& entry = entries_[key];
+    entry.roots.push_back(me);
+    if (entry.object) delta.gained.push_back(entry.object);
   }
   for (const auto& key : mine) {
     if (refs.count(key)) continue;
-    auto it = refs_.find(key);
-    std::vector<const RootKey*>& roots = it->second;
+    auto it = entries_.find(key);
+    std::vector<const RootKey*>& roots = it->second.roots;
     roots.erase(std::find(roots.begin(), roots.end(), me));
-    if (roots.empty()) refs_.erase(it);
+    if (roots.empty() && !it->second.object) entries_.erase(it);
     // Even when the object is gone: the root may hold it as a tombstone in
     // its grace period, and the expiry will not be routed to it any more.
     delta.lost.push_back(key);
@@ -106,7 +113,8 @@ KindDelta NameIndex::set_references(const RootKey& root, SharedKeys shared) {
 
 std::set<model::Key> NameIndex::referenced() const {
   std::set<model::Key> out;
-  for (const auto& [key, roots] : refs_) out.insert(key);
+  for (const auto& [key, entry] : entries_)
+    if (!entry.roots.empty()) out.insert(out.end(), key);
   return out;
 }
 

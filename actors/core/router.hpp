@@ -68,15 +68,21 @@ class NameIndex {
   KindDelta set_references(const RootKey& root, SharedKeys refs);  // null: none
   void remove_root(const RootKey& root) { set_references(root, nullptr); }
   std::set<model::Key> referenced() const;
-  std::size_t size() const { return objects_.size(); }
+  std::size_t size() const { return objects_; }  // objects stored
   std::uint64_t examined() const { return examined_; }
   void reset_examined() { examined_ = 0; }
 
  private:
-  std::map<model::Key, ObjectPtr> objects_;
-  // Who references each object: keys of by_root_ (map nodes do not move),
-  // not copies of them; most objects have one referencing root.
-  std::map<model::Key, std::vector<const RootKey*>> refs_;
+  // One entry per name that an object has or a root references, or both
+  // (one map node for the two: most objects here are referenced).
+  struct Entry {
+    ObjectPtr object;  // null: referenced, not there
+    // Who references it: keys of by_root_ (map nodes do not move), not
+    // copies of them; most objects have one referencing root.
+    std::vector<const RootKey*> roots;
+  };
+  std::map<model::Key, Entry> entries_;
+  std::size_t objects_ = 0;
   std::map<RootKey, SharedKeys> by_root_;  // never null or empty
   std::uint64_t examined_ = 0;
 };

@@ -306,4 +306,20 @@ TEST_CASE("a Secret referenced by several roots reaches exactly the roots that r
   CHECK(router.route(secret).roots == std::set<RootKey>{kAlpha});
   CHECK(router.route(other).roots == std::set<RootKey>{kAlpha, kBeta});
   CHECK(router.secrets().referenced() == std::set<model::Key>{{"mon", "s"}, {"mon", "t"}});
+  // A deleted Secret still reaches the roots that reference it, and is no
+  // longer stored; a root referencing it meanwhile gains nothing until it
+  // comes back.
+  Event gone = make_event(3, 0, EventType::deleted, doc("{kind: Secret, metadata: {name: s, namespace: mon}}"));
+  CHECK(router.secrets().size() == 2);
+  CHECK(router.route(gone).roots == std::set<RootKey>{kAlpha});
+  CHECK(router.secrets().size() == 1);
+  CHECK(router.set_subscriptions(kGamma, s_only).gained.empty());
+  CHECK(router.route(secret).roots == std::set<RootKey>{kAlpha, kGamma});
+  CHECK(router.secrets().size() == 2);
+  // Unreferenced and deleted: nothing is left of it.
+  router.remove_root(kAlpha);
+  router.remove_root(kGamma);
+  CHECK(router.route(gone).roots.empty());
+  CHECK(router.secrets().size() == 1);
+  CHECK(router.secrets().referenced() == std::set<model::Key>{{"mon", "t"}});
 }
