@@ -286,8 +286,7 @@ void Reflector::Impl::apply(model::Change type, model::Value object) {
     emit(model::Change::deleted, std::make_shared<const model::Value>(std::move(object)));
     return;
   }
-  std::string rv = model::meta_string(object, "resourceVersion");
-  if (it != known.end() && model::meta_string(*it->second, "resourceVersion") == rv) return;  // already told
+  if (it != known.end() && same_version(*it->second, object)) return;  // already told
   auto ptr = std::make_shared<const model::Value>(std::move(object));
   emit(it == known.end() ? model::Change::added : model::Change::modified, ptr);
   remember(it, std::move(ptr));
