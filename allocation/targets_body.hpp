@@ -29,12 +29,21 @@ inline constexpr std::size_t kMaxChunkTargets = 64;
 // Appends one target's JSON object ({"targets":[...],"labels":{...}}).
 void append_target_json(std::string& out, const Target& t);
 
-// Where one target's JSON object sits in its chunk's text. The label sets
-// are held, not only compared by address, so an address cannot be reused
-// by another set while a later version still looks the text up by it.
+// Where one target's JSON object sits in its chunk's text, and the label
+// sets it was serialised from. The sets are not held (a reference count
+// each would be two locked writes to cold lines per target copied): a
+// fragment is the text of a target whose sets are at the same addresses
+// and whose labels_hash (the sets' fingerprints) is the same, so a set
+// freed and another built at its address with other labels is told apart.
 struct BodyFragment {
-  std::shared_ptr<const LabelSet> group, own;
+  const LabelSet* group = nullptr;
+  const LabelSet* own = nullptr;
+  std::uint64_t labels = 0;  // Target::labels_hash
   std::uint32_t offset = 0, size = 0;
+
+  bool serialises(const Target& t) const {
+    return own == t.own.get() && group == t.group.get() && labels == t.labels_hash;
+  }
 };
 
 class BodyChunk {

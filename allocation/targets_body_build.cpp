@@ -1,5 +1,6 @@
 // Building a targets body by walking every target of its bucket, and the
 // chunk helpers both builds use.
+#include <array>
 #include <optional>
 #include <span>
 
@@ -29,7 +30,7 @@ class PreviousTargets {
       const BodyFragment& f = frags[m];
       const ChunkHit at{static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(m)};
       if (++m == frags.size() && ++k < chunks.size()) frags = chunks[k]->fragments(), m = 0;
-      if (f.own == t.own && f.group == t.group) {
+      if (f.serialises(t)) {
         if (k != chunk_ && k < chunks.size()) enter(k);
         chunk_ = k, index_ = m;
         return at;
@@ -68,26 +69,46 @@ const TargetsBody::Chunk* same_chunk(const std::vector<Pending>& pending, const 
   return &previous->chunks()[k];
 }
 
-TargetsBody::Chunk build_chunk(const std::vector<Pending>& pending, const TargetsBody* previous,
+// The text is allocated once at its final size: the targets to serialise
+// go to `fresh` first, so that size is known before anything is copied
+// (growing the text as it is appended cost a reallocation and a copy of
+// everything so far at each doubling).
+TargetsBody::Chunk build_chunk(const std::vector<Pending>& pending, const TargetsBody* previous, std::string& fresh,
                                BodyBuildStats& stats) {
-  std::string text;
-  std::vector<BodyFragment> fragments;
-  fragments.reserve(pending.size());
-  for (const Pending& p : pending) {
-    if (!text.empty()) text += ',';
-    const std::size_t at = text.size();
+  struct Source {
+    const char* old;  // null: the text is fresh[offset, offset + size)
+    std::uint32_t offset, size;
+  };
+  std::array<Source, kMaxChunkTargets> sources;
+  fresh.clear();
+  std::size_t total = pending.size() - 1;  // the commas
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    const Pending& p = pending[i];
     const BodyChunk* old = p.hit ? previous->chunks()[p.hit->chunk].get() : nullptr;
     const BodyFragment* f = old ? &old->fragments()[p.hit->index] : nullptr;
     // A delta build's hits are positions; the label sets are compared all
     // the same, so a wrong position could cost a serialisation, never bytes.
-    if (f && f->own == p.target->own && f->group == p.target->group) {
-      text.append(old->text(), f->offset, f->size);
+    if (f && f->serialises(*p.target)) {
+      sources[i] = {old->text().data() + f->offset, 0, f->size};
     } else {
-      append_target_json(text, *p.target);
+      const std::size_t at = fresh.size();
+      append_target_json(fresh, *p.target);
+      sources[i] = {nullptr, static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(fresh.size() - at)};
       ++stats.serialised_targets;
     }
-    fragments.push_back(
-        {p.target->group, p.target->own, static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(text.size() - at)});
+    total += sources[i].size;
+  }
+  std::string text;
+  text.reserve(total);
+  std::vector<BodyFragment> fragments;
+  fragments.reserve(pending.size());
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    if (i > 0) text += ',';
+    const Source& src = sources[i];
+    const std::size_t at = text.size();
+    text.append(src.old ? src.old : fresh.data() + src.offset, src.size);
+    const Target& t = *pending[i].target;
+    fragments.push_back({t.group.get(), t.own.get(), t.labels_hash, static_cast<std::uint32_t>(at), src.size});
   }
   ++stats.built_chunks;
   return std::make_shared<const BodyChunk>(std::move(text), std::move(fragments));

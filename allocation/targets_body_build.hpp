@@ -32,20 +32,23 @@ struct Pending {
 const TargetsBody::Chunk* same_chunk(const std::vector<Pending>& pending, const TargetsBody* previous);
 
 // A new chunk of these targets, copying the text of each hit whose label
-// sets are the target's and serialising the others.
-TargetsBody::Chunk build_chunk(const std::vector<Pending>& pending, const TargetsBody* previous, BodyBuildStats& stats);
+// sets are the target's and serialising the others (into `fresh`, scratch
+// space the caller keeps between chunks).
+TargetsBody::Chunk build_chunk(const std::vector<Pending>& pending, const TargetsBody* previous, std::string& fresh,
+                               BodyBuildStats& stats);
 
 // The chunks of a body being built and where each begins in the bucket.
 struct ChunkList {
   std::vector<TargetsBody::Chunk> chunks;
   std::vector<std::uint32_t> starts;
   std::vector<Pending> pending;
+  std::string fresh;    // build_chunk's scratch
   std::size_t end = 0;  // bucket position after the last chunk
 
   // Ends the chunk `pending` holds: a previous one when it is the same.
   void flush(const TargetsBody* previous, BodyBuildStats& stats) {
     const TargetsBody::Chunk* same = previous ? same_chunk(pending, previous) : nullptr;
-    share(same ? *same : build_chunk(pending, previous, stats), pending.size());
+    share(same ? *same : build_chunk(pending, previous, fresh, stats), pending.size());
     pending.clear();
   }
   void share(const TargetsBody::Chunk& chunk, std::size_t targets) {

@@ -85,7 +85,7 @@ class DeltaBuild {
         if (j >= dropped.size()) continue;  // also catches d_ - 1 - step below zero
         const ChunkHit hit = at(dropped[j]);
         const BodyFragment& f = previous_.chunks()[hit.chunk]->fragments()[hit.index];
-        if (f.own == t.own && f.group == t.group) return hit;
+        if (f.serialises(t)) return hit;
       }
     }
     return std::nullopt;

@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <memory>
+#include <new>
 #include <random>
 #include <set>
 
@@ -152,6 +154,40 @@ TEST_CASE("a new version shares every chunk whose targets did not change", "[all
     CHECK(again->etag() == first->etag());
     CHECK(again->chunks() == first->chunks());
   }
+}
+
+TEST_CASE("a label set freed and another built at its address with other labels is serialised again",
+          "[allocation][http][chunks]") {
+  // Bodies do not hold the label sets their text came from, so the sets of
+  // a target that left can be freed and their address reused by discovery.
+  // Target 7's set is built in place, so the next one lands where it was.
+  alignas(LabelSet) unsigned char storage[sizeof(LabelSet)];
+  auto in_place = [&](const std::string& version) {
+    const LabelSet* set = new (storage) LabelSet{{"__address__", "10.1.7:9100"}, {"version", version}};
+    Target t;
+    REQUIRE(make_target(Name::intern("j"), nullptr,
+                        std::shared_ptr<const LabelSet>(set, [](const LabelSet* p) { p->~LabelSet(); }), t));
+    return t;
+  };
+  const std::size_t at = 7;
+  OneCollector c;
+  std::vector<Target> kept;
+  for (int i = 0; i < 40; ++i) kept.push_back(i == static_cast<int>(at) ? in_place("1") : body_target(i));
+  c.a.set_targets(TargetList(kept.begin(), kept.end()));
+  BodyBuildStats stats;
+  const auto first = build_targets_body(c.a, c.bucket(), nullptr, stats);
+  std::weak_ptr<const LabelSet> watch = kept[at].own;
+  kept.erase(kept.begin() + at);
+  c.a.set_targets(TargetList(kept.begin(), kept.end()));  // the last holder lets the set go
+  REQUIRE(watch.expired());
+  kept.insert(kept.begin() + at, in_place("2"));
+  c.a.set_targets(TargetList(kept.begin(), kept.end()));
+  stats = {};
+  const auto second = build_targets_body(c.a, c.bucket(), first.get(), stats);
+  CHECK(second->str() == collector_targets_json(c.a, "col-1", "j"));
+  CHECK(stats.serialised_targets == 1);
+  kept.clear();
+  c.a.set_targets({});  // before `storage` goes
 }
 
 TEST_CASE("gzip of pieces is gzip of the joined bytes", "[allocation][http][chunks]") {
