@@ -67,6 +67,26 @@ TEST_CASE("json and yaml give the same tree", "[parse]") {
   CHECK(j[0].value == y[0].value);
 }
 
+TEST_CASE("a JSON document decodes alone after larger, invalid and oversized ones on the same thread", "[parse]") {
+  // parse_json keeps its simdjson buffers per thread for inputs up to 4 MB;
+  // nothing of an earlier document may show through.
+  std::string big = "{\"items\": [";
+  for (int i = 0; i < 20000; ++i) big += (i ? ",\"" : "\"") + std::string(40, 'x') + std::to_string(i) + "\"";
+  big += "]}";
+  REQUIRE(big.size() < (std::size_t{4} << 20));
+  CHECK(model::parse_json(big).find("items")->as_array().size() == 20000);
+  CHECK(model::parse_json(R"({"a": "b"})") == model::parse_json(R"({"a":"b"})"));
+  CHECK_THROWS_WITH(model::parse_json(R"({"a": tru)", "cut"),
+                    Catch::Contains("cut") && Catch::Contains("invalid JSON"));
+  CHECK(model::parse_json("[1, 2]").as_array().size() == 2);
+  std::string oversized = "[";
+  for (int i = 0; i < 120000; ++i) oversized += (i ? ",\"" : "\"") + std::string(40, 'y') + "\"";
+  oversized += "]";
+  REQUIRE(oversized.size() > (std::size_t{4} << 20));
+  CHECK(model::parse_json(oversized).as_array().size() == 120000);
+  CHECK(model::parse_json("{}").as_object().empty());
+}
+
 TEST_CASE("parse errors name the line", "[parse]") {
   try {
     model::parse_documents("a: 1\nb: [\n", "bad.yaml");
