@@ -6,6 +6,10 @@
 # included; simcluster, a separate process, is not).
 # Usage: benchmarks/cold_cpu.sh build/bin/operator_load OUT
 set -u
+if [ $# -ne 2 ]; then
+  echo "usage: $0 OPERATOR_LOAD_BINARY OUT" >&2
+  exit 2
+fi
 BIN=$1 OUT=$2
 "$BIN" --scale 10 --edits 0 > "$OUT" 2>&1 &
 PID=$!
