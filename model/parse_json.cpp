@@ -81,7 +81,8 @@ class JsonBuilder {
 // one per call allocated several times the input's size (the padded copy,
 // structural indexes, tape, strings), and above the mmap threshold each of
 // those was mapped, faulted in page by page, zeroed by the kernel and
-// unmapped again: half the cost of decoding a list page of 500 objects.
+// unmapped again, which cost more than simdjson's own parsing of a list
+// page of 500 objects.
 // A parser keeps about four times its largest document resident, so
 // documents above kReusedMax (list pages are about 1 MB) get a parser of
 // their own rather than pinning that much in every thread that parsed one.
