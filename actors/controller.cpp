@@ -2,6 +2,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -56,6 +57,10 @@ std::shared_ptr<core::JournalSink> open_sink(const ControllerOptions& o, const s
 
 void tune_actor_system(caf::actor_system_config& cfg) {
   cfg.set("scheduler.policy", caf::atom("sharing"));
+}
+
+void set_operator_threads(caf::actor_system_config& cfg) {
+  cfg.set("scheduler.max-threads", std::max(2u, std::thread::hardware_concurrency()));
 }
 
 void tune_process_memory() {

@@ -108,6 +108,11 @@ struct ControllerStats {
 // sharing policy wakes a worker through a condition variable instead.
 void tune_actor_system(caf::actor_system_config& cfg);
 
+// Scheduler workers as `agent-operator run` sets them: one per core, at
+// least two (CAF's own default is at least four, more threads than a
+// 2-core machine can run). The load benchmark sets the same.
+void set_operator_threads(caf::actor_system_config& cfg);
+
 // Caps glibc's malloc arenas at two, unless MALLOC_ARENA_MAX is set: with
 // one arena per CAF worker, and objects built on one thread and freed on
 // another, freed memory stays spread over the arenas. Measured with

@@ -176,8 +176,7 @@ int main(int argc, char** argv) {
 
   actors::tune_process_memory();  // as agent-operator run does
   caf::actor_system_config cfg;
-  // Also as agent-operator run does: CAF's own default is at least 4.
-  cfg.set("scheduler.max-threads", std::max(2u, std::thread::hardware_concurrency()));
+  actors::set_operator_threads(cfg);  // as agent-operator run does
   if (!std::getenv("AO_STEALING")) actors::tune_actor_system(cfg);
   caf::actor_system sys{cfg};
   k8s::ClientOptions co;

@@ -9,7 +9,6 @@
 #include <fstream>
 #include <iterator>
 #include <system_error>
-#include <thread>
 
 #include "actors/allocation/agent_allocations.hpp"
 #include "actors/allocation/targets_endpoint.hpp"
@@ -304,7 +303,7 @@ HttpServers start_http(const OperatorFlags& f, actors::Controller& controller, c
 int run_operator(const OperatorFlags& f, const k8s::ClusterConfig& cluster, const OperatorHooks& hooks) {
   actors::tune_process_memory();
   caf::actor_system_config cfg;
-  cfg.set("scheduler.max-threads", std::max(2u, std::thread::hardware_concurrency()));
+  actors::set_operator_threads(cfg);
   actors::tune_actor_system(cfg);
   // Declared before the transport: its I/O thread reports every request,
   // retries during shutdown included, until the transport is destroyed.
