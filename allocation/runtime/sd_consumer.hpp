@@ -13,11 +13,15 @@ struct State::SdConsumer {
   std::string field;
   discovery::KubernetesIndex index;
   std::vector<discovery::WatchSpec> specs;
-  std::vector<TargetGroup> groups;  // as of the last full reallocate (stale while dirty)
-  std::vector<std::string> keys;    // their source keys
-  std::set<std::string> changed;    // sources rebuilt or removed since the last reallocate
-  std::string raw;                  // the config entry, as JSON
-  bool dirty = false;
+  std::set<std::string> changed;  // sources rebuilt or removed since the last reallocate
+  std::string raw;                // the config entry, as JSON
+  // A full pass's copy of the index's groups, emptied once the Allocator
+  // has the targets (forget_changes): kept, it would go stale with the next
+  // watch event and hold the label sets of every group rebuilt since.
+  // Emptied any earlier, the releases would pull every set's count line to
+  // this thread just before the filter's second lane reads half of them.
+  std::vector<TargetGroup> pass_groups;
+  std::vector<std::string> pass_keys;
   explicit SdConsumer(const KubernetesSdJob& j)
       : job(Name::intern(j.job)), field(j.field), index(j.sd), specs(discovery::watch_specs(j.sd)), raw(j.raw) {}
 };

@@ -154,7 +154,7 @@ void State::on_watch(const WatchInput& in, Effects&) {
         SdConsumer& c = *consumers_.at(key);
         auto changed = c.index.apply(r.kind, in.change, in.object);
         if (changed.empty()) continue;
-        c.dirty = targets_dirty_ = true;
+        targets_dirty_ = true;
         c.changed.insert(std::make_move_iterator(changed.begin()), std::make_move_iterator(changed.end()));
       }
       return;

@@ -242,7 +242,7 @@ void State::seed_joined(const std::map<std::string, Route>& before) {
         auto changed = c.index.apply(route.kind, discovery::Change::added, object);
         c.changed.insert(std::make_move_iterator(changed.begin()), std::make_move_iterator(changed.end()));
       }
-      c.dirty = targets_dirty_ = true;
+      targets_dirty_ = true;
     }
   }
 }

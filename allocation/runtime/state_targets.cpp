@@ -31,7 +31,10 @@ void State::set_targets(Effects& fx) {
 void State::forget_changes() {
   changed_http_.clear();
   changed_file_.clear();
-  for (auto& [key, c] : consumers_) c->changed.clear();
+  for (auto& [key, c] : consumers_) {
+    c->changed.clear();
+    c->pass_groups.clear(), c->pass_keys.clear();
+  }
 }
 
 void State::set_all_targets() {
@@ -66,16 +69,12 @@ TargetList State::all_targets() {
   }
   for (const auto& key : consumer_order_) {
     SdConsumer& c = *consumers_.at(key);
-    if (c.dirty) {
-      c.groups.clear();
-      c.keys.clear();
-      for (auto& g : c.index.groups()) {
-        c.groups.push_back(std::move(g.group));
-        c.keys.push_back(std::move(g.source));
-      }
-      c.dirty = false;
+    c.pass_groups.clear(), c.pass_keys.clear();  // empty unless a pass threw
+    for (auto& g : c.index.groups()) {
+      c.pass_groups.push_back(std::move(g.group));
+      c.pass_keys.push_back(std::move(g.source));
     }
-    ledger_.append_keyed(ledger_.add_segment("sd:" + key, true), c.job, c.keys, c.groups, out);
+    ledger_.append_keyed(ledger_.add_segment("sd:" + key, true), c.job, c.pass_keys, c.pass_groups, out);
   }
   return out;
 }
@@ -83,8 +82,7 @@ TargetList State::all_targets() {
 // Only http_sd and file_sd answers and kubernetes_sd group changes come
 // here (config reloads and Prometheus CR renders set full_targets_). The
 // changed sources are visited in segment order, so the added targets are
-// in order, as the ledger's record() needs. c.groups stays stale (c.dirty)
-// until the next full pass.
+// in order, as the ledger's record() needs.
 bool State::update_targets() {
   struct Change {
     std::uint32_t segment;

@@ -290,3 +290,41 @@ TEST_CASE("a journal of those inputs replays incrementally to the state that rep
   CHECK(replay.report() == "replayed to seq " + std::to_string(replay.last_seq()) + "\n" +
                                format_assignment(assignment_of(d.full().allocator())));
 }
+
+// A watch event rebuilds one group; the label sets of the group it
+// replaced must go as soon as the Allocator lets go of their targets.
+// (The State kept a copy of every group as of the last full pass, which
+// went stale with the first event and held every replaced group's sets:
+// up to a second copy of all discovery until the next full pass.)
+TEST_CASE("an incremental update frees the label sets of the groups it replaced", "[runtime][incremental]") {
+  State st;
+  std::uint64_t seq = 0;
+  auto apply = [&](Input in) {
+    in.seq = ++seq;
+    return st.apply(in);
+  };
+  apply(
+      ta_inputs::config_input("collectors: [a, b]\nconfig:\n  scrape_configs:\n    - job_name: pods\n"
+                              "      kubernetes_sd_configs: [{role: pod, namespaces: {names: [web]}}]\n"));
+  std::string watch;
+  for (const auto& w : st.watches())
+    if (w.kind == "Pod") watch = w.id;
+  REQUIRE_FALSE(watch.empty());
+  auto pod = [](const std::string& name, const std::string& ip) { return pod_json(WebPod{name, ip}); };
+  apply(ta_inputs::watch_input(watch, Change::added, pod("p0", "10.0.0.1")));
+  apply(ta_inputs::watch_input(watch, Change::added, pod("p1", "10.0.0.2")));
+  apply(Input{});  // a full pass: the config is new
+  std::vector<std::weak_ptr<const LabelSet>> before;
+  for (const Target& t : st.allocator().targets())
+    if (t.own && t.address.find("10.0.0.1") == 0) before.push_back(t.own);
+  REQUIRE(before.size() == 2);  // p0's two container ports
+
+  apply(ta_inputs::watch_input(watch, Change::modified, pod("p0", "10.0.0.9")));
+  const Effects fx = apply(Input{});
+  REQUIRE(fx.targets_set);
+  REQUIRE(fx.targets_incremental);
+  for (const auto& w : before) CHECK(w.expired());
+  std::size_t moved = 0;
+  for (const Target& t : st.allocator().targets()) moved += t.address.find("10.0.0.9") == 0 ? 1 : 0;
+  CHECK(moved == 2);
+}
