@@ -4,8 +4,16 @@
 #include <algorithm>
 
 #include "allocation/discovery/meta.hpp"
+#include "allocation/hash.hpp"
 
 namespace allocation::discovery {
+namespace {
+
+std::uint64_t read_hash(const std::string& key) {
+  return hash_bytes(key, 0x72656164);
+}
+
+}  // namespace
 
 KubernetesIndex::KubernetesIndex(KubernetesSdConfig config)
     : config_(std::move(config)), primary_(static_cast<Kind>(config_.role)), kinds_(kinds_of(config_.role)) {}
@@ -30,8 +38,12 @@ std::vector<std::string> KubernetesIndex::apply(Kind kind, Change change, const 
     rebuild(key, changed);
     return changed;
   }
-  std::set<std::string> readers;
-  if (auto& m = kind == Kind::pod ? pod_readers_ : service_readers_; m.count(key)) readers = m[key];
+  // Copied: a rebuild edits the reverse maps and may forget its reader.
+  std::vector<std::string> readers;
+  const auto& m = kind == Kind::pod ? pod_readers_ : service_readers_;
+  if (auto it = m.find(read_hash(key)); it != m.end())
+    for (const std::string* reader : it->second) readers.push_back(*reader);
+  std::sort(readers.begin(), readers.end());  // the order a set of keys gave
   for (const auto& reader : readers) rebuild(reader, changed);
   return changed;
 }
@@ -46,38 +58,52 @@ std::vector<ObjectPtr> KubernetesIndex::objects(Kind kind, const std::string& ns
 void KubernetesIndex::forget_dependencies(const std::string& key) {
   auto it = reads_.find(key);
   if (it == reads_.end()) return;
-  for (const auto& pod : it->second.first) forget_reader(pod_readers_, pod, key);
-  forget_reader(service_readers_, it->second.second, key);
+  for (std::uint64_t pod : it->second.pods) forget_reader(pod_readers_, pod, &it->first);
+  forget_reader(service_readers_, it->second.service, &it->first);
   reads_.erase(it);
 }
 
-void KubernetesIndex::forget_reader(Readers& readers, const std::string& read, const std::string& key) {
-  if (auto r = readers.find(read); r != readers.end() && r->second.erase(key) && r->second.empty()) readers.erase(r);
+void KubernetesIndex::forget_reader(Readers& readers, std::uint64_t read, const std::string* reader) {
+  auto r = readers.find(read);
+  if (r == readers.end()) return;
+  auto& list = r->second;
+  if (auto at = std::find(list.begin(), list.end(), reader); at != list.end()) {
+    *at = list.back();
+    list.pop_back();
+  }
+  if (list.empty()) readers.erase(r);
 }
 
 // A rebuilt group mostly reads the pods it read before: only the pods that
 // came or went touch the reverse maps (an Endpoints update replaces a few
 // addresses of many).
-void KubernetesIndex::record_dependencies(const std::string& key, std::vector<std::string> pods, std::string service) {
-  std::sort(pods.begin(), pods.end());
-  pods.erase(std::unique(pods.begin(), pods.end()), pods.end());
+void KubernetesIndex::record_dependencies(const std::string& key, const std::vector<std::string>& pods,
+                                          const std::string& service) {
+  std::vector<std::uint64_t> now;
+  now.reserve(pods.size());
+  for (const auto& pod : pods) now.push_back(read_hash(pod));
+  std::sort(now.begin(), now.end());
+  now.erase(std::unique(now.begin(), now.end()), now.end());
   auto [it, fresh] = reads_.try_emplace(key);
-  auto& [old_pods, old_service] = it->second;
+  const std::string* reader = &it->first;
+  Reads& old = it->second;
   std::size_t i = 0, j = 0;
-  while (i < old_pods.size() || j < pods.size()) {
-    if (j == pods.size() || (i < old_pods.size() && old_pods[i] < pods[j])) {
-      forget_reader(pod_readers_, old_pods[i++], key);
-    } else if (i == old_pods.size() || pods[j] < old_pods[i]) {
-      pod_readers_[pods[j++]].insert(key);
+  while (i < old.pods.size() || j < now.size()) {
+    if (j == now.size() || (i < old.pods.size() && old.pods[i] < now[j])) {
+      forget_reader(pod_readers_, old.pods[i++], reader);
+    } else if (i == old.pods.size() || now[j] < old.pods[i]) {
+      pod_readers_[now[j++]].push_back(reader);
     } else {
       ++i, ++j;
     }
   }
-  if (fresh || old_service != service) {
-    if (!fresh) forget_reader(service_readers_, old_service, key);
-    service_readers_[service].insert(key);
+  const std::uint64_t service_hash = read_hash(service);
+  if (fresh || old.service != service_hash) {
+    if (!fresh) forget_reader(service_readers_, old.service, reader);
+    service_readers_[service_hash].push_back(reader);
   }
-  it->second = {std::move(pods), std::move(service)};
+  old.pods = std::move(now);
+  old.service = service_hash;
 }
 
 void KubernetesIndex::rebuild(const std::string& key, std::vector<std::string>& changed) {
@@ -112,8 +138,7 @@ void KubernetesIndex::rebuild(const std::string& key, std::vector<std::string>& 
       break;
   }
   ++builds_;
-  if (config_.role == Role::endpoints || config_.role == Role::endpointslice)
-    record_dependencies(key, std::move(pods), std::move(service));
+  if (config_.role == Role::endpoints || config_.role == Role::endpointslice) record_dependencies(key, pods, service);
   groups_[source] = std::move(group);
   changed.push_back(source);
 }

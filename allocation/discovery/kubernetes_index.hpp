@@ -17,7 +17,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <set>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -54,20 +53,27 @@ class KubernetesIndex {
  private:
   const model::Value* find(Kind kind, const std::string& key) const;
   void rebuild(const std::string& key, std::vector<std::string>& changed);
-  // Hashed: a cluster has a key per pod, and nothing walks them in order.
-  using Readers = std::unordered_map<std::string, std::set<std::string>>;
+  // Keyed by a hash of the pod or service key (a cluster has a key per
+  // pod, and nothing walks them in order): two keys with one hash only
+  // cost a rebuild that changes nothing. A reader is the address of its
+  // key in reads_, whose nodes stay put until the reader is forgotten.
+  using Readers = std::unordered_map<std::uint64_t, std::vector<const std::string*>>;
+  struct Reads {
+    std::vector<std::uint64_t> pods;  // sorted, unique
+    std::uint64_t service = 0;
+  };
   void forget_dependencies(const std::string& key);
-  static void forget_reader(Readers& readers, const std::string& read, const std::string& key);
-  void record_dependencies(const std::string& key, std::vector<std::string> pods, std::string service);
+  static void forget_reader(Readers& readers, std::uint64_t read, const std::string* reader);
+  void record_dependencies(const std::string& key, const std::vector<std::string>& pods, const std::string& service);
 
   KubernetesSdConfig config_;
   Kind primary_;
   std::vector<Kind> kinds_;
   std::array<std::map<std::string, ObjectPtr>, kKinds> objects_;
   std::map<std::string, TargetGroup> groups_;  // by source
-  // Primary object key -> the pod keys (sorted, unique) and service key its
-  // group read, and the reverse maps used to find the groups to rebuild.
-  std::map<std::string, std::pair<std::vector<std::string>, std::string>> reads_;
+  // Primary object key -> what its group read, and the reverse maps used
+  // to find the groups to rebuild.
+  std::map<std::string, Reads> reads_;
   Readers pod_readers_, service_readers_;
   std::uint64_t builds_ = 0;
 };
