@@ -69,38 +69,17 @@ Arena& arena() {
   return *a;
 }
 
-Arena& text_arena() {
-  static auto* a = new Arena();  // never destroyed, as arena()
-  return *a;
-}
-
-void* block_allocate(Arena& a, std::size_t bytes) {
-  if (bytes > kLabelBlockMax) return ::operator new(bytes, kAlign);
-  return a.allocate(bytes);
-}
-
-void block_free(Arena& a, void* p, std::size_t bytes) noexcept {
-  if (!p) return;
-  if (bytes > kLabelBlockMax) return ::operator delete(p, kAlign);
-  a.free(p, bytes);
-}
-
 }  // namespace
 
 void* label_block_allocate(std::size_t bytes) {
-  return block_allocate(arena(), bytes);
+  if (bytes > kLabelBlockMax) return ::operator new(bytes, kAlign);
+  return arena().allocate(bytes);
 }
 
 void label_block_free(void* p, std::size_t bytes) noexcept {
-  block_free(arena(), p, bytes);
-}
-
-void* text_block_allocate(std::size_t bytes) {
-  return block_allocate(text_arena(), bytes);
-}
-
-void text_block_free(void* p, std::size_t bytes) noexcept {
-  block_free(text_arena(), p, bytes);
+  if (!p) return;
+  if (bytes > kLabelBlockMax) return ::operator delete(p, kAlign);
+  arena().free(p, bytes);
 }
 
 std::size_t label_arena_mapped() {

@@ -19,11 +19,6 @@ inline constexpr std::size_t kLabelBlockMax = 8192;
 
 void* label_block_allocate(std::size_t bytes);
 void label_block_free(void* p, std::size_t bytes) noexcept;
-// The same for the texts of targets bodies (targets_body.cpp), from a
-// second arena: apart from the label sets, whose sweeps it would spread,
-// and out of glibc's large bins, whose searches a publish paid per chunk.
-void* text_block_allocate(std::size_t bytes);
-void text_block_free(void* p, std::size_t bytes) noexcept;
 // Bytes of arena chunks mapped so far (for tests and RSS accounting).
 std::size_t label_arena_mapped();
 

@@ -1,10 +1,8 @@
 #include "allocation/targets_body.hpp"
 
 #include <cstdio>
-#include <cstring>
 
 #include "allocation/hash.hpp"
-#include "allocation/label_arena.hpp"
 #include "allocation/responses.hpp"
 #include "model/codec.hpp"
 #include "model/http_sd.hpp"
@@ -42,26 +40,8 @@ void append_target_json(std::string& out, const Target& t) {
   out += "}}";
 }
 
-ChunkText::ChunkText(std::size_t size)
-    : data_(size ? static_cast<char*>(text_block_allocate(size)) : nullptr), size_(size) {}
-
-ChunkText::~ChunkText() {
-  text_block_free(data_, size_);
-}
-
-BodyChunk::BodyChunk(ChunkText text, std::vector<BodyFragment> fragments)
-    : text_(std::move(text)), hash_(hash_bytes(text_.view(), 0x74787473)), fragments_(std::move(fragments)) {}
-
-namespace {
-ChunkText copy_of(std::string_view text) {
-  ChunkText out(text.size());
-  if (!text.empty()) std::memcpy(out.data(), text.data(), text.size());
-  return out;
-}
-}  // namespace
-
-BodyChunk::BodyChunk(std::string_view text, std::vector<BodyFragment> fragments)
-    : BodyChunk(copy_of(text), std::move(fragments)) {}
+BodyChunk::BodyChunk(std::string text, std::vector<BodyFragment> fragments)
+    : text_(std::move(text)), hash_(hash_bytes(text_, 0x74787473)), fragments_(std::move(fragments)) {}
 
 TargetsBody::TargetsBody(std::vector<Chunk> chunks, std::vector<std::uint32_t> starts, std::uint64_t layout)
     : chunks_(std::move(chunks)), starts_(std::move(starts)), layout_(layout), etag_(chunks_etag(chunks_)) {

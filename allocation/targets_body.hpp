@@ -46,34 +46,15 @@ struct BodyFragment {
   }
 };
 
-// A chunk's bytes, in a block of the body-text arena (label_arena.hpp).
-class ChunkText {
- public:
-  explicit ChunkText(std::size_t size);
-  ChunkText(ChunkText&& o) noexcept : data_(o.data_), size_(o.size_) { o.data_ = nullptr, o.size_ = 0; }
-  ChunkText(const ChunkText&) = delete;
-  ChunkText& operator=(const ChunkText&) = delete;
-  ChunkText& operator=(ChunkText&&) = delete;
-  ~ChunkText();
-  char* data() { return data_; }
-  std::string_view view() const { return {data_, size_}; }
-
- private:
-  char* data_ = nullptr;
-  std::size_t size_ = 0;
-};
-
 class BodyChunk {
  public:
-  BodyChunk(ChunkText text, std::vector<BodyFragment> fragments);
-  // Copies `text`.
-  BodyChunk(std::string_view text, std::vector<BodyFragment> fragments);
-  std::string_view text() const { return text_.view(); }
+  BodyChunk(std::string text, std::vector<BodyFragment> fragments);
+  const std::string& text() const { return text_; }
   std::uint64_t hash() const { return hash_; }
   const std::vector<BodyFragment>& fragments() const { return fragments_; }
 
  private:
-  ChunkText text_;
+  std::string text_;
   std::uint64_t hash_;
   std::vector<BodyFragment> fragments_;
 };

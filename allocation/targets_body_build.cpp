@@ -1,7 +1,6 @@
 // Building a targets body by walking every target of its bucket, and the
 // chunk helpers both builds use.
 #include <array>
-#include <cstring>
 #include <optional>
 #include <span>
 
@@ -99,17 +98,17 @@ TargetsBody::Chunk build_chunk(const std::vector<Pending>& pending, const Target
     }
     total += sources[i].size;
   }
-  ChunkText text(total);
+  std::string text;
+  text.reserve(total);
   std::vector<BodyFragment> fragments;
   fragments.reserve(pending.size());
-  std::size_t at = 0;
   for (std::size_t i = 0; i < pending.size(); ++i) {
-    if (i > 0) text.data()[at++] = ',';
+    if (i > 0) text += ',';
     const Source& src = sources[i];
-    std::memcpy(text.data() + at, src.old ? src.old : fresh.data() + src.offset, src.size);
+    const std::size_t at = text.size();
+    text.append(src.old ? src.old : fresh.data() + src.offset, src.size);
     const Target& t = *pending[i].target;
     fragments.push_back({t.group.get(), t.own.get(), t.labels_hash, static_cast<std::uint32_t>(at), src.size});
-    at += src.size;
   }
   ++stats.built_chunks;
   return std::make_shared<const BodyChunk>(std::move(text), std::move(fragments));
