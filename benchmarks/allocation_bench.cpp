@@ -12,9 +12,10 @@
 //             allocator runs it (allocation_runtime.cpp)
 //   response  per-collector /jobs/{job}/targets?collector_id= body, in-process
 //   balance   balance and churn per strategy and N
-// Usage: allocation_bench [--quick] [--targets N] [--reps R] [section...]
+// Usage: allocation_bench [--quick] [--targets N] [--reps R] [--side S] [section...]
 // (--quick: smaller grid, for smoke runs; --targets/--reps: one pipeline
-// size, R passes; sections: setting pipeline incremental runtime response balance
+// size, R passes; --side incremental|full: the runtime rounds through one
+// State only; sections: setting pipeline incremental runtime response balance
 // sequence;
 // default all)
 #include <algorithm>
@@ -517,6 +518,7 @@ void balance(bool quick) {
 
 int main(int argc, char** argv) {
   bool quick = false;
+  std::string side = "both";
   std::vector<std::string> sections;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
@@ -525,6 +527,12 @@ int main(int argc, char** argv) {
       g_pipeline_targets = std::strtoul(argv[++i], nullptr, 10);
     } else if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
       g_pipeline_reps = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--side") == 0 && i + 1 < argc) {
+      side = argv[++i];
+      if (side != "both" && side != "incremental" && side != "full") {
+        std::fprintf(stderr, "--side: expected both, incremental or full, got \"%s\"\n", side.c_str());
+        return 2;
+      }
     } else {
       sections.emplace_back(argv[i]);
     }
@@ -535,7 +543,7 @@ int main(int argc, char** argv) {
   if (wanted("setting")) setting_and_get(quick);
   if (wanted("pipeline")) pipeline(quick);
   if (wanted("incremental")) incremental(quick, g_pipeline_targets, g_pipeline_reps);
-  if (wanted("runtime")) runtime(quick, g_pipeline_targets, g_pipeline_reps);
+  if (wanted("runtime")) runtime(quick, g_pipeline_targets, g_pipeline_reps, side);
   if (wanted("response")) response(quick);
   if (wanted("balance")) balance(quick);
   if (wanted("sequence")) sequences(quick);

@@ -44,7 +44,9 @@ std::size_t rss_bytes();
 void incremental(bool quick, std::size_t only_targets, int reps);
 // `runtime` section: a 1% discovery update through runtime::State and
 // AllocationServer::publish, incremental against every target reprocessed
-// (allocation_runtime.cpp).
-void runtime(bool quick, std::size_t only_targets, int reps);
+// (allocation_runtime.cpp). `side`: "both", or "incremental" / "full" to
+// run the rounds through that State alone (for profiling one path; the
+// other side's columns then read 0).
+void runtime(bool quick, std::size_t only_targets, int reps, const std::string& side = "both");
 
 }  // namespace allocation_bench

@@ -7,7 +7,7 @@
 // /metrics gauges). One State takes the incremental path, the other
 // reprocesses every target (State::set_incremental(false), what every
 // update cost before); both take the same inputs and every round checks
-// that they agree.
+// that they agree (with --side, only one State takes the rounds).
 #include <algorithm>
 #include <cstdio>
 
@@ -105,7 +105,7 @@ Input endpoints_input(const std::string& watch, std::size_t g, int r, std::uint6
 }
 
 // Same assignment, buckets and generation (loads and versions per job).
-void runtime_row(std::size_t n, int rounds) {
+void runtime_row(std::size_t n, int rounds, const std::string& side) {
   Side inc, full;
   full.state.set_incremental(false);
   std::uint64_t seq = 0;
@@ -136,15 +136,19 @@ void runtime_row(std::size_t n, int rounds) {
     ++seq;
     for (Side* s : {&inc, &full}) {
       s->update_ms.push_back(0), s->feed_ms.push_back(0);
+      if (side != "both" && side != (s == &inc ? "incremental" : "full")) {
+        s->realloc_ms.push_back(0), s->publish_ms.push_back(0);
+        continue;
+      }
       for (const auto& in : inputs) feed(*s, in, true);
       reallocate(*s, seq);
     }
-    differ += same_allocation(inc.state.allocator(), full.state.allocator()) ? 0 : 1;
+    if (side == "both") differ += same_allocation(inc.state.allocator(), full.state.allocator()) ? 0 : 1;
   }
   std::printf("| %zu | %zu | %.2f / %.2f / %.2f | %.2f / %.2f / %.2f | %.1f%% | %d of %d |\n", n, changed * kPerObject,
               median(full.update_ms), median(full.realloc_ms), median(full.publish_ms), median(inc.update_ms),
-              median(inc.realloc_ms), median(inc.publish_ms), 100 * median(inc.update_ms) / median(full.update_ms),
-              differ, rounds);
+              median(inc.realloc_ms), median(inc.publish_ms),
+              side == "both" ? 100 * median(inc.update_ms) / median(full.update_ms) : 0.0, differ, rounds);
   // The watch events alone, and how far label-set storage grew over the
   // rounds (stderr, so the table stays as recorded).
   std::fprintf(stderr, "runtime %zu: feed median %.3f ms (incremental), %.3f ms (full); label arena %zu -> %zu MiB\n",
@@ -153,7 +157,7 @@ void runtime_row(std::size_t n, int rounds) {
 
 }  // namespace
 
-void runtime(bool quick, std::size_t only_targets, int reps) {
+void runtime(bool quick, std::size_t only_targets, int reps, const std::string& side) {
   std::printf("\n### Live runtime: a 1%% discovery update through runtime::State and publish\n\n");
   std::printf(
       "| targets | rediscovered | every target reprocessed: update / reallocate / publish median (ms) | "
@@ -161,7 +165,7 @@ void runtime(bool quick, std::size_t only_targets, int reps) {
   std::printf("|---:|---:|---:|---:|---:|---:|\n");
   for (std::size_t n : {10000u, 100000u, 800000u}) {
     if ((quick && n > 10000) || (only_targets && n != only_targets)) continue;
-    runtime_row(n, reps > 0 ? reps : n > 100000 ? 5 : 11);
+    runtime_row(n, reps > 0 ? reps : n > 100000 ? 5 : 11, side);
   }
 }
 
