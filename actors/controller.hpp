@@ -110,7 +110,8 @@ void tune_actor_system(caf::actor_system_config& cfg);
 
 // Scheduler workers as `agent-operator run` sets them: one per core, at
 // least two (CAF's own default is at least four, more threads than a
-// 2-core machine can run). The load benchmark sets the same.
+// 2-core machine can run). The load benchmark and the target allocator
+// set the same.
 void set_operator_threads(caf::actor_system_config& cfg);
 
 // Caps glibc's malloc arenas at two, unless MALLOC_ARENA_MAX is set: with
@@ -122,7 +123,9 @@ void set_operator_threads(caf::actor_system_config& cfg);
 // at 256 KiB (unless MALLOC_MMAP_THRESHOLD_ is set), so large transient
 // buffers never land in the heap: RSS after a 10x cold start 3.20-3.27 KB
 // per object with it, 3.22-3.38 without (within the spread in a direct
-// pair; never worse; benchmarks/README, session 31).
+// pair; never worse; benchmarks/README, session 31). The target-allocator
+// binary calls it too (with set_operator_threads: 100k static targets to
+// listening 393-399 -> 337-360 ms, peak RSS 111 -> 104 MiB; session 35).
 void tune_process_memory();
 
 // The kinds the controller watches: members, Namespaces, Secrets,

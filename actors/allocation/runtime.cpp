@@ -126,6 +126,7 @@ void TargetAllocator::start() {
   // and /livez answers (and /readyz says 503) while the first allocation runs.
   im.server.start();
   tune_actor_system(im.caf_config);
+  set_operator_threads(im.caf_config);  // as agent-operator run: CAF's default of 4+ overcommits small nodes
   im.sys = std::make_unique<caf::actor_system>(im.caf_config);
   if (im.cluster)
     im.client = std::make_unique<k8s::Client>(
