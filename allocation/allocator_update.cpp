@@ -49,29 +49,35 @@ struct BucketScratch {
 
 // Applies an edit to a bucket in one pass (an erase or insert per entry
 // would move the bucket's tail each time), recording it as the bucket's
-// delta from its previous layout. `into` is scratch space.
+// delta from its previous layout. `into` is scratch space. The entries
+// between two changes are copied as one run: a bucket holds thousands of
+// entries and an update touches a few of them.
 void rewrite_bucket(JobBucket& b, BucketScratch& into, std::vector<std::size_t>& drops,
                     std::vector<std::pair<std::uint64_t, std::uint32_t>>& adds, std::uint64_t layout) {
   std::sort(drops.begin(), drops.end());
+  drops.erase(std::unique(drops.begin(), drops.end()), drops.end());
   std::sort(adds.begin(), adds.end());
-  const std::size_t n = b.targets.size();
-  into.targets.clear(), into.orders.clear();
-  into.targets.reserve(n - drops.size() + adds.size()), into.orders.reserve(n - drops.size() + adds.size());
+  const std::size_t n = b.targets.size(), m = n - drops.size() + adds.size();
+  into.targets.resize(m), into.orders.resize(m);
   b.previous_layout = b.layout, b.layout = layout;
   b.dropped.assign(drops.begin(), drops.end());
   b.inserted.clear();
-  std::size_t d = 0, a = 0;
-  for (std::size_t i = 0;; ++i) {
-    for (; a < adds.size() && (i == n || adds[a].first < b.orders[i]); ++a) {
-      b.inserted.push_back(static_cast<std::uint32_t>(into.targets.size()));
-      into.targets.push_back(adds[a].second), into.orders.push_back(adds[a].first);
+  const auto orders = b.orders.begin();
+  std::size_t d = 0, a = 0, i = 0, out = 0;
+  for (;;) {
+    // An added entry goes before the first entry of a greater order.
+    std::size_t stop = d < drops.size() ? drops[d] : n;
+    if (a < adds.size())
+      stop = static_cast<std::size_t>(std::upper_bound(orders + i, orders + stop, adds[a].first) - orders);
+    std::copy(b.targets.begin() + i, b.targets.begin() + stop, into.targets.begin() + out);
+    std::copy(orders + i, orders + stop, into.orders.begin() + out);
+    out += stop - i, i = stop;
+    for (; a < adds.size() && (i == n || adds[a].first < b.orders[i]); ++a, ++out) {
+      b.inserted.push_back(static_cast<std::uint32_t>(out));
+      into.targets[out] = adds[a].second, into.orders[out] = adds[a].first;
     }
     if (i == n) break;
-    if (d < drops.size() && drops[d] == i) {
-      ++d;
-      continue;
-    }
-    into.targets.push_back(b.targets[i]), into.orders.push_back(b.orders[i]);
+    if (d < drops.size() && drops[d] == i) ++d, ++i;
   }
   std::swap(b.targets, into.targets);
   std::swap(b.orders, into.orders);
