@@ -16,7 +16,7 @@ struct State::SdConsumer {
   std::set<std::string> changed;  // sources rebuilt or removed since the last reallocate
   std::string raw;                // the config entry, as JSON
   // A full pass's copy of the index's groups, emptied once the Allocator
-  // has the targets (forget_changes): kept, it would go stale with the next
+  // has the targets (set_all_targets): kept, it would go stale with the next
   // watch event and hold the label sets of every group rebuilt since.
   // Emptied any earlier, the releases would pull every set's count line to
   // this thread just before the filter's second lane reads half of them.

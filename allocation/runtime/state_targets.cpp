@@ -31,10 +31,7 @@ void State::set_targets(Effects& fx) {
 void State::forget_changes() {
   changed_http_.clear();
   changed_file_.clear();
-  for (auto& [key, c] : consumers_) {
-    c->changed.clear();
-    c->pass_groups.clear(), c->pass_keys.clear();
-  }
+  for (auto& [key, c] : consumers_) c->changed.clear();
 }
 
 void State::set_all_targets() {
@@ -44,6 +41,7 @@ void State::set_all_targets() {
   ledger_.record(targets, invalid);
   invalid_targets_ = filter_->invalid();
   allocator_->set_targets(std::move(targets));
+  for (auto& [key, c] : consumers_) c->pass_groups.clear(), c->pass_keys.clear();
 }
 
 // Static targets, then http_sd sources in config order, then file_sd
