@@ -166,7 +166,7 @@ namespace {
 JobBody::Body fresh_body(const Allocator& a, std::string_view collector, std::string_view job) {
   std::string json = collector_targets_json(a, collector, job);
   std::vector<TargetsBody::Chunk> one;
-  one.push_back(std::make_shared<const BodyChunk>(json.substr(1, json.size() - 3), std::vector<BodyFragment>{}));
+  one.push_back(make_chunk(json.substr(1, json.size() - 3), {}));
   return std::make_shared<const TargetsBody>(std::move(one));
 }
 

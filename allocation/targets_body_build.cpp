@@ -111,7 +111,7 @@ TargetsBody::Chunk build_chunk(const std::vector<Pending>& pending, const Target
     fragments.push_back({t.group.get(), t.own.get(), t.labels_hash, static_cast<std::uint32_t>(at), src.size});
   }
   ++stats.built_chunks;
-  return std::make_shared<const BodyChunk>(std::move(text), std::move(fragments));
+  return make_chunk(std::move(text), std::move(fragments));
 }
 
 }  // namespace body_build

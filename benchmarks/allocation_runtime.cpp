@@ -159,7 +159,8 @@ void runtime_row(std::size_t n, int rounds, const std::string& side) {
               side == "both" ? 100 * median(inc.update_ms) / median(full.update_ms) : 0.0, differ, rounds);
   // The watch events alone, and how far label-set storage grew over the
   // rounds (stderr, so the table stays as recorded).
-  std::fprintf(stderr, "runtime %zu: feed median %.3f ms (incremental), %.3f ms (full); label arena %zu -> %zu MiB; "
+  std::fprintf(stderr,
+               "runtime %zu: feed median %.3f ms (incremental), %.3f ms (full); label arena %zu -> %zu MiB; "
                "heap in use %.1f -> %.1f MiB\n",
                n, median(inc.feed_ms), median(full.feed_ms), arena_before >> 20, label_arena_mapped() >> 20,
                static_cast<double>(heap_before) / (1 << 20), static_cast<double>(mallinfo2().uordblks) / (1 << 20));

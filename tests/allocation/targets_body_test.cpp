@@ -3,11 +3,13 @@
 // in slices as HTTP asks for them, and gzipped once.
 #include <catch2/catch.hpp>
 
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <new>
 #include <random>
 #include <set>
+#include <thread>
 
 #include "allocation/responses.hpp"
 #include "allocation/targets_body.hpp"
@@ -188,6 +190,50 @@ TEST_CASE("a label set freed and another built at its address with other labels 
   CHECK(stats.serialised_targets == 1);
   kept.clear();
   c.a.set_targets({});  // before `storage` goes
+}
+
+// Chunks come from a pool shared by every thread, and a body's last holder
+// (an HTTP worker) frees its chunks while the publisher makes new ones.
+TEST_CASE("chunks made on one thread while another frees others keep their own bytes", "[allocation][http][chunks]") {
+  constexpr int kRounds = 200, kPerRound = 64;
+  std::vector<std::vector<TargetsBody::Chunk>> handed(kRounds);
+  std::mutex m;
+  std::condition_variable cv;
+  int ready = 0;
+  std::thread freer([&] {
+    for (int r = 0; r < kRounds; ++r) {
+      std::unique_lock lock(m);
+      cv.wait(lock, [&] { return ready > r; });
+      auto batch = std::move(handed[static_cast<std::size_t>(r)]);
+      lock.unlock();
+      batch.clear();  // the last references: back to the pool from this thread
+    }
+  });
+  std::vector<TargetsBody::Chunk> kept;
+  bool intact = true;
+  for (int r = 0; r < kRounds; ++r) {
+    std::vector<TargetsBody::Chunk> batch;
+    for (int i = 0; i < kPerRound; ++i) {
+      auto chunk = make_chunk(std::to_string(r) + "/" + std::to_string(i), {});
+      if (i % 16 == 0) kept.push_back(chunk);
+      batch.push_back(std::move(chunk));
+    }
+    for (int i = 0; i < kPerRound; ++i)
+      intact = intact && batch[static_cast<std::size_t>(i)]->text() == std::to_string(r) + "/" + std::to_string(i);
+    std::lock_guard lock(m);
+    handed[static_cast<std::size_t>(r)] = std::move(batch);
+    ++ready;
+    cv.notify_one();
+  }
+  freer.join();
+  CHECK(intact);
+  std::set<const BodyChunk*> distinct;
+  for (std::size_t k = 0; k < kept.size(); ++k) {
+    distinct.insert(kept[k].get());
+    const int r = static_cast<int>(k) / (kPerRound / 16), i = static_cast<int>(k) % (kPerRound / 16) * 16;
+    CHECK(kept[k]->text() == std::to_string(r) + "/" + std::to_string(i));
+  }
+  CHECK(distinct.size() == kept.size());
 }
 
 TEST_CASE("gzip of pieces is gzip of the joined bytes", "[allocation][http][chunks]") {
