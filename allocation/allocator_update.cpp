@@ -100,12 +100,19 @@ bool Allocator::plan_update(std::span<const std::uint64_t> removed, const Target
   for (const auto& t : added) u.added.push_back(t.hash);
   std::sort(u.added.begin(), u.added.end());
   if (std::adjacent_find(u.added.begin(), u.added.end()) != u.added.end()) return false;
-  for (std::uint64_t h : u.removed) {
+  // Each lookup is a cache miss in a table of every target: issue them ahead.
+  constexpr std::size_t kAhead = 8;
+  for (std::size_t i = 0; i < std::min(kAhead, u.removed.size()); ++i) slot_of_hash_.prefetch(u.removed[i]);
+  for (std::size_t i = 0; i < u.removed.size(); ++i) {
+    const std::uint64_t h = u.removed[i];
+    if (i + kAhead < u.removed.size()) slot_of_hash_.prefetch(u.removed[i + kAhead]);
     const std::uint32_t slot = slot_of_hash_.find(h);
     if (slot == FlatIndex::kNone) return false;
     if (!u.pending(h)) u.gone.push_back(slot);
   }
+  for (std::size_t i = 0; i < std::min(kAhead, added.size()); ++i) slot_of_hash_.prefetch(added[i].hash);
   for (std::uint32_t i = 0; i < added.size(); ++i) {
+    if (i + kAhead < added.size()) slot_of_hash_.prefetch(added[i + kAhead].hash);
     const std::uint32_t slot = slot_of_hash_.find(added[i].hash);
     if (slot == FlatIndex::kNone) {
       u.fresh.push_back(i);
