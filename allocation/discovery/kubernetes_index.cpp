@@ -41,8 +41,7 @@ std::vector<std::string> KubernetesIndex::apply(Kind kind, Change change, const 
   // Copied: a rebuild edits the reverse maps and may forget its reader.
   std::vector<std::string> readers;
   const auto& m = kind == Kind::pod ? pod_readers_ : service_readers_;
-  if (auto it = m.find(read_hash(key)); it != m.end())
-    for (const std::string* reader : it->second) readers.push_back(*reader);
+  m.for_each(read_hash(key), [&](const std::string* reader) { readers.push_back(*reader); });
   std::sort(readers.begin(), readers.end());  // the order a set of keys gave
   for (const auto& reader : readers) rebuild(reader, changed);
   return changed;
@@ -58,20 +57,9 @@ std::vector<ObjectPtr> KubernetesIndex::objects(Kind kind, const std::string& ns
 void KubernetesIndex::forget_dependencies(const std::string& key) {
   auto it = reads_.find(key);
   if (it == reads_.end()) return;
-  for (std::uint64_t pod : it->second.pods) forget_reader(pod_readers_, pod, &it->first);
-  forget_reader(service_readers_, it->second.service, &it->first);
+  for (std::uint64_t pod : it->second.pods) pod_readers_.remove(pod, &it->first);
+  service_readers_.remove(it->second.service, &it->first);
   reads_.erase(it);
-}
-
-void KubernetesIndex::forget_reader(Readers& readers, std::uint64_t read, const std::string* reader) {
-  auto r = readers.find(read);
-  if (r == readers.end()) return;
-  auto& list = r->second;
-  if (auto at = std::find(list.begin(), list.end(), reader); at != list.end()) {
-    *at = list.back();
-    list.pop_back();
-  }
-  if (list.empty()) readers.erase(r);
 }
 
 // A rebuilt group mostly reads the pods it read before: only the pods that
@@ -90,17 +78,17 @@ void KubernetesIndex::record_dependencies(const std::string& key, const std::vec
   std::size_t i = 0, j = 0;
   while (i < old.pods.size() || j < now.size()) {
     if (j == now.size() || (i < old.pods.size() && old.pods[i] < now[j])) {
-      forget_reader(pod_readers_, old.pods[i++], reader);
+      pod_readers_.remove(old.pods[i++], reader);
     } else if (i == old.pods.size() || now[j] < old.pods[i]) {
-      pod_readers_[now[j++]].push_back(reader);
+      pod_readers_.add(now[j++], reader);
     } else {
       ++i, ++j;
     }
   }
   const std::uint64_t service_hash = read_hash(service);
   if (fresh || old.service != service_hash) {
-    if (!fresh) forget_reader(service_readers_, old.service, reader);
-    service_readers_[service_hash].push_back(reader);
+    if (!fresh) service_readers_.remove(old.service, reader);
+    service_readers_.add(service_hash, reader);
   }
   old.pods = std::move(now);
   old.service = service_hash;

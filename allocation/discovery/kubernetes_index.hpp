@@ -19,11 +19,11 @@
 #include <memory>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "allocation/discovery/kubernetes_config.hpp"
 #include "allocation/discovery/kubernetes_roles.hpp"
+#include "allocation/discovery/reader_table.hpp"
 #include "model/change.hpp"
 
 namespace allocation::discovery {
@@ -57,13 +57,11 @@ class KubernetesIndex {
   // pod, and nothing walks them in order): two keys with one hash only
   // cost a rebuild that changes nothing. A reader is the address of its
   // key in reads_, whose nodes stay put until the reader is forgotten.
-  using Readers = std::unordered_map<std::uint64_t, std::vector<const std::string*>>;
   struct Reads {
     std::vector<std::uint64_t> pods;  // sorted, unique
     std::uint64_t service = 0;
   };
   void forget_dependencies(const std::string& key);
-  static void forget_reader(Readers& readers, std::uint64_t read, const std::string* reader);
   void record_dependencies(const std::string& key, const std::vector<std::string>& pods, const std::string& service);
 
   KubernetesSdConfig config_;
@@ -74,7 +72,7 @@ class KubernetesIndex {
   // Primary object key -> what its group read, and the reverse maps used
   // to find the groups to rebuild.
   std::map<std::string, Reads> reads_;
-  Readers pod_readers_, service_readers_;
+  ReaderTable pod_readers_, service_readers_;
   std::uint64_t builds_ = 0;
 };
 
