@@ -116,8 +116,28 @@ std::shared_ptr<const BodyChunk> make_chunk(std::string text, std::vector<BodyFr
   return std::allocate_shared<const BodyChunk>(PoolAllocator<BodyChunk>{}, std::move(text), std::move(fragments));
 }
 
+std::uint64_t fragment_hash(std::string_view text) {
+  return hash_bytes(text, 0x74787473);
+}
+
+namespace {
+
+std::uint64_t chunk_hash(const std::string& text, const std::vector<BodyFragment>& fragments) {
+  if (fragments.empty()) return hash_bytes(text, 0x74787473);
+  std::uint64_t hashes[kMaxChunkTargets];
+  std::size_t n = 0;
+  std::uint64_t h = 0;
+  for (const BodyFragment& f : fragments) {
+    hashes[n++] = f.text_hash;
+    if (n == kMaxChunkTargets) h = hash_bytes({reinterpret_cast<const char*>(hashes), n * sizeof hashes[0]}, h), n = 0;
+  }
+  return hash_bytes({reinterpret_cast<const char*>(hashes), n * sizeof hashes[0]}, h ^ 0x66726167);
+}
+
+}  // namespace
+
 BodyChunk::BodyChunk(std::string text, std::vector<BodyFragment> fragments)
-    : text_(std::move(text)), hash_(hash_bytes(text_, 0x74787473)), fragments_(std::move(fragments)) {}
+    : text_(std::move(text)), hash_(chunk_hash(text_, fragments)), fragments_(std::move(fragments)) {}
 
 TargetsBody::TargetsBody(std::vector<Chunk> chunks, std::vector<std::uint32_t> starts, std::uint64_t layout)
     : chunks_(std::move(chunks)), starts_(std::move(starts)), layout_(layout), etag_(chunks_etag(chunks_)) {

@@ -28,6 +28,8 @@ inline constexpr std::size_t kMaxChunkTargets = 64;
 
 // Appends one target's JSON object ({"targets":[...],"labels":{...}}).
 void append_target_json(std::string& out, const Target& t);
+// BodyFragment::text_hash of a target's JSON object.
+std::uint64_t fragment_hash(std::string_view text);
 
 // Where one target's JSON object sits in its chunk's text, and the label
 // sets it was serialised from. The sets are not held (a reference count
@@ -38,7 +40,8 @@ void append_target_json(std::string& out, const Target& t);
 struct BodyFragment {
   const LabelSet* group = nullptr;
   const LabelSet* own = nullptr;
-  std::uint64_t labels = 0;  // Target::labels_hash
+  std::uint64_t labels = 0;     // Target::labels_hash
+  std::uint64_t text_hash = 0;  // of the fragment's bytes (see BodyChunk::hash)
   std::uint32_t offset = 0, size = 0;
 
   bool serialises(const Target& t) const {
@@ -50,6 +53,9 @@ class BodyChunk {
  public:
   BodyChunk(std::string text, std::vector<BodyFragment> fragments);
   const std::string& text() const { return text_; }
+  // A hash of the fragments' text hashes in order (of the text itself for
+  // a chunk without fragments): a rebuilt chunk hashes only the targets it
+  // serialised afresh, not the text it copied.
   std::uint64_t hash() const { return hash_; }
   const std::vector<BodyFragment>& fragments() const { return fragments_; }
 

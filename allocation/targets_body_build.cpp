@@ -78,6 +78,7 @@ TargetsBody::Chunk build_chunk(const std::vector<Pending>& pending, const Target
   struct Source {
     const char* old;  // null: the text is fresh[offset, offset + size)
     std::uint32_t offset, size;
+    std::uint64_t hash;
   };
   std::array<Source, kMaxChunkTargets> sources;
   fresh.clear();
@@ -89,11 +90,13 @@ TargetsBody::Chunk build_chunk(const std::vector<Pending>& pending, const Target
     // A delta build's hits are positions; the label sets are compared all
     // the same, so a wrong position could cost a serialisation, never bytes.
     if (f && f->serialises(*p.target)) {
-      sources[i] = {old->text().data() + f->offset, 0, f->size};
+      sources[i] = {old->text().data() + f->offset, 0, f->size, f->text_hash};
     } else {
       const std::size_t at = fresh.size();
       append_target_json(fresh, *p.target);
-      sources[i] = {nullptr, static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(fresh.size() - at)};
+      const std::string_view piece = std::string_view(fresh).substr(at);
+      sources[i] = {nullptr, static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(piece.size()),
+                    fragment_hash(piece)};
       ++stats.serialised_targets;
     }
     total += sources[i].size;
@@ -108,7 +111,8 @@ TargetsBody::Chunk build_chunk(const std::vector<Pending>& pending, const Target
     const std::size_t at = text.size();
     text.append(src.old ? src.old : fresh.data() + src.offset, src.size);
     const Target& t = *pending[i].target;
-    fragments.push_back({t.group.get(), t.own.get(), t.labels_hash, static_cast<std::uint32_t>(at), src.size});
+    fragments.push_back(
+        {t.group.get(), t.own.get(), t.labels_hash, src.hash, static_cast<std::uint32_t>(at), src.size});
   }
   ++stats.built_chunks;
   return make_chunk(std::move(text), std::move(fragments));
