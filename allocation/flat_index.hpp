@@ -39,8 +39,10 @@ class FlatIndex {
   }
 
   // Starts loading the entry insert(key)/find(key) reads first (tables of
-  // many targets do not fit in cache).
-  void prefetch(std::uint64_t key) const { __builtin_prefetch(&entries_[mix64(key) & mask_]); }
+  // many targets do not fit in cache). Always inlined: GCC 12 finds a
+  // function that only prefetches free of side effects and deletes calls
+  // to it that it did not inline early, prefetch and all.
+  [[gnu::always_inline]] void prefetch(std::uint64_t key) const { __builtin_prefetch(&entries_[mix64(key) & mask_]); }
 
   // Sets key's slot; key must be present.
   void assign(std::uint64_t key, std::uint32_t slot) {

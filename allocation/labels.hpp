@@ -184,11 +184,12 @@ class LabelSet {
   // Hints for sweeps over many cold label sets: prefetch_ids() starts
   // loading the id array index_of() searches; once that has arrived,
   // prefetch_at(index_of(name)) starts loading the slot get(name) reads.
-  void prefetch_ids() const {
+  // Always inlined, as FlatIndex::prefetch (flat_index.hpp says why).
+  [[gnu::always_inline]] void prefetch_ids() const {
     const auto* bytes = reinterpret_cast<const char*>(ids());
     for (std::size_t b = 0; b < size_ * sizeof(std::uint32_t); b += 64) __builtin_prefetch(bytes + b);
   }
-  void prefetch_at(std::size_t i) const { __builtin_prefetch(&slots()[i]); }
+  [[gnu::always_inline]] void prefetch_at(std::size_t i) const { __builtin_prefetch(&slots()[i]); }
   // False proves `name` absent without touching the labels: a 256-bit
   // filter over all names (two bits each, from the name's text hash).
   bool may_hold(Name name) const {
