@@ -71,6 +71,14 @@ void tune_process_memory() {
   if (!std::getenv("MALLOC_MMAP_THRESHOLD_")) mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 }
 
+void tune_target_allocator_memory() {
+  tune_process_memory();
+  // A pass's transient arrays of every target (hundreds of KiB to MBs)
+  // stay in the heap, where the next pass reuses their pages.
+  if (!std::getenv("MALLOC_MMAP_THRESHOLD_")) mallopt(M_MMAP_THRESHOLD, 4 * 1024 * 1024);
+  if (!std::getenv("MALLOC_TRIM_THRESHOLD_")) mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
+}
+
 const std::vector<std::string>& member_selector_kinds() {
   static const std::vector<std::string> kinds = {
       "MetricsInstance", "LogsInstance", "PodLogs",   "Integration",        "ServiceMonitor",    "PodMonitor",

@@ -127,6 +127,15 @@ void set_operator_threads(caf::actor_system_config& cfg);
 // binary calls it too (with set_operator_threads: 100k static targets to
 // listening 393-399 -> 337-360 ms, peak RSS 111 -> 104 MiB; session 35).
 void tune_process_memory();
+// The target allocator's process: tune_process_memory()'s arenas, an mmap
+// threshold of 4 MiB instead of 256 KiB, and up to 64 MiB of freed heap
+// kept for reuse instead of 128 KiB (M_TRIM_THRESHOLD); the MALLOC_*_
+// variables still win. A reprocess frees and allocates again the same
+// transient arrays of every target on each pass: mapped fresh, or trimmed
+// back to the kernel, their pages faulted in again every time (100k
+// targets: the allocation stage 18.9-20.0 -> 9.2-10.2 ms, a full runtime
+// reprocess ~15% faster; benchmarks/README, session 36).
+void tune_target_allocator_memory();
 
 // The kinds the controller watches: members, Namespaces, Secrets,
 // ConfigMaps, and the kinds it owns (for drift correction).

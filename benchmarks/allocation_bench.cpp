@@ -29,6 +29,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "actors/controller.hpp"
 #include "allocation/allocator.hpp"
 #include "allocation/filter.hpp"
 #include "allocation/responses.hpp"
@@ -522,6 +523,9 @@ void balance(bool quick) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The target-allocator binary's process settings, so the figures are
+  // the product's (the malloc environment variables still override them).
+  actors::tune_target_allocator_memory();
   bool quick = false;
   std::string side = "both";
   std::vector<std::string> sections;
@@ -548,7 +552,7 @@ int main(int argc, char** argv) {
   if (wanted("setting")) setting_and_get(quick);
   if (wanted("pipeline")) pipeline(quick);
   if (wanted("incremental")) incremental(quick, g_pipeline_targets, g_pipeline_reps);
-  if (wanted("runtime")) runtime(quick, g_pipeline_targets, g_pipeline_reps, side);
+  if (wanted("runtime")) allocation_bench::runtime(quick, g_pipeline_targets, g_pipeline_reps, side);
   if (wanted("response")) response(quick);
   if (wanted("balance")) balance(quick);
   if (wanted("sequence")) sequences(quick);

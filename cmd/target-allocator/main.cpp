@@ -203,7 +203,7 @@ int main(int argc, char** argv) {
   std::stringstream text;
   text << in.rdbuf();
   actors::log::ProcessLog process_log({.level = flags.log_level, .format = flags.log_format});
-  actors::tune_process_memory();  // as agent-operator run (controller.hpp), before any thread starts
+  actors::tune_target_allocator_memory();  // controller.hpp; before any thread starts
   std::unique_ptr<actors::ta::TargetAllocator> ta;
   try {
     auto o = runtime_options(flags, text.str(), process_log.log());
