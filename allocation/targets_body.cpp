@@ -35,7 +35,8 @@ class BlockPool {
       if (free_) __builtin_prefetch(free_);  // the next pop's read (chunks are made in runs)
       return p;
     }
-    if (next_ + size_ > end_) {
+    // A distance, not next_ + size_: before the first slab next_ is null.
+    if (static_cast<std::size_t>(end_ - next_) < size_) {
       next_ = static_cast<char*>(::operator new (kSlab, std::align_val_t{64}));
       end_ = next_ + kSlab;
     }
