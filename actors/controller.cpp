@@ -63,20 +63,29 @@ void set_operator_threads(caf::actor_system_config& cfg) {
   cfg.set("scheduler.max-threads", std::max(2u, std::thread::hardware_concurrency()));
 }
 
+namespace {
+
+// glibc reads MALLOC_*_ itself at start: a variable the user set wins.
+void set_malloc_option(const char* variable, int option, int value) {
+  if (!std::getenv(variable)) mallopt(option, value);
+}
+
+}  // namespace
+
 void tune_process_memory() {
-  if (!std::getenv("MALLOC_ARENA_MAX")) mallopt(M_ARENA_MAX, 2);
+  set_malloc_option("MALLOC_ARENA_MAX", M_ARENA_MAX, 2);
   // A fixed threshold turns off glibc's sliding one, which after the first
   // large free moves multi-MB list bodies and render buffers into the heap,
   // where they leave holes between long-lived trees.
-  if (!std::getenv("MALLOC_MMAP_THRESHOLD_")) mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+  set_malloc_option("MALLOC_MMAP_THRESHOLD_", M_MMAP_THRESHOLD, 256 * 1024);
 }
 
 void tune_target_allocator_memory() {
-  tune_process_memory();
+  set_malloc_option("MALLOC_ARENA_MAX", M_ARENA_MAX, 2);
   // A pass's transient arrays of every target (hundreds of KiB to MBs)
   // stay in the heap, where the next pass reuses their pages.
-  if (!std::getenv("MALLOC_MMAP_THRESHOLD_")) mallopt(M_MMAP_THRESHOLD, 4 * 1024 * 1024);
-  if (!std::getenv("MALLOC_TRIM_THRESHOLD_")) mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
+  set_malloc_option("MALLOC_MMAP_THRESHOLD_", M_MMAP_THRESHOLD, 4 * 1024 * 1024);
+  set_malloc_option("MALLOC_TRIM_THRESHOLD_", M_TRIM_THRESHOLD, 64 * 1024 * 1024);
 }
 
 const std::vector<std::string>& member_selector_kinds() {

@@ -124,11 +124,11 @@ void set_operator_threads(caf::actor_system_config& cfg);
 // buffers never land in the heap: RSS after a 10x cold start 3.20-3.27 KB
 // per object with it, 3.22-3.38 without (within the spread in a direct
 // pair; never worse; benchmarks/README, session 31). The target-allocator
-// binary calls it too, through tune_target_allocator_memory (with
+// binary caps its arenas the same way (tune_target_allocator_memory; with
 // set_operator_threads: 100k static targets to listening 393-399 ->
 // 337-360 ms, peak RSS 111 -> 104 MiB; session 35).
 void tune_process_memory();
-// The target allocator's process: tune_process_memory()'s arenas, an mmap
+// The target allocator's process: the same two arenas, an mmap
 // threshold of 4 MiB instead of 256 KiB, and up to 64 MiB of freed heap
 // kept for reuse instead of 128 KiB (M_TRIM_THRESHOLD); the MALLOC_*_
 // variables still win. A reprocess frees and allocates again the same
