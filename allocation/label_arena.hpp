@@ -1,4 +1,5 @@
-// Internal: where LabelSet blocks live. Discovery output for 100k targets
+// Internal: where LabelSet blocks (and targets-body chunks) live.
+// Discovery output for 100k targets
 // is ~150 MB of small blocks; in 4 KiB pages every target a sweep visits
 // costs a TLB miss (a nested page walk on a VM), which dominated the relabel
 // filter. The arena carves blocks, in allocation order, out of 2 MiB chunks
@@ -21,5 +22,20 @@ void* label_block_allocate(std::size_t bytes);
 void label_block_free(void* p, std::size_t bytes) noexcept;
 // Bytes of arena chunks mapped so far (for tests and RSS accounting).
 std::size_t label_arena_mapped();
+
+// A std allocator over the arena, for allocate_shared: the object and its
+// reference count share one block, and objects made one after another
+// share pages (every LabelSet; every BodyChunk, whose counts a publish
+// writes by the thousand).
+template <class T>
+struct ArenaAllocator {
+  using value_type = T;
+  ArenaAllocator() = default;
+  template <class U>
+  ArenaAllocator(const ArenaAllocator<U>&) {}  // NOLINT: rebinding, as std::allocator
+  T* allocate(std::size_t n) { return static_cast<T*>(label_block_allocate(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t n) noexcept { label_block_free(p, n * sizeof(T)); }
+  friend bool operator==(const ArenaAllocator&, const ArenaAllocator&) { return true; }
+};
 
 }  // namespace allocation

@@ -228,21 +228,6 @@ std::string_view LabelSet::get(Name name) const {
   return i < size_ ? slots()[i].value() : std::string_view();
 }
 
-namespace {
-
-template <class T>
-struct ArenaAllocator {
-  using value_type = T;
-  ArenaAllocator() = default;
-  template <class U>
-  ArenaAllocator(const ArenaAllocator<U>&) {}
-  T* allocate(std::size_t n) { return static_cast<T*>(label_block_allocate(n * sizeof(T))); }
-  void deallocate(T* p, std::size_t n) noexcept { label_block_free(p, n * sizeof(T)); }
-  friend bool operator==(const ArenaAllocator&, const ArenaAllocator&) { return true; }
-};
-
-}  // namespace
-
 std::shared_ptr<const LabelSet> share_label_set(LabelSet set) {
   return std::allocate_shared<const LabelSet>(ArenaAllocator<LabelSet>(), std::move(set));
 }

@@ -1,10 +1,9 @@
 #include "allocation/targets_body.hpp"
 
 #include <cstdio>
-#include <mutex>
-#include <new>
 
 #include "allocation/hash.hpp"
+#include "allocation/label_arena.hpp"
 #include "allocation/responses.hpp"
 #include "model/codec.hpp"
 #include "model/http_sd.hpp"
@@ -13,77 +12,6 @@ namespace allocation {
 namespace {
 
 constexpr std::string_view kOpen = "[", kSeparator = ",", kClose = "]\n";
-
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-
-// Blocks of one size carved from 64 KiB slabs, with a free list. Slabs are
-// never returned: the pool stays at the most chunks ever alive at once,
-// which a running allocator reaches again at its next full publish.
-// Chunks are freed on whichever thread drops the last body holding them.
-class BlockPool {
- public:
-  explicit BlockPool(std::size_t size) : size_((size + 15) / 16 * 16) {}
-  void* get() {
-    std::lock_guard lock(mutex_);
-    if (free_) {
-      void* p = free_;
-      free_ = *static_cast<void**>(p);
-      if (free_) __builtin_prefetch(free_);  // the next pop's read (chunks are made in runs)
-      return p;
-    }
-    // A distance, not next_ + size_: before the first slab next_ is null.
-    if (static_cast<std::size_t>(end_ - next_) < size_) {
-      next_ = static_cast<char*>(::operator new (kSlab, std::align_val_t{64}));
-      end_ = next_ + kSlab;
-    }
-    void* p = next_;
-    next_ += size_;
-    return p;
-  }
-  void put(void* p) {
-    std::lock_guard lock(mutex_);
-    *static_cast<void**>(p) = free_;
-    free_ = p;
-  }
-
- private:
-  static constexpr std::size_t kSlab = 64 * 1024;
-  std::mutex mutex_;
-  std::size_t size_;
-  void* free_ = nullptr;
-  char *next_ = nullptr, *end_ = nullptr;
-};
-
-template <class T>
-struct PoolAllocator {
-  using value_type = T;
-  PoolAllocator() = default;
-  template <class U>
-  PoolAllocator(const PoolAllocator<U>&) {}  // NOLINT: rebinding, as std::allocator
-  static BlockPool& pool() {
-    static_assert(alignof(T) <= 16);
-    static BlockPool* p = new BlockPool(sizeof(T));  // never destroyed: chunks may outlive static destruction
-    return *p;
-  }
-  // AddressSanitizer sees only the pool's slabs, not a freed chunk read
-  // afterwards: its builds allocate each chunk on its own.
-  T* allocate(std::size_t n) {
-    if (n != 1 || kSanitized) return static_cast<T*>(::operator new(n * sizeof(T)));
-    return static_cast<T*>(pool().get());
-  }
-  void deallocate(T* p, std::size_t n) noexcept {
-    if (n != 1 || kSanitized) return ::operator delete(p);
-    pool().put(p);
-  }
-  template <class U>
-  bool operator==(const PoolAllocator<U>&) const {
-    return true;
-  }
-};
 
 std::string chunks_etag(const std::vector<TargetsBody::Chunk>& chunks) {
   if (chunks.empty()) return body_etag("[]\n");
@@ -114,7 +42,7 @@ void append_target_json(std::string& out, const Target& t) {
 }
 
 std::shared_ptr<const BodyChunk> make_chunk(std::string text, std::vector<BodyFragment> fragments) {
-  return std::allocate_shared<const BodyChunk>(PoolAllocator<BodyChunk>{}, std::move(text), std::move(fragments));
+  return std::allocate_shared<const BodyChunk>(ArenaAllocator<BodyChunk>{}, std::move(text), std::move(fragments));
 }
 
 std::uint64_t fragment_hash(std::string_view text) {

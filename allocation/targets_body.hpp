@@ -65,10 +65,10 @@ class BodyChunk {
   std::vector<BodyFragment> fragments_;
 };
 
-// A new chunk. Chunks and their reference counts come from one pool of
-// equal blocks: a publish shares every unchanged chunk of every body it
-// rebuilds (one count increment each, and a decrement when the previous
-// body goes), and packed together those counts sit on a few hundred pages
+// A new chunk. Chunks and their reference counts live in the label arena
+// (label_arena.hpp): a publish shares every unchanged chunk of every body
+// it rebuilds (one count increment each, and a decrement when the previous
+// body goes), and packed together those counts sit on a few huge pages
 // instead of one page each beside the chunk's text.
 std::shared_ptr<const BodyChunk> make_chunk(std::string text, std::vector<BodyFragment> fragments);
 
