@@ -128,10 +128,17 @@ void RelabelFilter::prefetch(const Target& t, int stage, JobCache& cache, ReadMe
   if (!cache.rules) return;
   ReadMemo::Ahead& a = memo.ahead[memo.turn ^= 1];
   a.own = own, a.rules = cache.rules;
-  a.index.resize(cache.rules->reads.size());
-  for (std::size_t k = 0; k < a.index.size(); ++k) {
-    const std::size_t i = own->index_of(cache.rules->reads[k]);
-    a.index[k] = static_cast<std::uint32_t>(i);
+  ReadMemo::Shape& shape = memo.shape;
+  const auto ids = own->name_ids();
+  if (shape.rules != cache.rules || !std::equal(ids.begin(), ids.end(), shape.ids.begin(), shape.ids.end())) {
+    shape.rules = cache.rules;
+    shape.ids.assign(ids.begin(), ids.end());
+    shape.index.resize(cache.rules->reads.size());
+    for (std::size_t k = 0; k < shape.index.size(); ++k)
+      shape.index[k] = static_cast<std::uint32_t>(own->index_of(cache.rules->reads[k]));
+  }
+  a.index.assign(shape.index.begin(), shape.index.end());
+  for (const std::uint32_t i : a.index) {
     if (i < own->size()) own->prefetch_at(i);
   }
 }

@@ -76,7 +76,15 @@ class RelabelFilter {
     };
     Ahead ahead[2];
     unsigned turn = 0;
-    void forget() { rules = nullptr, ahead[0].own = ahead[1].own = nullptr; }
+    // The last name layout searched: its ids and where the job's reads sit
+    // in it. Targets of one discovery source mostly share a layout, so a
+    // compare of the id arrays replaces a search per read.
+    struct Shape {
+      const JobRules* rules = nullptr;
+      std::vector<std::uint32_t> ids, index;
+    };
+    Shape shape;
+    void forget() { rules = shape.rules = nullptr, ahead[0].own = ahead[1].own = nullptr; }
   };
   enum class Fate { keep, drop, invalid };
   struct JobCache {

@@ -10,6 +10,7 @@
 
 #include "allocation/hash.hpp"
 #include "allocation/label_arena.hpp"
+#include "allocation/scrape_job.hpp"
 #include "model/meta.hpp"
 
 namespace allocation {
@@ -167,7 +168,7 @@ void LabelSet::pack(std::span<const LabelRef> sorted) {
   const Name address = Names::get().address;
   fingerprint_ = kept_fingerprint_ = kept_names_ = 0;
   std::fill(std::begin(names_), std::end(names_), 0);
-  has_seedable_ = has_invalid_kept_value_ = has_invalid_value_ = has_newline_ = false;
+  has_seedable_ = has_invalid_kept_value_ = has_invalid_value_ = has_newline_ = address_scrapable_ = false;
   address_view_ = {};
   for (std::size_t i = 0; i < n; ++i) {
     const auto& l = sorted[i];
@@ -198,6 +199,7 @@ void LabelSet::pack(std::span<const LabelRef> sorted) {
   }
   size_ = n;
   address_hash_ = hash_bytes(address_view_, 0x61646472);
+  address_scrapable_ = has_port(address_view_) && address_view_.find('/') == std::string_view::npos;
 }
 
 void LabelSet::take(LabelSet& o) noexcept {
@@ -212,6 +214,7 @@ void LabelSet::take(LabelSet& o) noexcept {
   has_invalid_kept_value_ = std::exchange(o.has_invalid_kept_value_, false);
   has_invalid_value_ = std::exchange(o.has_invalid_value_, false);
   has_newline_ = std::exchange(o.has_newline_, false);
+  address_scrapable_ = std::exchange(o.address_scrapable_, false);
   address_hash_ = std::exchange(o.address_hash_, 0);
   address_view_ = std::exchange(o.address_view_, {});
 }

@@ -181,6 +181,12 @@ class LabelSet {
   // The __address__ value ("" when absent) and its hash_bytes.
   std::string_view address() const { return address_view_; }
   std::uint64_t address_hash() const { return address_hash_; }
+  // Whether that address passes the checks Prometheus makes after
+  // relabeling without change: it has a port (has_port) and no '/'.
+  bool address_scrapable() const { return address_scrapable_; }
+  // The label names' ids in labels() order (sets built from the same names
+  // have equal arrays, which lets a caller reuse lookups between them).
+  std::span<const std::uint32_t> name_ids() const { return {ids(), size_}; }
   // Hints for sweeps over many cold label sets: prefetch_ids() starts
   // loading the id array index_of() searches; once that has arrived,
   // prefetch_at(index_of(name)) starts loading the slot get(name) reads.
@@ -242,6 +248,7 @@ class LabelSet {
   bool has_invalid_kept_value_ = false;
   bool has_invalid_value_ = false;
   bool has_newline_ = false;
+  bool address_scrapable_ = false;
   std::string_view address_view_;  // into the block (read without touching it)
 };
 

@@ -32,10 +32,11 @@ struct Touched {
 };
 Touched touched(const LabelBuilder& b) {
   Touched t;
+  const Known& k = known();
   auto mark = [&](Name n) {
-    t.interval |= n == known().interval;
-    t.timeout |= n == known().timeout;
-    t.instance |= n == known().instance;
+    t.interval |= n == k.interval;
+    t.timeout |= n == k.timeout;
+    t.instance |= n == k.instance;
   };
   for (const auto& a : b.added()) mark(a.first);
   for (Name n : b.deleted()) mark(n);
@@ -107,9 +108,15 @@ std::string_view discovered(const LabelBuilder& b, Name n) {
   return v.empty() && b.group() ? b.group()->get(n) : v;
 }
 
-std::string_view discovered_address(const LabelBuilder& b) {
-  std::string_view v = b.own() ? b.own()->address() : std::string_view();
-  return v.empty() && b.group() ? b.group()->address() : v;
+// The set whose __address__ the target was discovered with (null: none).
+const LabelSet* address_source(const LabelBuilder& b) {
+  return b.own() && !b.own()->address().empty() ? b.own() : b.group();
+}
+
+// Whether `addr` is a view of the discovered address itself (the rules
+// left it alone), so what its set computed when built applies to it.
+bool is_discovered(const LabelSet* source, std::string_view addr) {
+  return source && addr.data() == source->address().data() && addr.size() == source->address().size();
 }
 
 // The base value of a name that is not __meta_*, using the sets' name
@@ -171,12 +178,16 @@ bool has_port(std::string_view s) {
 
 bool finish_target(LabelBuilder& b, const ScrapeJob& job, TargetIdentity& out, std::string* why) {
   const Known& k = known();
-  const std::string_view found = b.get(k.address);
-  if (found.empty()) return refuse(why, "no address");
-  if (!has_port(found) && !add_default_port(b, why)) return false;
-  const std::string_view addr = b.get(k.address);
-  if (addr.find('/') != std::string_view::npos)
-    return refuse(why, "\"" + std::string(addr) + "\" is not a valid hostname");
+  const LabelSet* const source = address_source(b);
+  std::string_view addr = b.get(k.address);
+  if (addr.empty()) return refuse(why, "no address");
+  const bool untouched = is_discovered(source, addr);
+  if (!untouched || !source->address_scrapable()) {
+    if (!has_port(addr) && !add_default_port(b, why)) return false;
+    addr = b.get(k.address);
+    if (addr.find('/') != std::string_view::npos)
+      return refuse(why, "\"" + std::string(addr) + "\" is not a valid hostname");
+  }
   const Touched t = touched(b);
   if (!timing_ok(b, job, t, why)) return false;
   // `instance` is not __meta_*: a clear filter bit and no write prove it absent.
@@ -187,11 +198,8 @@ bool finish_target(LabelBuilder& b, const ScrapeJob& job, TargetIdentity& out, s
   out.hash = hash_combine(job.job.hash(), final_fingerprint(b, job));
   // Placement follows the address scraped; an untouched one reuses the
   // discovered set's precomputed hash (the same function of the text).
-  const std::string_view base_addr = discovered_address(b);
-  const bool untouched = addr.data() == base_addr.data() && addr.size() == base_addr.size();
-  const std::uint64_t addr_hash = !untouched                               ? hash_bytes(addr, 0x61646472)
-                                  : b.own() && !b.own()->address().empty() ? b.own()->address_hash()
-                                                                           : b.group()->address_hash();
+  const std::uint64_t addr_hash =
+      is_discovered(source, addr) ? source->address_hash() : hash_bytes(addr, 0x61646472);
   out.key = hash_combine(job.job.hash(), addr_hash);
   return true;
 }

@@ -243,3 +243,24 @@ TEST_CASE("has_port agrees with SplitHostPort on every short address", "[allocat
   CHECK(has_port("[::1]:80"));
   CHECK(!has_port("a:b:c"));
 }
+
+TEST_CASE("an address left as discovered is checked as one the rules rewrote", "[allocation][relabel]") {
+  const ScrapeJob job = default_scrape_job(Name::intern("address-check"), {});
+  const Name address = Names::get().address;
+  for (std::string_view addr : {"a:80", "a", "a/b:80", "a:1/2", "[::1]:80", "[::1]", "a:b:c", "[a]b:1", "x:", ":9"}) {
+    INFO("address " << addr);
+    const LabelSet own({{"__address__", addr}, {"__meta_x", "y"}});
+    REQUIRE(own.address_scrapable() == (has_port(addr) && addr.find('/') == std::string_view::npos));
+    auto run = [&](bool rewrite, std::string& why) {
+      LabelBuilder b;
+      b.reset(nullptr, &own, job.seeds);
+      if (rewrite) b.set(address, std::string(addr));  // a copy: not a view of the set
+      TargetIdentity id;
+      const bool kept = finish_target(b, job, id, &why);
+      return Outcome{kept, kept ? id.hash : 0, kept ? id.key : 0};
+    };
+    std::string why_discovered, why_rewritten;
+    REQUIRE(run(false, why_discovered) == run(true, why_rewritten));
+    CHECK(why_discovered == why_rewritten);
+  }
+}
