@@ -39,6 +39,15 @@ class LabelBuilder {
   }
   // The base's value of `name` (own, group, then seeds), ignoring changes.
   std::string_view base_get(Name name) const;
+  // get() for a name the caller knows no set() or del() touched since
+  // reset() (a compiled rule whose earlier rules cannot write it), so the
+  // changes need not be searched.
+  std::string_view unchanged(Name name) const {
+    if (name.id() < memo_index_.size()) {
+      if (const int k = memo_index_[name.id()]; k >= 0) return memo_values_[k];
+    }
+    return base_get(name);
+  }
   // Known base values for a fixed list of names, so base_get() need not
   // search the sets: the name with id i has value values[index_by_id[i]]
   // when that index is >= 0. Both must hold exactly what base_get() would
@@ -71,6 +80,11 @@ class LabelBuilder {
         return;
       }
     }
+    add_.emplace_back(name, value);
+  }
+  // set_view() for a name no change touched since reset() (as unchanged()).
+  void add_view(Name name, std::string_view value) {
+    if (value.empty()) return del(name);
     add_.emplace_back(name, value);
   }
   void del(Name name);

@@ -43,6 +43,36 @@ Relabeler::Relabeler(const std::vector<RelabelConfig>& configs, std::string_view
   for (std::size_t i = 0; i < configs.size(); ++i) {
     rules_.push_back(compile(configs[i], std::string(path) + "[" + std::to_string(i) + "]"));
   }
+  mark_unchanged_reads();
+}
+
+void Relabeler::mark_unchanged_reads() {
+  std::vector<Name> written;  // fixed targets of earlier rules
+  bool any = false;           // an earlier rule may write or delete any name
+  auto unchanged = [&](Name n) { return !any && std::find(written.begin(), written.end(), n) == written.end(); };
+  for (auto& r : rules_) {
+    r.sources_unchanged = std::all_of(r.sources.begin(), r.sources.end(), unchanged);
+    r.target_unchanged = !r.target_templated && !r.target.empty() && unchanged(r.target);
+    switch (r.config.action) {
+      case RelabelAction::replace:
+      case RelabelAction::lowercase:
+      case RelabelAction::uppercase:
+      case RelabelAction::hashmod:
+        if (r.target_templated || r.target.empty()) any = true;
+        else written.push_back(r.target);
+        break;
+      case RelabelAction::labelmap:
+      case RelabelAction::labeldrop:
+      case RelabelAction::labelkeep:
+        any = true;
+        break;
+      case RelabelAction::keep:
+      case RelabelAction::drop:
+      case RelabelAction::keepequal:
+      case RelabelAction::dropequal:
+        break;
+    }
+  }
 }
 
 bool Relabeler::process(LabelBuilder& b) const {
@@ -63,16 +93,17 @@ bool Relabeler::apply_rule(const RelabelRule& r, LabelBuilder& b) const {
   std::string_view value;
   if (r.config.action == RelabelAction::hashmod && r.config.modulus == 1) {
     // x % 1 is 0 whatever the digest: skip MD5 and the (often cold) sources.
-    b.set_view(r.target, "0");  // static storage
+    r.target_unchanged ? b.add_view(r.target, "0") : b.set_view(r.target, "0");  // static storage
     return true;
   }
+  auto read = [&](Name n) { return r.sources_unchanged ? b.unchanged(n) : b.get(n); };
   if (r.sources.size() == 1) {
-    value = b.get(r.sources[0]);
+    value = read(r.sources[0]);
   } else if (r.sources.size() > 1) {
     r.joined.clear();
     for (std::size_t i = 0; i < r.sources.size(); ++i) {
       if (i > 0) r.joined += r.config.separator;
-      r.joined += b.get(r.sources[i]);
+      r.joined += read(r.sources[i]);
     }
     value = r.joined;
   }
@@ -82,9 +113,9 @@ bool Relabeler::apply_rule(const RelabelRule& r, LabelBuilder& b) const {
     case RelabelAction::keep:
       return r.regex.match(value, b.single_line(value));
     case RelabelAction::dropequal:
-      return b.get(r.target) != value;
+      return (r.target_unchanged ? b.unchanged(r.target) : b.get(r.target)) != value;
     case RelabelAction::keepequal:
-      return b.get(r.target) == value;
+      return (r.target_unchanged ? b.unchanged(r.target) : b.get(r.target)) == value;
     case RelabelAction::replace:
       replace(r, value, b);
       return true;
@@ -109,8 +140,8 @@ bool Relabeler::apply_rule(const RelabelRule& r, LabelBuilder& b) const {
 
 void Relabeler::replace(const RelabelRule& r, std::string_view value, LabelBuilder& b) const {
   if (r.copies_source) {  // the common "copy a label" rule: no groups to fill
-    if (r.regex.match(value, b.single_line(value))) b.set_view(r.target, value);
-    return;
+    if (!r.regex.match(value, b.single_line(value))) return;
+    return r.target_unchanged ? b.add_view(r.target, value) : b.set_view(r.target, value);
   }
   if (!r.regex.match(value, r.groups)) return;
   Name target = r.target;

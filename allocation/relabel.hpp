@@ -79,6 +79,9 @@ struct RelabelRule {
   bool replacement_templated = false;
   bool replacement_is_group1 = false;       // "$1" or "${1}": no template walk
   bool copies_source = false;               // one source, "(.*)"-like, "$1", fixed target
+  // No earlier rule of the list can write or delete the sources / the
+  // fixed target, so the builder's changes need not be searched for them.
+  bool sources_unchanged = false, target_unchanged = false;
   mutable std::vector<NameResult> by_name;  // indexed by Name id
   mutable std::vector<std::string_view> groups;
   mutable std::string joined, scratch, scratch2;
@@ -103,6 +106,8 @@ class Relabeler {
 
  private:
   bool apply_rule(const RelabelRule& r, LabelBuilder& b) const;
+  // Sets sources_unchanged / target_unchanged from what earlier rules write.
+  void mark_unchanged_reads();
   void replace(const RelabelRule& r, std::string_view value, LabelBuilder& b) const;
   void labelmap(const RelabelRule& r, LabelBuilder& b) const;
   void labelfilter(const RelabelRule& r, LabelBuilder& b, bool keep) const;

@@ -179,6 +179,53 @@ TEST_CASE("labelmap labeldrop and labelkeep act on label names", "[allocation][r
   CHECK(*kept == Labels{{"__meta_kubernetes_pod_label_app", "web"}, {"job", "j"}});
 }
 
+TEST_CASE("a rule reads what earlier rules wrote, whichever action wrote it", "[allocation][relabel]") {
+  // Rules read names without searching the changes when no earlier rule
+  // can have written them; each write below must still be seen.
+  const std::initializer_list<std::pair<std::string_view, std::string_view>> in = {
+      {"__meta_x", "mapped"}, {"a", "v"}, {"b", "base"}, {"c", "C"}, {"d", "same"}};
+  auto got = relabel(R"(
+- {regex: '__meta_(x)', action: labelmap}
+- {source_labels: [x], target_label: from_map}
+- {source_labels: [a], target_label: 't_${1}'}
+- {source_labels: [t_v], target_label: from_template}
+- {regex: 'b', action: labeldrop}
+- {source_labels: [b], regex: '(.*)', target_label: b_after_drop, replacement: 'was<$1>'}
+)",
+                     in);
+  REQUIRE(got);
+  CHECK(*got == Labels{{"__meta_x", "mapped"},
+                       {"a", "v"},
+                       {"b_after_drop", "was<>"},
+                       {"c", "C"},
+                       {"d", "same"},
+                       {"from_map", "mapped"},
+                       {"from_template", "v"},
+                       {"t_v", "v"},
+                       {"x", "mapped"}});
+  // Only fixed targets: each rule knows exactly which names came before.
+  got = relabel(R"(
+- {source_labels: [c], target_label: c_low, action: lowercase}
+- {source_labels: [c_low], target_label: d}
+- {source_labels: [d], target_label: d_copy}
+- {source_labels: [d_copy], target_label: c_low, action: keepequal}
+- {source_labels: [a], target_label: h, modulus: 1, action: hashmod}
+- {source_labels: [h], target_label: h_copy}
+- {source_labels: [h_copy], regex: '', target_label: c, replacement: 'h was empty'}
+)",
+                in);
+  REQUIRE(got);
+  CHECK(*got == Labels{{"__meta_x", "mapped"},
+                       {"a", "v"},
+                       {"b", "base"},
+                       {"c", "C"},
+                       {"c_low", "c"},
+                       {"d", "c"},
+                       {"d_copy", "c"},
+                       {"h", "0"},
+                       {"h_copy", "0"}});
+}
+
 TEST_CASE("labelmap: when two names map to one the later name in text order wins", "[allocation][relabel]") {
   // Intern in reverse text order so that internal (id) order differs.
   Name::intern("zz_lm_collide");
