@@ -58,8 +58,11 @@ void Relabeler::mark_unchanged_reads() {
       case RelabelAction::lowercase:
       case RelabelAction::uppercase:
       case RelabelAction::hashmod:
-        if (r.target_templated || r.target.empty()) any = true;
-        else written.push_back(r.target);
+        if (r.target_templated || r.target.empty()) {
+          any = true;
+        } else {
+          written.push_back(r.target);
+        }
         break;
       case RelabelAction::labelmap:
       case RelabelAction::labeldrop:

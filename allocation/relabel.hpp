@@ -77,8 +77,8 @@ struct RelabelRule {
   Name target;  // when target_label has no '$'
   bool target_templated = false;
   bool replacement_templated = false;
-  bool replacement_is_group1 = false;       // "$1" or "${1}": no template walk
-  bool copies_source = false;               // one source, "(.*)"-like, "$1", fixed target
+  bool replacement_is_group1 = false;  // "$1" or "${1}": no template walk
+  bool copies_source = false;          // one source, "(.*)"-like, "$1", fixed target
   // No earlier rule of the list can write or delete the sources / the
   // fixed target, so the builder's changes need not be searched for them.
   bool sources_unchanged = false, target_unchanged = false;

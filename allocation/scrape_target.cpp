@@ -198,8 +198,7 @@ bool finish_target(LabelBuilder& b, const ScrapeJob& job, TargetIdentity& out, s
   out.hash = hash_combine(job.job.hash(), final_fingerprint(b, job));
   // Placement follows the address scraped; an untouched one reuses the
   // discovered set's precomputed hash (the same function of the text).
-  const std::uint64_t addr_hash =
-      is_discovered(source, addr) ? source->address_hash() : hash_bytes(addr, 0x61646472);
+  const std::uint64_t addr_hash = is_discovered(source, addr) ? source->address_hash() : hash_bytes(addr, 0x61646472);
   out.key = hash_combine(job.job.hash(), addr_hash);
   return true;
 }
