@@ -17,7 +17,7 @@ void substitute_shard(std::string& regex) {
 }  // namespace
 
 RelabelFilter::RelabelFilter(unsigned lanes, bool drop_relabeled)
-    : lanes_(lanes ? lanes : default_lanes()), drop_relabeled_(drop_relabeled), builders_(lanes_), memos_(lanes_) {}
+    : lanes_(lanes ? lanes : default_lanes()), drop_relabeled_(drop_relabeled), scratch_(lanes_) {}
 
 void RelabelFilter::set_job(ScrapeJob job, std::string_view path) {
   for (auto& c : job.relabel_configs) substitute_shard(c.regex);
@@ -95,9 +95,9 @@ void RelabelFilter::memoise_reads(LabelBuilder& b, const JobRules& job, ReadMemo
 }
 
 RelabelFilter::Fate RelabelFilter::process(Target& t, const JobRules& job, std::size_t lane) {
-  LabelBuilder& b = builders_[lane];
+  LabelBuilder& b = scratch_[lane].builder;
   b.reset(t.group.get(), t.own.get(), job.job.seeds);
-  if (!job.read_index.empty()) memoise_reads(b, job, memos_[lane]);
+  if (!job.read_index.empty()) memoise_reads(b, job, scratch_[lane].memo);
   if (!job.lanes[lane].process(b)) return drop_relabeled_ ? Fate::drop : Fate::keep;
   TargetIdentity id;
   if (!finish_target(b, job.job, id)) return Fate::invalid;
@@ -107,7 +107,7 @@ RelabelFilter::Fate RelabelFilter::process(Target& t, const JobRules& job, std::
 }
 
 bool RelabelFilter::keep(const Target& t) {
-  memos_[0].forget();  // a set freed since may share an address
+  scratch_[0].memo.forget();  // a set freed since may share an address
   const JobRules* job = rules_for(t.job);
   Target copy = t;
   return !job || process(copy, *job, 0) == Fate::keep;
@@ -148,7 +148,7 @@ std::size_t RelabelFilter::filter_lane(std::span<Target> targets, std::size_t la
   constexpr std::size_t kAhead[3] = {6, 3, 1};  // object, ids, labels
   std::size_t next = 0;
   JobCache ahead;
-  ReadMemo& memo = memos_[lane];
+  ReadMemo& memo = scratch_[lane].memo;
   memo.forget();  // a set freed since may share an address
   auto prefetch_ahead = [&]() {
     for (int stage = 0; stage < 3; ++stage) {
