@@ -324,3 +324,34 @@ TEST_CASE("consistent-hashing: with a loose band it is plain rendezvous hashing"
     }
   }
 }
+
+namespace {
+
+std::uint64_t digest(const std::vector<std::string>& assigned) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (const auto& name : assigned) {
+    for (const char ch : name + ";") h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ULL;
+  }
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("consistent-hashing: fixed scenarios keep their exact placements", "[allocation]") {
+  // Golden digests of whole assignments, so a rewrite of any step (bounds,
+  // deferred acceptance, repairs) that changes one placement is caught.
+  auto with_tolerance = [](double tolerance) {
+    StrategyConfig c;
+    c.balance_tolerance = tolerance;
+    return make_strategy(c);
+  };
+  const auto many = synthetic_targets(20000, 3), some = synthetic_targets(5000, 11);
+  const auto fresh = run(*with_tolerance(0.05), many, collector_names(0, 100));
+  const auto tight = run(*with_tolerance(0.01), some, collector_names(0, 37));
+  const auto joined = run(*with_tolerance(0.01), some, collector_names(0, 38), tight);
+  const auto left = run(*with_tolerance(0.05), many, collector_names(1, 100), fresh);
+  CHECK(digest(fresh) == 0x3c44b336d1830b69ULL);
+  CHECK(digest(tight) == 0x1aaf93ca94f58736ULL);
+  CHECK(digest(joined) == 0xb34170bd3c04ec02ULL);
+  CHECK(digest(left) == 0xc5b6baa0483d4be8ULL);
+}
