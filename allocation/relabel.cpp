@@ -28,6 +28,15 @@ RelabelRule compile(const RelabelConfig& c, const std::string& path) {
   return r;
 }
 
+// The rule's fixed target read, or set to a view (see LabelBuilder::
+// set_view), without searching the changes when no earlier rule touches it.
+std::string_view target_value(const RelabelRule& r, const LabelBuilder& b) {
+  return r.target_unchanged ? b.unchanged(r.target) : b.get(r.target);
+}
+void set_target_view(const RelabelRule& r, std::string_view value, LabelBuilder& b) {
+  r.target_unchanged ? b.add_view(r.target, value) : b.set_view(r.target, value);
+}
+
 void ascii_case(std::string_view in, std::string& out, bool upper) {
   out.assign(in);
   for (auto& ch : out) {
@@ -96,7 +105,7 @@ bool Relabeler::apply_rule(const RelabelRule& r, LabelBuilder& b) const {
   std::string_view value;
   if (r.config.action == RelabelAction::hashmod && r.config.modulus == 1) {
     // x % 1 is 0 whatever the digest: skip MD5 and the (often cold) sources.
-    r.target_unchanged ? b.add_view(r.target, "0") : b.set_view(r.target, "0");  // static storage
+    set_target_view(r, "0", b);  // static storage
     return true;
   }
   auto read = [&](Name n) { return r.sources_unchanged ? b.unchanged(n) : b.get(n); };
@@ -116,9 +125,9 @@ bool Relabeler::apply_rule(const RelabelRule& r, LabelBuilder& b) const {
     case RelabelAction::keep:
       return r.regex.match(value, b.single_line(value));
     case RelabelAction::dropequal:
-      return (r.target_unchanged ? b.unchanged(r.target) : b.get(r.target)) != value;
+      return target_value(r, b) != value;
     case RelabelAction::keepequal:
-      return (r.target_unchanged ? b.unchanged(r.target) : b.get(r.target)) == value;
+      return target_value(r, b) == value;
     case RelabelAction::replace:
       replace(r, value, b);
       return true;
@@ -144,7 +153,7 @@ bool Relabeler::apply_rule(const RelabelRule& r, LabelBuilder& b) const {
 void Relabeler::replace(const RelabelRule& r, std::string_view value, LabelBuilder& b) const {
   if (r.copies_source) {  // the common "copy a label" rule: no groups to fill
     if (!r.regex.match(value, b.single_line(value))) return;
-    return r.target_unchanged ? b.add_view(r.target, value) : b.set_view(r.target, value);
+    return set_target_view(r, value, b);
   }
   if (!r.regex.match(value, r.groups)) return;
   Name target = r.target;

@@ -52,7 +52,7 @@ std::uint64_t fragment_hash(std::string_view text) {
 namespace {
 
 std::uint64_t chunk_hash(const std::string& text, const std::vector<BodyFragment>& fragments) {
-  if (fragments.empty()) return hash_bytes(text, 0x74787473);
+  if (fragments.empty()) return fragment_hash(text);
   std::uint64_t hashes[kMaxChunkTargets];
   std::size_t n = 0;
   std::uint64_t h = 0;
