@@ -1,10 +1,10 @@
 // Internal: where LabelSet blocks (and targets-body chunks) live.
-// Discovery output for 100k targets
-// is ~150 MB of small blocks; in 4 KiB pages every target a sweep visits
-// costs a TLB miss (a nested page walk on a VM), which dominated the relabel
-// filter. The arena carves blocks, in allocation order, out of 2 MiB chunks
-// mapped with transparent huge pages requested, so the sets discovery
-// builds one after another share pages and TLB entries.
+// Discovery output for 100k targets is ~150 MB of small blocks; in 4 KiB
+// pages every target a sweep visits costs a TLB miss (a nested page walk
+// on a VM), which dominated the relabel filter. The arena carves blocks,
+// in allocation order, out of 2 MiB chunks mapped with transparent huge
+// pages requested, so the sets discovery builds one after another share
+// pages and TLB entries.
 // Contract: thread-safe. label_block_allocate(n) returns 64-byte-aligned
 // storage for n bytes; label_block_free must get the same n. Blocks up to
 // kLabelBlockMax bytes come from the arena (rounded up to 64 bytes and
