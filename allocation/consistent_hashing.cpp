@@ -315,9 +315,14 @@ class ConsistentHashing final : public Strategy {
   // from donors that stay at or above donor_floor.
   void take_best(std::vector<std::uint32_t>& out, std::uint32_t c, std::vector<Held>& list,
                  const std::vector<std::uint32_t>& floor, const std::vector<std::uint32_t>& donor_floor) {
-    std::sort(list.begin(), list.end());  // best first
-    for (const auto& h : list) {
-      if (load_[c] >= floor[c]) break;
+    // Best first, ordered only as far as it is read: a deficit is a few
+    // targets, the list a collector's second choices (a full sort was most
+    // of fill_deficits).
+    const auto better_on_top = [](const Held& a, const Held& b) { return b < a; };
+    std::make_heap(list.begin(), list.end(), better_on_top);
+    for (auto end = list.end(); end != list.begin() && load_[c] < floor[c]; --end) {
+      std::pop_heap(list.begin(), end, better_on_top);
+      const Held& h = end[-1];
       const std::uint32_t d = out[h.target];
       if (d == kUnassigned || d == c || load_[d] <= donor_floor[d]) continue;
       place(out, h.target, c);
