@@ -49,9 +49,15 @@ void Allocator::set_targets(TargetList targets) {
   if (!std::is_sorted(targets.begin(), targets.end(), by_job)) {
     std::stable_sort(targets.begin(), targets.end(), by_job);
   }
+  // One pass over the targets drops duplicates, looks up previous
+  // placements, counts jobs and copies what the strategy reads: at 800k
+  // targets each pass is 70 MB read from memory.
   FlatIndex seen(targets.size());
   std::vector<std::uint32_t> previous;
   previous.reserve(targets.size());
+  StrategyTargets strategy(targets.size());
+  const bool wants_node = strategy_->name() == "per-node";
+  JobTally jobs{jobs_, job_counts_};
   std::size_t kept = 0;
   bool ordered = true;  // orders increase within each job (update_targets needs it)
   constexpr std::size_t kAhead = 8;
@@ -64,34 +70,37 @@ void Allocator::set_targets(TargetList targets) {
     const std::uint32_t old = slot_of_hash_.find(targets[i].hash);
     previous.push_back(old == FlatIndex::kNone ? kUnassigned : assigned_[old]);
     if (kept != i) targets[kept] = std::move(targets[i]);
-    ordered &=
-        kept == 0 || !(targets[kept - 1].job == targets[kept].job) || targets[kept - 1].order < targets[kept].order;
+    const Target& t = targets[kept];
+    strategy[kept] = {t.key, t.hash, wants_node ? target_node(t) : std::string_view()};
+    jobs.add(t.job);
+    ordered &= kept == 0 || !(targets[kept - 1].job == t.job) || targets[kept - 1].order < t.order;
     ++kept;
   }
+  jobs.finish();
   incremental_ = ordered && kept == targets.size();
   targets.resize(kept);
+  strategy.resize(kept);
   targets_ = std::move(targets);
   slots_ordered_ = true;
   slot_of_hash_ = std::move(seen);
   previous_ = std::move(previous);
-  count_jobs();
-  reassign();
+  reassign(std::move(strategy));
 }
 
-void Allocator::count_jobs() {
-  jobs_.clear();
-  job_counts_.clear();
-  std::size_t run = 0;
-  for (std::size_t i = 0; i <= targets_.size(); ++i) {
-    if (i < targets_.size() && !jobs_.empty() && jobs_.back() == targets_[i].job) {
-      ++run;
-      continue;
-    }
-    if (!jobs_.empty()) job_counts_[jobs_.back().id()] += run;
-    if (i < targets_.size()) jobs_.push_back(targets_[i].job), run = 1;
+void Allocator::JobTally::add(Name job) {
+  if (!jobs.empty() && jobs.back() == job) {
+    ++run;
+    return;
   }
-  std::sort(jobs_.begin(), jobs_.end(), [](Name a, Name b) { return a.text() < b.text(); });
-  jobs_.erase(std::unique(jobs_.begin(), jobs_.end()), jobs_.end());
+  if (!jobs.empty()) counts[jobs.back().id()] += run;
+  jobs.push_back(job);
+  run = 1;
+}
+
+void Allocator::JobTally::finish() {
+  if (!jobs.empty()) counts[jobs.back().id()] += run;
+  std::sort(jobs.begin(), jobs.end(), [](Name a, Name b) { return a.text() < b.text(); });
+  jobs.erase(std::unique(jobs.begin(), jobs.end()), jobs.end());
 }
 
 void Allocator::refresh() {
@@ -150,9 +159,9 @@ void Allocator::evaluate_eligibility() {
   }
 }
 
-std::vector<StrategyTarget, LargeArrayAllocator<StrategyTarget>> Allocator::strategy_targets() const {
+Allocator::StrategyTargets Allocator::strategy_targets() const {
   const bool wants_node = strategy_->name() == "per-node";
-  std::vector<StrategyTarget, LargeArrayAllocator<StrategyTarget>> out(targets_.size());
+  StrategyTargets out(targets_.size());
   for (std::size_t i = 0; i < targets_.size(); ++i) {
     out[i].key = targets_[i].key;
     out[i].hash = targets_[i].hash;
@@ -162,6 +171,10 @@ std::vector<StrategyTarget, LargeArrayAllocator<StrategyTarget>> Allocator::stra
 }
 
 void Allocator::reassign() {
+  reassign(strategy_targets());
+}
+
+void Allocator::reassign(StrategyTargets strategy) {
   std::vector<StrategyCollector> live;
   std::vector<std::uint32_t> to_live(collectors_.size(), kUnassigned), to_global;
   for (std::uint32_t c = 0; c < collectors_.size(); ++c) {
@@ -172,7 +185,7 @@ void Allocator::reassign() {
   }
   for (auto& p : previous_) p = p == kUnassigned ? p : to_live[p];
   std::vector<std::uint32_t> out;
-  strategy_->assign(strategy_targets(), live, previous_, out);
+  strategy_->assign(strategy, live, previous_, out);
   previous_.clear();
   previous_.shrink_to_fit();
   assigned_.resize(out.size());

@@ -106,12 +106,26 @@ class Allocator {
   std::uint64_t instance() const { return instance_; }
 
  private:
+  using StrategyTargets = std::vector<StrategyTarget, LargeArrayAllocator<StrategyTarget>>;
+  // Counts a job-sorted list's targets per job into jobs_ and job_counts_
+  // (cleared first), as set_targets reads them.
+  struct JobTally {
+    std::vector<Name>& jobs;
+    std::unordered_map<std::uint32_t, std::size_t>& counts;
+    std::size_t run = 0;
+    JobTally(std::vector<Name>& j, std::unordered_map<std::uint32_t, std::size_t>& c) : jobs(j), counts(c) {
+      jobs.clear();
+      counts.clear();
+    }
+    void add(Name job);
+    void finish();  // jobs sorted by text
+  };
   void evaluate_eligibility();
   void reassign();
+  void reassign(StrategyTargets strategy);  // `strategy`: strategy_targets()'s
   void rebuild_index();
   void merge_runs(std::vector<JobBucket>& buckets) const;
-  std::vector<StrategyTarget, LargeArrayAllocator<StrategyTarget>> strategy_targets() const;
-  void count_jobs();
+  StrategyTargets strategy_targets() const;
   static std::uint64_t next_job_stamp();  // also a bucket's layout
   // update_targets' steps (allocator_update.cpp).
   struct Update;
