@@ -55,7 +55,8 @@ void Allocator::set_targets(TargetList targets) {
   FlatIndex seen(targets.size());
   std::vector<std::uint32_t> previous;
   previous.reserve(targets.size());
-  StrategyTargets strategy(targets.size());
+  StrategyTargets strategy;
+  strategy.reserve(targets.size());  // not sized: zeroing it first was a pass of its own
   const bool wants_node = strategy_->name() == "per-node";
   JobTally jobs{jobs_, job_counts_};
   std::size_t kept = 0;
@@ -71,7 +72,7 @@ void Allocator::set_targets(TargetList targets) {
     previous.push_back(old == FlatIndex::kNone ? kUnassigned : assigned_[old]);
     if (kept != i) targets[kept] = std::move(targets[i]);
     const Target& t = targets[kept];
-    strategy[kept] = {t.key, t.hash, wants_node ? target_node(t) : std::string_view()};
+    strategy.push_back({t.key, t.hash, wants_node ? target_node(t) : std::string_view()});
     jobs.add(t.job);
     ordered &= kept == 0 || !(targets[kept - 1].job == t.job) || targets[kept - 1].order < t.order;
     ++kept;
@@ -79,7 +80,6 @@ void Allocator::set_targets(TargetList targets) {
   jobs.finish();
   incremental_ = ordered && kept == targets.size();
   targets.resize(kept);
-  strategy.resize(kept);
   targets_ = std::move(targets);
   slots_ordered_ = true;
   slot_of_hash_ = std::move(seen);
