@@ -204,50 +204,95 @@ class ConsistentHashing final : public Strategy {
 
   // Target-proposing deferred acceptance of the targets not placed yet, with
   // room upper_ - load: the unique target-optimal stable matching, whatever
-  // the processing order. The first round is done in bulk (bucket by first
-  // choice, keep the best), later proposals go through per-collector heaps
-  // (worst held on top).
+  // the processing order. A collector ranks what it holds only once it must
+  // choose: in the first round when more targets rank it first than it has
+  // room for, later when a proposal reaches it full. Until then what it
+  // holds is only counted (most never fill: building and ordering a list
+  // per collector was most of this step).
   void defer_acceptance(std::vector<std::uint32_t>& out) {
     const std::size_t n = collectors_.size();
-    std::vector<std::vector<Held>> held_by(n);
-    std::vector<std::uint32_t> room(n, 0), next(targets_.size(), 1), queue;
-    for (std::size_t c = 0; c < n; ++c) room[c] = upper_[c] > load_[c] ? upper_[c] - load_[c] : 0;
+    DeferredAcceptance da;
+    da.room.assign(n, 0);
+    da.held.assign(n, 0);
+    da.heaps.resize(n);
+    da.proposing.assign(targets_.size(), 0);
+    da.next.assign(targets_.size(), 1);
+    for (std::size_t c = 0; c < n; ++c) da.room[c] = upper_[c] > load_[c] ? upper_[c] - load_[c] : 0;
     std::vector<std::uint32_t> demand(n, 0);
-    for (std::uint32_t t = 0; t < targets_.size(); ++t) demand[prefs_[t * width_]] += out[t] == kUnassigned;
-    for (std::size_t c = 0; c < n; ++c) held_by[c].reserve(std::max(demand[c], room[c]) + 1);
     for (std::uint32_t t = 0; t < targets_.size(); ++t) {
-      if (out[t] == kUnassigned) held_by[prefs_[t * width_]].push_back(held(t, prefs_[t * width_]));
+      if (out[t] != kUnassigned) continue;
+      da.proposing[t] = 1;
+      ++demand[prefs_[t * width_]];
     }
-    for (std::size_t c = 0; c < n; ++c) {
-      auto& h = held_by[c];
-      if (h.size() > room[c]) {
-        std::nth_element(h.begin(), h.begin() + room[c], h.end());  // best `room` first
-        for (auto it = h.begin() + room[c]; it != h.end(); ++it) queue.push_back(it->target);
-        h.resize(room[c]);
-      }
-      std::make_heap(h.begin(), h.end());
-    }
-    while (!queue.empty()) {
-      const std::uint32_t t = queue.back();
-      queue.pop_back();
-      const std::uint32_t c = pref(t, next[t]++);
-      if (c == kUnassigned) continue;  // every collector full: impossible while sum(upper) >= T
-      if (room[c] == 0) {
-        queue.push_back(t);
-        continue;
-      }
-      auto& h = held_by[c];
-      h.push_back(held(t, c));
-      std::push_heap(h.begin(), h.end());
-      if (h.size() > room[c]) {
-        std::pop_heap(h.begin(), h.end());
-        queue.push_back(h.back().target);
-        h.pop_back();
+    for (std::uint32_t t = 0; t < targets_.size(); ++t) {
+      if (!da.proposing[t]) continue;
+      const std::uint32_t c = prefs_[t * width_];
+      if (demand[c] > da.room[c]) {
+        da.heaps[c].push_back(held(t, c));
+      } else {
+        place(out, t, c);
+        ++da.held[c];
       }
     }
     for (std::uint32_t c = 0; c < n; ++c) {
-      for (const auto& h : held_by[c]) place(out, h.target, c);
+      if (demand[c] > da.room[c]) first_choice(out, da, c);
     }
+    while (!da.queue.empty()) {
+      const std::uint32_t t = da.queue.back();
+      da.queue.pop_back();
+      const std::uint32_t c = pref(t, da.next[t]++);
+      if (c == kUnassigned) continue;  // every collector full: impossible while sum(upper) >= T
+      propose(out, da, t, c);
+    }
+  }
+
+  struct DeferredAcceptance {
+    std::vector<std::uint32_t> room, held, next, queue;
+    std::vector<std::uint8_t> proposing;    // unplaced when it began
+    std::vector<std::vector<Held>> heaps;  // worst on top; empty until c must choose
+  };
+
+  // Collector c, wanted first by more targets than its room, keeps the
+  // best of them; the others propose again.
+  void first_choice(std::vector<std::uint32_t>& out, DeferredAcceptance& da, std::uint32_t c) {
+    auto& h = da.heaps[c];
+    const std::uint32_t room = da.room[c];
+    std::nth_element(h.begin(), h.begin() + room, h.end());  // best `room` first
+    for (auto it = h.begin() + room; it != h.end(); ++it) da.queue.push_back(it->target);
+    h.resize(room);
+    std::make_heap(h.begin(), h.end());
+    for (const Held& x : h) place(out, x.target, c);
+    da.held[c] = room;
+  }
+
+  // Target t proposes to c: held while c has room, else c keeps the better
+  // of t and the worst it holds, and the other proposes again.
+  void propose(std::vector<std::uint32_t>& out, DeferredAcceptance& da, std::uint32_t t, std::uint32_t c) {
+    if (da.room[c] == 0) return da.queue.push_back(t);
+    auto& h = da.heaps[c];
+    if (da.held[c] < da.room[c]) {
+      place(out, t, c);
+      ++da.held[c];
+      if (!h.empty()) h.push_back(held(t, c)), std::push_heap(h.begin(), h.end());
+      return;
+    }
+    if (h.empty()) {
+      for (std::uint32_t x = 0; x < targets_.size(); ++x) {
+        if (da.proposing[x] && out[x] == c) h.push_back(held(x, c));
+      }
+      std::make_heap(h.begin(), h.end());
+    }
+    h.push_back(held(t, c));
+    std::push_heap(h.begin(), h.end());
+    std::pop_heap(h.begin(), h.end());
+    const std::uint32_t loser = h.back().target;
+    h.pop_back();
+    if (loser != t) {
+      --load_[c];
+      out[loser] = kUnassigned;
+      place(out, t, c);
+    }
+    da.queue.push_back(loser);
   }
 
   // Collectors above their outer upper bound give up their worst targets,
