@@ -248,7 +248,7 @@ class ConsistentHashing final : public Strategy {
 
   struct DeferredAcceptance {
     std::vector<std::uint32_t> room, held, next, queue;
-    std::vector<std::uint8_t> proposing;    // unplaced when it began
+    std::vector<std::uint8_t> proposing;   // unplaced when it began
     std::vector<std::vector<Held>> heaps;  // worst on top; empty until c must choose
   };
 
