@@ -248,8 +248,10 @@ class ConsistentHashing final : public Strategy {
 
   struct DeferredAcceptance {
     std::vector<std::uint32_t> room, held, next, queue;
-    std::vector<std::uint8_t> proposing;   // unplaced when it began
-    std::vector<std::vector<Held>> heaps;  // worst on top; empty until c must choose
+    std::vector<std::uint8_t> proposing;  // unplaced when it began
+    // Worst on top; empty until c must choose, and c is full from then on:
+    // every later proposal to it displaces one target.
+    std::vector<std::vector<Held>> heaps;
   };
 
   // Collector c, wanted first by more targets than its room, keeps the
@@ -270,10 +272,9 @@ class ConsistentHashing final : public Strategy {
   void propose(std::vector<std::uint32_t>& out, DeferredAcceptance& da, std::uint32_t t, std::uint32_t c) {
     if (da.room[c] == 0) return da.queue.push_back(t);
     auto& h = da.heaps[c];
-    if (da.held[c] < da.room[c]) {
+    if (da.held[c] < da.room[c]) {  // never true once c has a heap (see heaps)
       place(out, t, c);
       ++da.held[c];
-      if (!h.empty()) h.push_back(held(t, c)), std::push_heap(h.begin(), h.end());
       return;
     }
     if (h.empty()) {
