@@ -12,12 +12,12 @@
 //             allocator runs it (allocation_runtime.cpp)
 //   response  per-collector /jobs/{job}/targets?collector_id= body, in-process
 //   balance   balance and churn per strategy and N
-// Usage: allocation_bench [--quick] [--targets N] [--reps R] [--side S] [section...]
+// Usage: allocation_bench [--quick] [--targets N] [--reps R] [--passes] [--side S] [section...]
 // (--quick: smaller grid, for smoke runs; --targets/--reps: one pipeline
-// size, R passes; --side incremental|full: the runtime rounds through one
-// State only; sections: setting pipeline incremental runtime response balance
-// sequence;
-// default all)
+// size, R passes; --passes: every pipeline pass's stages on stderr (the
+// table shows the best pass's); --side incremental|full: the runtime
+// rounds through one State only; sections: setting pipeline incremental
+// runtime response balance sequence; default all)
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -44,6 +44,7 @@ std::atomic<std::size_t> g_bytes{0};
 std::atomic<bool> g_counting{false};
 std::size_t g_pipeline_targets = 0;  // --targets N: only this pipeline size
 int g_pipeline_reps = 0;             // --reps R: passes per pipeline size
+bool g_print_passes = false;         // --passes: each pass's stages on stderr
 }  // namespace
 
 // Counting replacements of the global allocation functions (malloc-backed).
@@ -324,6 +325,9 @@ void pipeline(bool quick) {
       if (a->targets().size() != n || a->unassigned() != 0) std::printf("unexpected: targets were dropped\n");
       if (rep == reps - 1) rss1 = rss_bytes();
       totals.push_back(total);
+      if (g_print_passes)
+        std::fprintf(stderr, "pipeline %zu pass %d: items %.2f filter %.2f allocation %.2f total %.2f ms\n", n, rep,
+                     items_ms, filter_ms, alloc_ms, total);
       if (total < best[3]) best[0] = items_ms, best[1] = filter_ms, best[2] = alloc_ms, best[3] = total;
     }
     std::sort(totals.begin(), totals.end());
@@ -536,6 +540,8 @@ int main(int argc, char** argv) {
       g_pipeline_targets = std::strtoul(argv[++i], nullptr, 10);
     } else if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
       g_pipeline_reps = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--passes") == 0) {
+      g_print_passes = true;
     } else if (std::strcmp(argv[i], "--side") == 0 && i + 1 < argc) {
       side = argv[++i];
       if (side != "both" && side != "incremental" && side != "full") {
