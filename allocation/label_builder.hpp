@@ -32,17 +32,16 @@ class LabelBuilder {
       if (a.first == name) return a.second;
     }
     if (name.empty() || (!del_.empty() && deleted(name))) return {};
-    if (name.id() < memo_index_.size()) {
-      if (const int k = memo_index_[name.id()]; k >= 0) return memo_values_[k];
-    }
-    return base_get(name);
+    return unchanged(name);
   }
   // The base's value of `name` (own, group, then seeds), ignoring changes.
   std::string_view base_get(Name name) const;
   // get() for a name the caller knows no set() or del() touched since
   // reset() (a compiled rule whose earlier rules cannot write it), so the
-  // changes need not be searched.
-  std::string_view unchanged(Name name) const {
+  // changes need not be searched. Always inlined: get() calls it, and
+  // without the attribute GCC stopped inlining it there (callgrind, lane 0
+  // of the 100k filter: +1.9M instructions).
+  [[gnu::always_inline]] std::string_view unchanged(Name name) const {
     if (name.id() < memo_index_.size()) {
       if (const int k = memo_index_[name.id()]; k >= 0) return memo_values_[k];
     }
